@@ -1,0 +1,180 @@
+//! Typed simulation configuration, read from TOML (or JSON) with every problem reported at once.
+//!
+//! The text is parsed into a TOML tree, command-line overrides (`key=value`) are applied to the
+//! tree, and the tree is read into [`Config`]. Reading checks types and ranges; [`Config`] then
+//! checks values against each other (a dateline scheme against the VC count, a cut-through buffer
+//! against the packet size, a bit-permutation pattern against the node count). Every key is
+//! documented in `docs/config.md`.
+//!
+//! ```
+//! use tailback_core::config::Config;
+//! let cfg = Config::from_toml_str("[topology]\nk = 4\n[traffic]\nrate = 0.2", "<doc>").unwrap();
+//! assert_eq!(cfg.topology.dims, vec![4, 4]);
+//! let err = Config::from_toml_str("[router]\nvcs = 0\nvcz = 3", "<doc>").unwrap_err();
+//! assert_eq!(err.issues().len(), 2);
+//! ```
+
+mod error;
+mod overrides;
+mod reader;
+mod sections;
+
+pub use error::{ConfigError, ConfigIssue};
+pub use overrides::{parse_assignment, set_path};
+pub use reader::Choice;
+pub use sections::*;
+
+use reader::{Issues, Section};
+use serde::Serialize;
+
+/// A complete, validated simulation configuration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Config {
+    /// Master seed; every random stream is derived from it.
+    pub seed: u64,
+    /// Network shape.
+    pub topology: TopologyConfig,
+    /// Router microarchitecture.
+    pub router: RouterConfig,
+    /// Routing function and deadlock-avoidance VC classes.
+    pub routing: RoutingConfig,
+    /// Network interface (injection and ejection).
+    pub nic: NicConfig,
+    /// Offered workload.
+    pub traffic: TrafficConfig,
+    /// Congestion management mechanism.
+    pub congestion: CongestionConfig,
+    /// Measurement methodology.
+    pub sim: SimConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config::from_table(&toml::Table::new()).expect("the default configuration is valid")
+    }
+}
+
+impl Config {
+    /// Parses TOML text; `source_name` labels syntax errors.
+    pub fn from_toml_str(text: &str, source_name: &str) -> Result<Config, ConfigError> {
+        Config::from_table(&parse_table(text, source_name)?)
+    }
+
+    /// Reads and validates a TOML tree.
+    pub fn from_table(table: &toml::Table) -> Result<Config, ConfigError> {
+        let issues = Issues::default();
+        let root = Section::root(table, &issues);
+        let seed = root.int("seed", 1u64, 0, i64::MAX as u64);
+        let topology = TopologyConfig::read(root.section("topology"));
+        let router = RouterConfig::read(root.section("router"));
+        let routing = RoutingConfig::read(root.section("routing"), &topology);
+        let nic = NicConfig::read(root.section("nic"));
+        let traffic = TrafficConfig::read(root.section("traffic"));
+        let congestion = CongestionConfig::read(root.section("congestion"));
+        let sim = SimConfig::read(root.section("sim"));
+        root.finish();
+        let config = Config {
+            seed,
+            topology,
+            router,
+            routing,
+            nic,
+            traffic,
+            congestion,
+            sim,
+        };
+        // Cross-checks only make sense once every value is individually valid.
+        if issues.is_empty() {
+            config.check_consistency(&issues);
+        }
+        let issues = issues.into_vec();
+        if issues.is_empty() {
+            Ok(config)
+        } else {
+            Err(ConfigError::Invalid(issues))
+        }
+    }
+
+    /// Number of terminal nodes.
+    pub fn node_count(&self) -> usize {
+        self.topology.dims.iter().map(|&k| k as usize).product()
+    }
+
+    fn check_consistency(&self, issues: &Issues) {
+        let report = |path: &str, value: Option<toml::Value>, message: String| {
+            issues.push(path.to_string(), value.as_ref(), message)
+        };
+        let needed = crate::routing::vc_classes_needed(&self.topology, &self.routing);
+        if needed > self.router.vcs as usize {
+            report(
+                "router.vcs",
+                Some(toml::Value::Integer(self.router.vcs.into())),
+                format!(
+                    "the {} needs at least {needed} VCs per port (one per VC class)",
+                    crate::routing::vc_scheme_description(&self.topology, &self.routing)
+                ),
+            );
+        }
+        if self.router.switching == Switching::VirtualCutThrough
+            && self.router.vc_buffer_flits < self.traffic.packet_flits
+        {
+            report(
+                "router.vc_buffer_flits",
+                Some(toml::Value::Integer(self.router.vc_buffer_flits.into())),
+                format!(
+                    "virtual cut-through needs a VC buffer that holds a whole packet \
+                     (traffic.packet_flits = {})",
+                    self.traffic.packet_flits
+                ),
+            );
+        }
+        if let Err(message) = crate::traffic::check_pattern(&self.traffic, &self.topology.dims) {
+            report(
+                "traffic.pattern",
+                Some(toml::Value::String(self.traffic.pattern.name().into())),
+                message,
+            );
+        }
+        let nodes = self.node_count();
+        let hot = self.traffic.hotspot_nodes.as_deref().unwrap_or_default();
+        for (i, &h) in hot.iter().enumerate() {
+            if h as usize >= nodes {
+                report(
+                    &format!("traffic.hotspot_nodes[{i}]"),
+                    Some(toml::Value::Integer(h.into())),
+                    format!("node index out of range; the network has nodes 0 to {}", nodes - 1),
+                );
+            }
+        }
+    }
+}
+
+/// Parses TOML (or, when it starts with `{`, JSON) text into a table.
+pub fn parse_table(text: &str, source_name: &str) -> Result<toml::Table, ConfigError> {
+    let syntax = |message: String| ConfigError::Syntax {
+        source_name: source_name.to_string(),
+        message,
+    };
+    if text.trim_start().starts_with('{') {
+        let value: toml::Value =
+            serde_json::from_str(text).map_err(|e| syntax(format!("JSON: {e}")))?;
+        match value {
+            toml::Value::Table(t) => Ok(t),
+            _ => Err(syntax("the JSON document must be an object".into())),
+        }
+    } else {
+        text.parse::<toml::Table>()
+            .map_err(|e| syntax(e.to_string().trim_end().to_string()))
+    }
+}
+
+impl Config {
+    /// Re-checks a config that may have been built or modified in code.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let table = toml::Table::try_from(self).map_err(|e| ConfigError::Syntax {
+            source_name: "<in-memory config>".into(),
+            message: e.to_string(),
+        })?;
+        Config::from_table(&table).map(|_| ())
+    }
+}

@@ -1,0 +1,477 @@
+//! The sections of a configuration file: one struct per TOML table, each read by `read`.
+
+use serde::Serialize;
+
+use super::reader::{Section, choice_enum};
+
+/// Largest number of terminal nodes a network may have.
+pub const MAX_NODES: u64 = 1 << 22;
+/// Largest number of virtual channels per port.
+pub const MAX_VCS: u32 = 32;
+/// Largest channel or credit latency, in cycles.
+pub const MAX_LATENCY: u32 = 1024;
+
+choice_enum! {
+    /// Shape of a k-ary n-cube.
+    pub enum TopologyKind {
+        /// Rings in every dimension (wrap-around links).
+        Torus = "torus",
+        /// No wrap-around links.
+        Mesh = "mesh",
+    }
+}
+
+/// `[topology]`: the network shape.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TopologyConfig {
+    /// Torus or mesh.
+    pub kind: TopologyKind,
+    /// Radix of every dimension, dimension 0 first (`k` repeated `n` times unless `dims` is given).
+    pub dims: Vec<u32>,
+    /// Router-to-router link latency in cycles.
+    pub link_latency: u32,
+}
+
+impl TopologyConfig {
+    pub(crate) fn read(s: Section<'_>) -> Self {
+        let kind = s.choice("kind", TopologyKind::Torus);
+        let k: u32 = s.int("k", 8, 2, 4096);
+        let n: u32 = s.int("n", 2, 1, 16);
+        let dims = match s.opt_int_list("dims", 2, 4096) {
+            Some(_) if s.has("k") || s.has("n") => {
+                s.problem("dims", "give either `dims` or `k` and `n`, not both");
+                vec![k; n as usize]
+            }
+            Some(d) if d.is_empty() || d.len() > 16 => {
+                s.problem("dims", "must list between 1 and 16 radices");
+                vec![k; n as usize]
+            }
+            Some(d) => d.into_iter().map(|x| x as u32).collect(),
+            None => vec![k; n as usize],
+        };
+        let nodes: u64 = dims.iter().map(|&x| x as u64).product();
+        if nodes > MAX_NODES {
+            s.problem(
+                if s.has("dims") { "dims" } else { "k" },
+                format!("the network would have {nodes} nodes; at most {MAX_NODES} are supported"),
+            );
+        }
+        let link_latency = s.int("link_latency", 1, 1, MAX_LATENCY);
+        s.finish();
+        TopologyConfig {
+            kind,
+            dims,
+            link_latency,
+        }
+    }
+}
+
+choice_enum! {
+    /// Flow control of router buffers.
+    pub enum Switching {
+        /// Per-flit credits; a packet may span several routers.
+        Wormhole = "wormhole",
+        /// A VC is granted only when the downstream buffer has room for the whole packet.
+        VirtualCutThrough = "virtual_cut_through",
+    }
+}
+
+choice_enum! {
+    /// Switch allocator.
+    pub enum AllocatorKind {
+        /// Separable input-first allocation with round-robin arbiters.
+        Separable = "separable",
+        /// iSLIP: iterative request/grant/accept with round-robin pointers.
+        Islip = "islip",
+    }
+}
+
+/// `[router]`: the input-queued virtual-channel router.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RouterConfig {
+    /// Virtual channels per port.
+    pub vcs: u32,
+    /// Flits per VC buffer.
+    pub vc_buffer_flits: u32,
+    /// Wormhole or virtual cut-through.
+    pub switching: Switching,
+    /// Switch allocator.
+    pub allocator: AllocatorKind,
+    /// iSLIP iterations per cycle (present only with the iSLIP allocator).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub islip_iterations: Option<u32>,
+    /// Cycles from a head flit reaching the front of its VC to its route being known.
+    pub routing_delay: u32,
+    /// Cycles from winning VC allocation to being eligible for switch allocation.
+    pub vc_alloc_delay: u32,
+    /// Cycles from winning switch allocation to entering the crossbar.
+    pub switch_alloc_delay: u32,
+    /// Cycles to cross the crossbar.
+    pub crossbar_delay: u32,
+    /// Cycles for a credit to travel back upstream.
+    pub credit_latency: u32,
+}
+
+impl RouterConfig {
+    pub(crate) fn read(s: Section<'_>) -> Self {
+        let allocator = s.choice("allocator", AllocatorKind::Separable);
+        if s.has("islip_iterations") && allocator != AllocatorKind::Islip {
+            s.problem(
+                "islip_iterations",
+                "only applies when router.allocator = \"islip\"",
+            );
+        }
+        let cfg = RouterConfig {
+            vcs: s.int("vcs", 4, 1, MAX_VCS),
+            vc_buffer_flits: s.int("vc_buffer_flits", 8, 1, 4096),
+            switching: s.choice("switching", Switching::Wormhole),
+            allocator,
+            islip_iterations: Some(s.int("islip_iterations", 1, 1, 16))
+                .filter(|_| allocator == AllocatorKind::Islip),
+            routing_delay: s.int("routing_delay", 1, 0, 64),
+            vc_alloc_delay: s.int("vc_alloc_delay", 1, 0, 64),
+            switch_alloc_delay: s.int("switch_alloc_delay", 1, 0, 64),
+            crossbar_delay: s.int("crossbar_delay", 1, 0, 64),
+            credit_latency: s.int("credit_latency", 1, 1, MAX_LATENCY),
+        };
+        s.finish();
+        cfg
+    }
+}
+
+choice_enum! {
+    /// Routing algorithm.
+    pub enum RoutingAlgorithm {
+        /// Dimension-order routing (lowest dimension first), minimal.
+        Dor = "dor",
+    }
+}
+
+choice_enum! {
+    /// Which way a packet goes around a ring when both directions are equally short.
+    pub enum TieBreak {
+        /// Always the positive direction.
+        Positive = "positive",
+        /// Positive from even coordinates, negative from odd ones (balances the two directions).
+        Balanced = "balanced",
+    }
+}
+
+/// `[routing]`: the routing function and its deadlock-avoidance VC classes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RoutingConfig {
+    /// The routing algorithm.
+    pub algorithm: RoutingAlgorithm,
+    /// Dateline coordinates per dimension (torus only). `None` selects the default scheme: the
+    /// upper VC class for a whole dimension when the route wraps around that ring.
+    pub datelines: Option<Vec<Vec<u32>>>,
+    /// Rule for direction ties at distance k/2.
+    pub tie_break: TieBreak,
+}
+
+impl RoutingConfig {
+    pub(crate) fn read(s: Section<'_>, topology: &TopologyConfig) -> Self {
+        let algorithm = s.choice("algorithm", RoutingAlgorithm::Dor);
+        let tie_break = s.choice("tie_break", TieBreak::Positive);
+        let datelines = s
+            .value("datelines")
+            .and_then(|v| read_datelines(&s, v, topology));
+        s.finish();
+        RoutingConfig {
+            algorithm,
+            datelines,
+            tie_break,
+        }
+    }
+}
+
+/// Accepts `[0, 8]` (the same coordinates in every dimension) or `[[0, 8], [0, 4]]` (per
+/// dimension); every ring needs at least one dateline.
+fn read_datelines(
+    s: &Section<'_>,
+    value: &toml::Value,
+    topology: &TopologyConfig,
+) -> Option<Vec<Vec<u32>>> {
+    const SHAPE: &str = "an array of coordinates, or one such array per dimension";
+    if topology.kind != TopologyKind::Torus {
+        s.problem("datelines", "datelines only apply to topology.kind = \"torus\"");
+        return None;
+    }
+    let Some(items) = value.as_array() else {
+        s.problem("datelines", format!("expected {SHAPE}"));
+        return None;
+    };
+    let ints = |v: &toml::Value| -> Option<Vec<u32>> {
+        v.as_array()?
+            .iter()
+            .map(|x| x.as_integer().and_then(|i| u32::try_from(i).ok()))
+            .collect()
+    };
+    let per_dim: Vec<Vec<u32>> = if items.iter().all(|x| x.is_integer()) {
+        vec![ints(value)?; topology.dims.len()]
+    } else if items.iter().all(|x| x.is_array()) {
+        match items.iter().map(ints).collect::<Option<Vec<_>>>() {
+            Some(d) if d.len() == topology.dims.len() => d,
+            Some(d) => {
+                s.problem(
+                    "datelines",
+                    format!(
+                        "gives {} dimensions but the torus has {}",
+                        d.len(),
+                        topology.dims.len()
+                    ),
+                );
+                return None;
+            }
+            None => {
+                s.problem("datelines", format!("expected {SHAPE}"));
+                return None;
+            }
+        }
+    } else {
+        s.problem("datelines", format!("expected {SHAPE}"));
+        return None;
+    };
+    let mut out = Vec::with_capacity(per_dim.len());
+    for (d, (mut coords, &k)) in per_dim.into_iter().zip(&topology.dims).enumerate() {
+        coords.sort_unstable();
+        coords.dedup();
+        if coords.is_empty() {
+            s.problem(
+                "datelines",
+                format!("dimension {d} has no dateline; every ring needs at least one"),
+            );
+            return None;
+        }
+        if let Some(&bad) = coords.iter().find(|&&c| c >= k) {
+            s.problem(
+                "datelines",
+                format!("coordinate {bad} is outside dimension {d} (0 to {})", k - 1),
+            );
+            return None;
+        }
+        out.push(coords);
+    }
+    Some(out)
+}
+
+/// `[nic]`: the network interface of every node.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NicConfig {
+    /// Latency of the injection channel (NIC to router), cycles.
+    pub injection_latency: u32,
+    /// Latency of the ejection channel (router to NIC), cycles.
+    pub ejection_latency: u32,
+    /// Flits per cycle the NIC consumes from the network, in (0, 1].
+    pub ejection_rate: f64,
+}
+
+impl NicConfig {
+    pub(crate) fn read(s: Section<'_>) -> Self {
+        let cfg = NicConfig {
+            injection_latency: s.int("injection_latency", 1, 1, MAX_LATENCY),
+            ejection_latency: s.int("ejection_latency", 1, 1, MAX_LATENCY),
+            ejection_rate: s.float(
+                "ejection_rate",
+                1.0,
+                |x| x > 0.0 && x <= 1.0,
+                "greater than 0 and at most 1 (flits/cycle)",
+            ),
+        };
+        s.finish();
+        cfg
+    }
+}
+
+choice_enum! {
+    /// Destination pattern. Bit patterns act on the node index (dimension 0 least significant).
+    pub enum PatternKind {
+        /// Uniformly random destination (excluding the source unless `include_self`).
+        Uniform = "uniform",
+        /// Every address bit inverted.
+        BitComplement = "bit_complement",
+        /// Address bits in reverse order.
+        BitReverse = "bit_reverse",
+        /// Address rotated right by one bit.
+        BitRotation = "bit_rotation",
+        /// Address rotated left by one bit.
+        PerfectShuffle = "perfect_shuffle",
+        /// Most and least significant address bits swapped.
+        Butterfly = "butterfly",
+        /// Coordinates rotated by n/2 dimensions ((x, y) -> (y, x) in 2-D).
+        Transpose = "transpose",
+        /// Every coordinate advanced by ceil(k/2) - 1.
+        Tornado = "tornado",
+        /// Every coordinate advanced by one.
+        Neighbor = "neighbor",
+        /// A fixed random permutation (seeded).
+        RandomPermutation = "random_permutation",
+        /// Nodes paired at random (seeded); each sends to its partner.
+        RandomPair = "random_pair",
+        /// A fraction of packets goes to a set of hot nodes, the rest is uniform.
+        Hotspot = "hotspot",
+    }
+}
+
+choice_enum! {
+    /// When a source creates packets.
+    pub enum ProcessKind {
+        /// Each cycle, a packet with probability rate / packet_flits.
+        Bernoulli = "bernoulli",
+        /// One packet every packet_flits / rate cycles, optionally jittered.
+        Periodic = "periodic",
+    }
+}
+
+/// `[traffic]`: the offered workload.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TrafficConfig {
+    /// Destination pattern.
+    pub pattern: PatternKind,
+    /// Uniform only: whether a node may send to itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub include_self: Option<bool>,
+    /// Hotspot only: the hot nodes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hotspot_nodes: Option<Vec<u32>>,
+    /// Hotspot only: fraction of packets sent to a hot node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hotspot_fraction: Option<f64>,
+    /// Offered load in flits/node/cycle.
+    pub rate: f64,
+    /// Packet length in flits.
+    pub packet_flits: u32,
+    /// Injection process.
+    pub process: ProcessKind,
+    /// Periodic only: each packet is delayed by up to this fraction of the interval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jitter: Option<f64>,
+}
+
+impl TrafficConfig {
+    pub(crate) fn read(s: Section<'_>) -> Self {
+        let pattern = s.choice("pattern", PatternKind::Uniform);
+        let process = s.choice("process", ProcessKind::Bernoulli);
+        let only_for = |key: &str, applies: bool, when: &str| {
+            if s.has(key) && !applies {
+                s.problem(key, format!("only applies when {when}"));
+            }
+        };
+        only_for(
+            "include_self",
+            pattern == PatternKind::Uniform,
+            "traffic.pattern = \"uniform\"",
+        );
+        for key in ["hotspot_nodes", "hotspot_fraction"] {
+            only_for(
+                key,
+                pattern == PatternKind::Hotspot,
+                "traffic.pattern = \"hotspot\"",
+            );
+        }
+        only_for(
+            "jitter",
+            process == ProcessKind::Periodic,
+            "traffic.process = \"periodic\"",
+        );
+        let hotspot_nodes: Vec<u32> = s
+            .opt_int_list("hotspot_nodes", 0, u32::MAX as i64)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|x| x as u32)
+            .collect();
+        if pattern == PatternKind::Hotspot && hotspot_nodes.is_empty() {
+            s.problem(
+                "hotspot_nodes",
+                "the hotspot pattern needs at least one hot node",
+            );
+        }
+        let hotspot = pattern == PatternKind::Hotspot;
+        let cfg = TrafficConfig {
+            pattern,
+            include_self: Some(s.boolean("include_self", false))
+                .filter(|_| pattern == PatternKind::Uniform),
+            hotspot_nodes: Some(hotspot_nodes).filter(|_| hotspot),
+            hotspot_fraction: Some(s.float(
+                "hotspot_fraction",
+                0.5,
+                |x| (0.0..=1.0).contains(&x),
+                "from 0 to 1",
+            ))
+            .filter(|_| hotspot),
+            rate: s.float(
+                "rate",
+                0.2,
+                |x| (0.0..=1.0).contains(&x),
+                "from 0 to 1 (flits/node/cycle)",
+            ),
+            packet_flits: s.int("packet_flits", 8, 1, 4096),
+            process,
+            jitter: Some(s.float("jitter", 0.0, |x| (0.0..=1.0).contains(&x), "from 0 to 1"))
+                .filter(|_| process == ProcessKind::Periodic),
+        };
+        s.finish();
+        cfg
+    }
+}
+
+choice_enum! {
+    /// Congestion management mechanism.
+    pub enum Mechanism {
+        /// No congestion management.
+        None = "none",
+    }
+}
+
+/// `[congestion]`: the congestion management mechanism.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CongestionConfig {
+    /// Which mechanism runs.
+    pub mechanism: Mechanism,
+}
+
+impl CongestionConfig {
+    pub(crate) fn read(s: Section<'_>) -> Self {
+        let cfg = CongestionConfig {
+            mechanism: s.choice("mechanism", Mechanism::None),
+        };
+        s.finish();
+        cfg
+    }
+}
+
+/// `[sim]`: warm-up, measurement window and drain.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SimConfig {
+    /// Cycles simulated before measurement starts.
+    pub warmup_cycles: u64,
+    /// Length of the measurement window; packets created in it are measured.
+    pub measure_cycles: u64,
+    /// Cycles after the window to wait for measured packets; hitting it marks the run saturated.
+    pub drain_cycles_max: u64,
+    /// The run is declared unstable (saturated) when accepted throughput falls more than this
+    /// fraction below offered throughput.
+    pub stability_tolerance: f64,
+    /// Check flit and credit conservation every cycle (slow; for tests and debugging).
+    pub check_invariants: bool,
+}
+
+impl SimConfig {
+    pub(crate) fn read(s: Section<'_>) -> Self {
+        const MAX_CYCLES: u64 = 1 << 40;
+        let cfg = SimConfig {
+            warmup_cycles: s.int("warmup_cycles", 10_000, 0, MAX_CYCLES),
+            measure_cycles: s.int("measure_cycles", 20_000, 1, MAX_CYCLES),
+            drain_cycles_max: s.int("drain_cycles_max", 20_000, 0, MAX_CYCLES),
+            stability_tolerance: s.float(
+                "stability_tolerance",
+                0.05,
+                |x| (0.0..1.0).contains(&x),
+                "from 0 up to (not including) 1",
+            ),
+            check_invariants: s.boolean("check_invariants", false),
+        };
+        s.finish();
+        cfg
+    }
+}

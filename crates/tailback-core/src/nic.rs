@@ -1,0 +1,311 @@
+//! Network interfaces: an unbounded source queue, an injection channel into the router's terminal
+//! port, and a receive side that consumes ejected flits at a configurable rate.
+//!
+//! Injection sends one packet at a time, one flit per cycle, on an injection VC chosen
+//! round-robin among the free ones (with room for the whole packet under cut-through). The
+//! receive side holds up to one VC buffer of flits per ejection VC and consumes at most
+//! `ejection_rate` flits per cycle in arrival order, returning a credit for each.
+
+use std::collections::VecDeque;
+
+use crate::config::{Config, Switching};
+use crate::event::{FlitArrival, VcSlots, Wheel};
+use crate::flit::Flit;
+use crate::hooks::CongestionControl;
+use crate::ids::NodeId;
+use crate::packet::{Packet, PacketSlab};
+use crate::router::arbiter::next_after_32;
+use crate::stats::Collector;
+use crate::topology::Topology;
+use crate::traffic::Offered;
+use crate::view::NetworkView;
+
+const NO_PACKET: u32 = u32::MAX;
+
+/// The packet a NIC is injecting.
+#[derive(Debug, Clone, Copy)]
+struct Injection {
+    packet: u32,
+    vc: u8,
+    sent: u32,
+    flits: u32,
+}
+
+/// What a NIC needs from the rest of the engine during its step.
+pub(crate) struct NicContext<'a, C> {
+    pub(crate) now: u64,
+    pub(crate) view: &'a NetworkView<'a>,
+    pub(crate) packets: &'a mut PacketSlab,
+    pub(crate) flits: &'a mut Wheel<FlitArrival>,
+    pub(crate) credits: &'a mut Wheel<u32>,
+    pub(crate) control: &'a mut C,
+    pub(crate) stats: &'a mut Collector,
+}
+
+/// The state of every NIC.
+#[derive(Debug)]
+pub(crate) struct NicSet {
+    pub(crate) vcs: usize,
+    /// VC numbering: per-node arrays are indexed `node << shift | vc`.
+    slots: VcSlots,
+    pub(crate) capacity: u32,
+    injection_latency: u64,
+    credit_latency: u64,
+    ejection_rate: f64,
+    cut_through: bool,
+    /// Router VC slot of VC 0 of each node's terminal port.
+    terminal_slot: Vec<u32>,
+
+    pub(crate) queue: Vec<VecDeque<Offered>>,
+    current: Vec<Injection>,
+    pub(crate) inj_credits: Vec<u16>,
+    inj_free: Vec<u32>,
+    inj_ptr: Vec<u8>,
+
+    pub(crate) rx: Vec<VecDeque<(u8, Flit)>>,
+    /// Flits held per (node, ejection VC).
+    pub(crate) rx_held: Vec<u16>,
+    rx_tokens: Vec<f64>,
+    rx_updated: Vec<u64>,
+
+    active: Vec<bool>,
+    active_list: Vec<u32>,
+    /// Flits sent into the network over the whole run.
+    pub(crate) injected_flits: u64,
+}
+
+impl NicSet {
+    pub(crate) fn new(cfg: &Config, topology: &Topology) -> NicSet {
+        let nodes = topology.node_count();
+        let vcs = cfg.router.vcs as usize;
+        let slots = VcSlots::new(vcs, topology.ports().len());
+        let per_node = slots.port_vc(nodes, 0);
+        let capacity = cfg.router.vc_buffer_flits;
+        let all_vcs = if vcs == 32 { u32::MAX } else { (1u32 << vcs) - 1 };
+        NicSet {
+            vcs,
+            slots,
+            capacity,
+            injection_latency: cfg.nic.injection_latency as u64,
+            credit_latency: cfg.router.credit_latency as u64,
+            ejection_rate: cfg.nic.ejection_rate,
+            cut_through: cfg.router.switching == Switching::VirtualCutThrough,
+            terminal_slot: (0..nodes)
+                .map(|n| slots.port_vc(topology.node_port(NodeId::new(n)).index(), 0) as u32)
+                .collect(),
+            queue: vec![VecDeque::new(); nodes],
+            current: vec![
+                Injection {
+                    packet: NO_PACKET,
+                    vc: 0,
+                    sent: 0,
+                    flits: 0,
+                };
+                nodes
+            ],
+            inj_credits: vec![capacity as u16; per_node],
+            inj_free: vec![all_vcs; nodes],
+            inj_ptr: vec![(vcs - 1) as u8; nodes],
+            rx: (0..nodes)
+                .map(|_| VecDeque::with_capacity(vcs * capacity as usize))
+                .collect(),
+            rx_held: vec![0; per_node],
+            rx_tokens: vec![0.0; nodes],
+            rx_updated: vec![0; nodes],
+            active: vec![false; nodes],
+            active_list: Vec::with_capacity(nodes),
+            injected_flits: 0,
+        }
+    }
+
+    /// Router VC slot of `node`'s terminal port (input VC fed by the NIC's injection VC `vc`,
+    /// and output VC feeding its receive VC `vc`).
+    pub(crate) fn terminal_slot(&self, node: usize, vc: usize) -> usize {
+        self.terminal_slot[node] as usize + vc
+    }
+
+    /// Index of (`node`, `vc`) in the per-node VC arrays.
+    #[inline]
+    pub(crate) fn local(&self, node: usize, vc: usize) -> usize {
+        self.slots.port_vc(node, vc)
+    }
+
+    fn activate(&mut self, node: usize) {
+        if !self.active[node] {
+            self.active[node] = true;
+            self.active_list.push(node as u32);
+        }
+    }
+
+    /// Appends a newly created packet to `node`'s source queue.
+    pub(crate) fn enqueue(&mut self, node: usize, packet: Offered) {
+        self.queue[node].push_back(packet);
+        self.activate(node);
+    }
+
+    /// A flit arrives from the router on ejection VC `vc`.
+    pub(crate) fn receive(&mut self, node: usize, vc: u8, flit: Flit) {
+        let held = &mut self.rx_held[self.slots.port_vc(node, vc as usize)];
+        assert!(
+            (*held as u32) < self.capacity,
+            "NIC {node} receive buffer overflow on VC {vc}: credit protocol violated"
+        );
+        *held += 1;
+        self.rx[node].push_back((vc, flit));
+        self.activate(node);
+    }
+
+    /// An injection credit returns from the router.
+    pub(crate) fn add_credit(&mut self, node: usize, vc: u8) {
+        self.inj_credits[self.slots.port_vc(node, vc as usize)] += 1;
+        self.activate(node);
+    }
+
+    /// Whether any NIC has work to do.
+    pub(crate) fn any_active(&self) -> bool {
+        !self.active_list.is_empty()
+    }
+
+    /// Packets waiting in all source queues.
+    pub(crate) fn queued_packets(&self) -> usize {
+        self.queue.iter().map(VecDeque::len).sum()
+    }
+
+    /// Evaluates every NIC with work; idle ones leave the active list.
+    pub(crate) fn step_all<C: CongestionControl>(&mut self, cx: &mut NicContext<'_, C>) {
+        let mut i = 0;
+        while i < self.active_list.len() {
+            let node = self.active_list[i] as usize;
+            self.consume(node, cx);
+            self.inject(node, cx);
+            let busy = self.current[node].packet != NO_PACKET
+                || !self.queue[node].is_empty()
+                || !self.rx[node].is_empty();
+            if busy {
+                i += 1;
+            } else {
+                self.active[node] = false;
+                self.active_list.swap_remove(i);
+            }
+        }
+    }
+
+    /// Consumes received flits at the ejection rate; delivers packets whose tail is consumed.
+    fn consume<C: CongestionControl>(&mut self, node: usize, cx: &mut NicContext<'_, C>) {
+        if self.rx[node].is_empty() {
+            return;
+        }
+        let now = cx.now;
+        let elapsed = now.saturating_sub(self.rx_updated[node]).max(1) as f64;
+        let tokens = (self.rx_tokens[node] + self.ejection_rate * elapsed).min(1.0);
+        self.rx_updated[node] = now;
+        // Tolerate rounding so that rate 1/3 consumes exactly every third cycle.
+        if tokens < 1.0 - 1e-9 {
+            self.rx_tokens[node] = tokens;
+            return;
+        }
+        self.rx_tokens[node] = 0.0;
+        let Some((vc, flit)) = self.rx[node].pop_front() else {
+            return;
+        };
+        self.rx_held[self.slots.port_vc(node, vc as usize)] -= 1;
+        // Input and output sides of a port share its VC slots.
+        cx.credits.schedule(
+            now,
+            self.credit_latency,
+            self.terminal_slot[node] + vc as u32,
+        );
+        cx.stats.on_flit_accepted(node, now);
+        let slot = flit.packet();
+        let packet = cx.packets.get_mut(slot);
+        assert_eq!(
+            packet.dst as usize, node,
+            "packet from {} for {} delivered to node {node}",
+            packet.src, packet.dst
+        );
+        assert_eq!(
+            flit.is_head(),
+            packet.delivered_flits == 0,
+            "flits of packet {slot} arrived out of order"
+        );
+        packet.delivered_flits += 1;
+        if flit.is_tail() {
+            assert_eq!(
+                packet.delivered_flits, packet.flits,
+                "packet {slot} delivered with missing flits"
+            );
+            let packet = cx.packets.remove(slot);
+            cx.stats.on_delivered(&packet, now);
+            cx.control.on_delivered(NodeId::new(node), &packet, now);
+        }
+    }
+
+    /// Sends the next flit of the current packet, or starts the next queued packet.
+    fn inject<C: CongestionControl>(&mut self, node: usize, cx: &mut NicContext<'_, C>) {
+        let now = cx.now;
+        let v = self.vcs;
+        let mut current = self.current[node];
+        if current.packet == NO_PACKET {
+            let Some(next) = self.queue[node].front() else {
+                return;
+            };
+            let need = if self.cut_through { next.flits } else { 1 };
+            let free = (0..v)
+                .filter(|&vc| {
+                    self.inj_free[node] & (1 << vc) != 0
+                        && self.inj_credits[self.slots.port_vc(node, vc)] as u32 >= need
+                })
+                .fold(0u32, |m, vc| m | 1 << vc);
+            if free == 0 || !cx.control.may_start_injection(cx.view, NodeId::new(node), next, now)
+            {
+                return;
+            }
+            let vc = next_after_32(free, self.inj_ptr[node] as u32) as u8;
+            let Some(offered) = self.queue[node].pop_front() else {
+                return;
+            };
+            let measured = cx.stats.in_window(offered.created);
+            let packet = Packet::new(
+                node as u32,
+                offered.dst,
+                offered.created,
+                now,
+                offered.flits,
+                measured,
+            );
+            let slot = cx.packets.insert(packet);
+            cx.control.on_injected(NodeId::new(node), &packet, now);
+            self.inj_ptr[node] = vc;
+            self.inj_free[node] &= !(1 << vc);
+            current = Injection {
+                packet: slot,
+                vc,
+                sent: 0,
+                flits: offered.flits,
+            };
+        }
+        let credit = &mut self.inj_credits[self.slots.port_vc(node, current.vc as usize)];
+        if *credit == 0 {
+            self.current[node] = current;
+            return;
+        }
+        *credit -= 1;
+        self.injected_flits += 1;
+        let tail = current.sent + 1 == current.flits;
+        let flit = Flit::new(current.packet, current.sent == 0, tail);
+        cx.flits.schedule(
+            now,
+            self.injection_latency,
+            FlitArrival {
+                to: self.terminal_slot[node] + current.vc as u32,
+                flit,
+            },
+        );
+        current.sent += 1;
+        if tail {
+            self.inj_free[node] |= 1 << current.vc;
+            current.packet = NO_PACKET;
+        }
+        self.current[node] = current;
+    }
+}

@@ -1,0 +1,105 @@
+//! Packets in flight, kept in a slab whose slots are reused after delivery.
+
+use crate::flit::Flit;
+
+/// A packet between injection and delivery.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Packet {
+    /// Source node.
+    pub src: u32,
+    /// Destination node.
+    pub dst: u32,
+    /// Cycle the source created the packet.
+    pub created: u64,
+    /// Cycle the head flit left the NIC.
+    pub injected: u64,
+    /// Length in flits.
+    pub flits: u32,
+    /// Router-to-router channels crossed so far.
+    pub hops: u32,
+    /// Flits the destination NIC has consumed.
+    pub(crate) delivered_flits: u32,
+    /// Current VC class (set by the routing function).
+    pub class: u8,
+    /// Bits a congestion mechanism may set on the way (e.g. a forward congestion mark).
+    pub marks: u8,
+    /// Created inside the measurement window.
+    pub measured: bool,
+    alive: bool,
+}
+
+impl Packet {
+    /// A packet about to be injected.
+    pub(crate) fn new(src: u32, dst: u32, created: u64, injected: u64, flits: u32, measured: bool) -> Packet {
+        Packet {
+            src,
+            dst,
+            created,
+            injected,
+            flits,
+            hops: 0,
+            delivered_flits: 0,
+            class: 0,
+            marks: 0,
+            measured,
+            alive: true,
+        }
+    }
+}
+
+/// Storage for live packets.
+#[derive(Debug, Default)]
+pub(crate) struct PacketSlab {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+}
+
+impl PacketSlab {
+    pub(crate) fn insert(&mut self, packet: Packet) -> u32 {
+        if let Some(slot) = self.free.pop() {
+            self.slots[slot as usize] = packet;
+            slot
+        } else {
+            assert!(
+                self.slots.len() < Flit::MAX_PACKETS,
+                "more than {} packets in flight",
+                Flit::MAX_PACKETS
+            );
+            self.slots.push(packet);
+            (self.slots.len() - 1) as u32
+        }
+    }
+
+    /// Frees a delivered packet's slot; freeing twice is an engine bug.
+    pub(crate) fn remove(&mut self, slot: u32) -> Packet {
+        let p = &mut self.slots[slot as usize];
+        assert!(p.alive, "packet slot {slot} delivered twice");
+        p.alive = false;
+        self.free.push(slot);
+        *p
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, slot: u32) -> &Packet {
+        let p = &self.slots[slot as usize];
+        debug_assert!(p.alive, "flit of a delivered packet (slot {slot})");
+        p
+    }
+
+    #[inline]
+    pub(crate) fn get_mut(&mut self, slot: u32) -> &mut Packet {
+        let p = &mut self.slots[slot as usize];
+        assert!(p.alive, "flit of a delivered packet (slot {slot})");
+        p
+    }
+
+    /// Whether `slot` holds an undelivered packet.
+    pub(crate) fn is_live(&self, slot: u32) -> bool {
+        self.slots.get(slot as usize).is_some_and(|p| p.alive)
+    }
+
+    /// Packets currently in flight.
+    pub(crate) fn live(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+}

@@ -1,0 +1,212 @@
+//! VC allocation and switch allocation (separable round-robin, iSLIP).
+//!
+//! **VC allocation** is separable and input-first: each requesting input VC picks one free
+//! output VC among those its route allows (round-robin from the one it got last), then each
+//! output VC grants one of the input VCs that picked it (round-robin from the last grantee).
+//! Under virtual cut-through an output VC is only free for a packet if its credits cover the
+//! whole packet.
+//!
+//! **Separable switch allocation** (input-first, one iteration): each input port picks one of its
+//! eligible VCs round-robin; each output port grants one requesting input port round-robin.
+//! **iSLIP**: inputs request every output one of their eligible VCs needs; outputs grant
+//! round-robin; inputs accept round-robin; pointers move only on first-iteration accepts;
+//! unmatched ports retry in later iterations. A matched input then picks its VC round-robin.
+
+use super::RouterSet;
+use super::StepContext;
+use super::arbiter::{bits32, bits64, next_after_32, next_after_64};
+use super::Stage;
+use crate::event::VcSlots;
+use crate::hooks::CongestionControl;
+
+const NONE: u32 = u32::MAX;
+
+/// Per-cycle working storage of the allocators, sized for the largest router.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    /// Switch candidates: eligible VCs per local input port.
+    pub(crate) sa_cand: Vec<u32>,
+    /// Local input ports with at least one switch candidate.
+    pub(crate) cand_ports: u64,
+    /// Input VCs (global index) bidding for an output VC.
+    pub(crate) va_requests: Vec<u32>,
+    /// Per local output VC slot: best requesting input VC and its round-robin distance.
+    va_best: Vec<u32>,
+    va_best_prio: Vec<u32>,
+    va_touched: Vec<u32>,
+    /// Per local output port: requesting input ports.
+    out_req: Vec<u64>,
+    /// Per local input port: the VC it bids with (separable) / outputs it requests and
+    /// outputs granting it (iSLIP).
+    chosen: Vec<u8>,
+    req_out: Vec<u64>,
+    grants: Vec<u64>,
+    /// Switch winners: (local input port, VC).
+    pub(crate) winners: Vec<(u8, u8)>,
+}
+
+impl Scratch {
+    pub(crate) fn new(max_ports: usize, slots: VcSlots) -> Scratch {
+        let local_slots = slots.port_vc(max_ports, 0);
+        Scratch {
+            sa_cand: vec![0; max_ports],
+            cand_ports: 0,
+            va_requests: Vec::with_capacity(local_slots),
+            va_best: vec![NONE; local_slots],
+            va_best_prio: vec![NONE; local_slots],
+            va_touched: Vec::with_capacity(local_slots),
+            out_req: vec![0; max_ports],
+            chosen: vec![0; max_ports],
+            req_out: vec![0; max_ports],
+            grants: vec![0; max_ports],
+            winners: Vec::with_capacity(max_ports),
+        }
+    }
+}
+
+impl RouterSet {
+    /// Separable input-first VC allocation for the requests in `sc.va_requests`.
+    pub(super) fn allocate_vcs<C: CongestionControl>(
+        &mut self,
+        r: usize,
+        sc: &mut Scratch,
+        cx: &StepContext<'_, C>,
+    ) {
+        let slots = self.slots;
+        let first = self.first_port(r);
+        let base = slots.port_vc(first, 0);
+        // Round-robin distances run over the router's local VC slots.
+        let span = (slots.port_vc(self.first_port(r + 1), 0) - base) as u32;
+        for i in 0..sc.va_requests.len() {
+            let ivc = sc.va_requests[i] as usize;
+            let state = self.ivc[ivc];
+            let out = first + state.out_port as usize;
+            let mut free = self.out_free[out] & state.allowed;
+            if self.cut_through {
+                let need = cx.packets.get(self.front(ivc).packet()).flits;
+                free = bits32(free)
+                    .filter(|&b| self.credits[slots.port_vc(out, b)] as u32 >= need)
+                    .fold(0, |m, b| m | (1 << b));
+            }
+            if free == 0 {
+                continue;
+            }
+            let out_vc = next_after_32(free, self.va_pick_ptr[ivc] as u32) as usize;
+            let ovc = slots.port_vc(out, out_vc);
+            let local_ovc = ovc - base;
+            let local_ivc = (ivc - base) as u32;
+            let last = self.va_grant_ptr[ovc] as u32;
+            let prio = (local_ivc + span - last - 1) % span;
+            if sc.va_best_prio[local_ovc] == NONE {
+                sc.va_touched.push(local_ovc as u32);
+            }
+            if prio < sc.va_best_prio[local_ovc] {
+                sc.va_best_prio[local_ovc] = prio;
+                sc.va_best[local_ovc] = ivc as u32;
+            }
+        }
+        let now = cx.now;
+        for i in 0..sc.va_touched.len() {
+            let local_ovc = sc.va_touched[i] as usize;
+            let ivc = sc.va_best[local_ovc] as usize;
+            sc.va_best_prio[local_ovc] = NONE;
+            let ovc = base + local_ovc;
+            let out_vc = slots.vc(ovc);
+            let state = &mut self.ivc[ivc];
+            let out = first + state.out_port as usize;
+            state.stage = Stage::Active;
+            state.out_vc = out_vc as u8;
+            state.ready = now + self.timing.vc_alloc;
+            self.out_free[out] &= !(1 << out_vc);
+            self.va_grant_ptr[ovc] = (ivc - base) as u16;
+            self.va_pick_ptr[ivc] = out_vc as u8;
+            if state.ready <= now && self.credits[ovc] > 0 {
+                let local = slots.owner(ivc) - first;
+                sc.sa_cand[local] |= 1 << slots.vc(ivc);
+                sc.cand_ports |= 1 << local;
+            }
+        }
+        sc.va_touched.clear();
+    }
+
+    /// Local output port the switch candidate `vc` of local input `local` wants.
+    #[inline]
+    fn wanted_output(&self, first: usize, local: usize, vc: usize) -> usize {
+        self.ivc[self.slots.port_vc(first + local, vc)].out_port as usize
+    }
+
+    /// Separable input-first switch allocation; fills `sc.winners`.
+    pub(super) fn allocate_switch_separable(&mut self, r: usize, sc: &mut Scratch) {
+        let first = self.first_port(r);
+        sc.winners.clear();
+        let mut outputs = 0u64;
+        for local in bits64(sc.cand_ports) {
+            let vc = next_after_32(sc.sa_cand[local], self.sa_in_ptr[first + local] as u32);
+            sc.chosen[local] = vc as u8;
+            let out = self.wanted_output(first, local, vc as usize);
+            if outputs & (1 << out) == 0 {
+                outputs |= 1 << out;
+                sc.out_req[out] = 0;
+            }
+            sc.out_req[out] |= 1 << local;
+        }
+        for out in bits64(outputs) {
+            let local = next_after_64(sc.out_req[out], self.sa_out_ptr[first + out] as u32) as usize;
+            self.sa_out_ptr[first + out] = local as u8;
+            self.sa_in_ptr[first + local] = sc.chosen[local];
+            sc.winners.push((local as u8, sc.chosen[local]));
+        }
+    }
+
+    /// iSLIP switch allocation with `iterations` request/grant/accept rounds; fills `sc.winners`.
+    pub(super) fn allocate_switch_islip(&mut self, r: usize, sc: &mut Scratch, iterations: u32) {
+        let first = self.first_port(r);
+        sc.winners.clear();
+        for local in bits64(sc.cand_ports) {
+            sc.req_out[local] = bits32(sc.sa_cand[local])
+                .fold(0, |m, vc| m | 1 << self.wanted_output(first, local, vc));
+        }
+        let (mut inputs_matched, mut outputs_matched) = (0u64, 0u64);
+        for iteration in 0..iterations {
+            let open_inputs = sc.cand_ports & !inputs_matched;
+            let mut outputs = 0u64;
+            for local in bits64(open_inputs) {
+                for out in bits64(sc.req_out[local] & !outputs_matched) {
+                    if outputs & (1 << out) == 0 {
+                        outputs |= 1 << out;
+                        sc.out_req[out] = 0;
+                    }
+                    sc.out_req[out] |= 1 << local;
+                }
+                sc.grants[local] = 0;
+            }
+            for out in bits64(outputs) {
+                let local = next_after_64(sc.out_req[out], self.sa_out_ptr[first + out] as u32);
+                sc.grants[local as usize] |= 1 << out;
+            }
+            let mut matched_any = false;
+            for local in bits64(open_inputs) {
+                if sc.grants[local] == 0 {
+                    continue;
+                }
+                let out = next_after_64(sc.grants[local], self.accept_ptr[first + local] as u32);
+                inputs_matched |= 1 << local;
+                outputs_matched |= 1 << out;
+                matched_any = true;
+                if iteration == 0 {
+                    self.sa_out_ptr[first + out as usize] = local as u8;
+                    self.accept_ptr[first + local] = out as u8;
+                }
+                let vcs = bits32(sc.sa_cand[local])
+                    .filter(|&vc| self.wanted_output(first, local, vc) == out as usize)
+                    .fold(0u32, |m, vc| m | 1 << vc);
+                let vc = next_after_32(vcs, self.sa_in_ptr[first + local] as u32);
+                self.sa_in_ptr[first + local] = vc as u8;
+                sc.winners.push((local as u8, vc as u8));
+            }
+            if !matched_any {
+                break;
+            }
+        }
+    }
+}

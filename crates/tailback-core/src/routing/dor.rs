@@ -1,0 +1,260 @@
+//! Dimension-order routing on k-ary n-cubes with dateline VC classes on tori.
+//!
+//! A packet corrects dimension 0 first, then 1, and so on, always along a minimal direction. On a
+//! ring where both directions are equally short (distance k/2) the [`TieBreak`] rule decides.
+//!
+//! VC classes keep the rings deadlock-free:
+//! - **wrap scheme** (default on tori): two classes; in each dimension a packet whose route in that
+//!   dimension crosses the wrap-around link uses the upper class for the whole dimension, other
+//!   packets the lower one. Because DOR leaves a coordinate untouched until its dimension is
+//!   routed, "wraps" is a function of the source and destination coordinates.
+//! - **crossing scheme** (`routing.datelines`): a packet starts in class 0 and moves to the next
+//!   class on every link that crosses a dateline, across all dimensions. A dateline at coordinate
+//!   `p` sits on the link between `p - 1` and `p`; the crossing link itself is in the new class.
+//!
+//! Class `c` of `C` owns VCs `c*V/C .. (c+1)*V/C`.
+
+use crate::config::{RoutingConfig, TieBreak};
+use crate::topology::CubeShape;
+
+/// Where a head flit goes next: an output port and the VCs it may take there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hop {
+    /// Local output port.
+    pub port: u8,
+    /// Bit mask of allowed output VCs.
+    pub vcs: u32,
+    /// VC class the packet is in after this hop.
+    pub class: u8,
+}
+
+#[derive(Debug, Clone)]
+enum ClassScheme {
+    /// Mesh: one class.
+    Single,
+    /// Upper class for a dimension whose route wraps.
+    Wrap,
+    /// Next class at every dateline crossing; `crosses[d][2c + dir]` for the link leaving
+    /// coordinate `c` in direction `dir` (0 positive, 1 negative).
+    Datelines { crosses: Vec<Vec<bool>> },
+}
+
+/// Dimension-order routing on a k-ary n-cube.
+#[derive(Debug, Clone)]
+pub struct Dor {
+    dims: Vec<u32>,
+    wrap: bool,
+    tie: TieBreak,
+    scheme: ClassScheme,
+    /// Coordinates of every router, `n` per router.
+    coords: Vec<u32>,
+    class_vcs: Vec<u32>,
+    all_vcs: u32,
+    terminal: u8,
+}
+
+impl Dor {
+    /// Builds DOR for `shape` with `vcs` VCs per port (enough for the scheme's classes).
+    pub fn new(shape: &CubeShape, cfg: &RoutingConfig, vcs: u32) -> Dor {
+        let scheme = if !shape.wraps() {
+            ClassScheme::Single
+        } else if let Some(lines) = &cfg.datelines {
+            ClassScheme::Datelines {
+                crosses: shape
+                    .dims()
+                    .iter()
+                    .zip(lines)
+                    .map(|(&k, coords)| crossing_table(k, coords))
+                    .collect(),
+            }
+        } else {
+            ClassScheme::Wrap
+        };
+        let classes = classes_needed(shape.dims(), shape.wraps(), cfg);
+        let all_vcs = vc_mask(0, vcs);
+        let class_vcs = (0..classes as u32)
+            .map(|c| vc_mask(c * vcs / classes as u32, (c + 1) * vcs / classes as u32))
+            .collect();
+        let coords = (0..shape.nodes()).flat_map(|i| shape.coords(i)).collect();
+        Dor {
+            dims: shape.dims().to_vec(),
+            wrap: shape.wraps(),
+            tie: cfg.tie_break,
+            scheme,
+            coords,
+            class_vcs,
+            all_vcs,
+            terminal: shape.terminal_port(),
+        }
+    }
+
+    /// Number of VC classes the scheme uses.
+    pub fn classes(&self) -> usize {
+        self.class_vcs.len()
+    }
+
+    /// The next hop of a packet from `src` to `dst` whose head is at `router` in `class`.
+    #[inline]
+    pub fn route(&self, router: usize, src: usize, dst: usize, class: u8) -> Hop {
+        let n = self.dims.len();
+        let here = &self.coords[router * n..router * n + n];
+        let there = &self.coords[dst * n..dst * n + n];
+        for d in 0..n {
+            let (c, t) = (here[d], there[d]);
+            if c == t {
+                continue;
+            }
+            let positive = self.positive(d, c, t);
+            let class = match &self.scheme {
+                ClassScheme::Single => 0,
+                ClassScheme::Wrap => {
+                    let s = self.coords[src * n + d];
+                    u8::from(if positive { t < s } else { t > s })
+                }
+                ClassScheme::Datelines { crosses } => {
+                    class + u8::from(crosses[d][2 * c as usize + usize::from(!positive)])
+                }
+            };
+            return Hop {
+                port: CubeShape::port_toward(d, positive),
+                vcs: self.class_vcs[class as usize],
+                class,
+            };
+        }
+        Hop {
+            port: self.terminal,
+            vcs: self.all_vcs,
+            class,
+        }
+    }
+
+    /// Whether to travel in the positive direction from `c` to `t` in dimension `d`.
+    #[inline]
+    fn positive(&self, d: usize, c: u32, t: u32) -> bool {
+        direction(self.dims[d], self.wrap, self.tie, c, t)
+    }
+}
+
+/// Direction (true = positive) from `c` to `t` on a ring (or line) of radix `k`.
+#[inline]
+pub(crate) fn direction(k: u32, wrap: bool, tie: TieBreak, c: u32, t: u32) -> bool {
+    if !wrap {
+        return t > c;
+    }
+    let forward = (t + k - c) % k;
+    let backward = k - forward;
+    if forward != backward {
+        forward < backward
+    } else {
+        match tie {
+            TieBreak::Positive => true,
+            TieBreak::Balanced => c % 2 == 0,
+        }
+    }
+}
+
+fn crossing_table(k: u32, datelines: &[u32]) -> Vec<bool> {
+    let is_line = |p: u32| datelines.contains(&p);
+    (0..k)
+        .flat_map(|c| [is_line((c + 1) % k), is_line(c)])
+        .collect()
+}
+
+fn vc_mask(lo: u32, hi: u32) -> u32 {
+    (lo..hi).fold(0, |m, v| m | (1 << v))
+}
+
+/// Number of VC classes DOR needs on this cube with this routing config.
+pub(crate) fn classes_needed(dims: &[u32], wrap: bool, cfg: &RoutingConfig) -> usize {
+    match (&cfg.datelines, wrap) {
+        (_, false) => 1,
+        (None, true) => 2,
+        (Some(lines), true) => {
+            1 + dims
+                .iter()
+                .zip(lines)
+                .map(|(&k, l)| max_crossings(k, l, cfg.tie_break))
+                .sum::<usize>()
+        }
+    }
+}
+
+/// Largest number of datelines a minimal route crosses on one ring.
+fn max_crossings(k: u32, datelines: &[u32], tie: TieBreak) -> usize {
+    let table = crossing_table(k, datelines);
+    let mut worst = 0;
+    for s in 0..k {
+        for positive in [true, false] {
+            let (mut c, mut crossed) = (s, 0);
+            for _ in 0..k / 2 + 1 {
+                let next = if positive { (c + 1) % k } else { (c + k - 1) % k };
+                crossed += usize::from(table[2 * c as usize + usize::from(!positive)]);
+                c = next;
+                if c == s || direction(k, true, tie, s, c) != positive {
+                    break;
+                }
+                worst = worst.max(crossed);
+            }
+        }
+    }
+    worst
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(datelines: Option<Vec<Vec<u32>>>, tie: TieBreak) -> RoutingConfig {
+        RoutingConfig {
+            algorithm: crate::config::RoutingAlgorithm::Dor,
+            datelines,
+            tie_break: tie,
+        }
+    }
+
+    #[test]
+    fn entropy_paper_datelines_need_three_classes_in_2d() {
+        let c = cfg(Some(vec![vec![0, 16]; 2]), TieBreak::Positive);
+        assert_eq!(classes_needed(&[32, 32], true, &c), 3);
+        let one = cfg(Some(vec![vec![0]; 2]), TieBreak::Positive);
+        assert_eq!(classes_needed(&[8, 8], true, &one), 3);
+        assert_eq!(classes_needed(&[8, 8], false, &one), 1);
+        assert_eq!(classes_needed(&[8, 8], true, &cfg(None, TieBreak::Positive)), 2);
+    }
+
+    #[test]
+    fn ties_follow_the_rule() {
+        assert!(direction(8, true, TieBreak::Positive, 3, 7));
+        assert!(!direction(8, true, TieBreak::Balanced, 3, 7));
+        assert!(direction(8, true, TieBreak::Balanced, 2, 6));
+        assert!(!direction(8, true, TieBreak::Positive, 1, 7));
+        assert!(!direction(8, false, TieBreak::Positive, 7, 1));
+    }
+
+    #[test]
+    fn wrap_scheme_uses_upper_class_for_the_whole_wrapping_dimension() {
+        let shape = CubeShape::new(vec![8], true);
+        let dor = Dor::new(&shape, &cfg(None, TieBreak::Positive), 4);
+        // 6 -> 1 goes positive through the wrap link: upper class (VCs 2 and 3) at every hop.
+        for at in [6, 7, 0] {
+            let hop = dor.route(at, 6, 1, 0);
+            assert_eq!((hop.port, hop.vcs, hop.class), (0, 0b1100, 1));
+        }
+        // 1 -> 3 does not wrap: lower class.
+        assert_eq!(dor.route(1, 1, 3, 0).vcs, 0b0011);
+        assert_eq!(dor.route(1, 6, 1, 1).port, shape.terminal_port());
+    }
+
+    #[test]
+    fn crossing_scheme_moves_up_a_class_on_the_dateline_link() {
+        let shape = CubeShape::new(vec![8, 8], true);
+        let dor = Dor::new(&shape, &cfg(Some(vec![vec![0, 4]; 2]), TieBreak::Positive), 3);
+        // Along x from 2 to 5: link 3 -> 4 crosses the dateline at 4.
+        assert_eq!(dor.route(2, 2, 5, 0).class, 0);
+        assert_eq!(dor.route(3, 2, 5, 0).class, 1);
+        assert_eq!(dor.route(3, 2, 5, 0).vcs, 0b010);
+        assert_eq!(dor.route(4, 2, 5, 1).class, 1);
+        // Negative direction: the link leaving 0 towards 7 crosses the dateline at 0.
+        assert_eq!(dor.route(0, 1, 6, 0).class, 1);
+    }
+}

@@ -1,0 +1,293 @@
+//! The simulation loop and the warm-up / measurement / drain methodology.
+//!
+//! Each cycle: flits and credits due this cycle arrive; sources create packets into their NICs'
+//! source queues; NICs consume received flits and inject; routers holding flits route, allocate
+//! and switch; the mechanism's end-of-cycle hook runs. Because every channel takes at least one
+//! cycle, the order in which components are evaluated within a cycle does not matter. When
+//! nothing is in flight and no mechanism needs every cycle, the clock jumps to the next packet
+//! creation.
+
+mod invariants;
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::time::Instant;
+
+use crate::config::{Config, ConfigError};
+use crate::event::{FlitArrival, Wheel};
+use crate::hooks::{BufferEvent, CongestionControl, NoControl};
+use crate::ids::RouterId;
+use crate::nic::{NicContext, NicSet};
+use crate::packet::PacketSlab;
+use crate::router::{RouterSet, StepContext};
+use crate::routing::Routing;
+use crate::stats::{Collector, RunSummary};
+use crate::topology::Topology;
+use crate::traffic::{NEVER, Workload};
+use crate::view::NetworkView;
+
+/// Totals over the run so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Current cycle.
+    pub cycle: u64,
+    /// Packets created by all sources.
+    pub created_packets: u64,
+    /// Packets delivered to their destinations.
+    pub delivered_packets: u64,
+    /// Flits consumed by destination NICs.
+    pub delivered_flits: u64,
+    /// Packets injected and not yet delivered.
+    pub in_flight_packets: u64,
+    /// Packets waiting in source queues.
+    pub queued_packets: u64,
+    /// Router-to-router flit traversals.
+    pub flit_hops: u64,
+}
+
+/// One simulation: a built network, its workload and a congestion mechanism.
+pub struct Simulation<C: CongestionControl = NoControl> {
+    config: Config,
+    topology: Topology,
+    routing: Routing,
+    workload: Workload,
+    routers: RouterSet,
+    nics: NicSet,
+    packets: PacketSlab,
+    flit_wheel: Wheel<FlitArrival>,
+    credit_wheel: Wheel<u32>,
+    /// Next creation time of every source that will create another packet.
+    arrivals: BinaryHeap<Reverse<(u64, u32)>>,
+    control: C,
+    stats: Collector,
+    flit_hops: u64,
+    now: u64,
+}
+
+impl Simulation<NoControl> {
+    /// A simulation without congestion management.
+    pub fn new(cfg: &Config) -> Result<Self, ConfigError> {
+        Simulation::with_control(cfg, NoControl)
+    }
+}
+
+impl<C: CongestionControl> Simulation<C> {
+    /// A simulation steered by `control`.
+    pub fn with_control(cfg: &Config, control: C) -> Result<Self, ConfigError> {
+        cfg.validate()?;
+        let topology = Topology::from_config(cfg);
+        let routing = Routing::from_config(cfg, &topology);
+        let workload = Workload::new(&cfg.traffic, topology.shape(), cfg.seed);
+        let routers = RouterSet::new(cfg, &topology);
+        let nics = NicSet::new(cfg, &topology);
+        let r = &cfg.router;
+        let max_flit_delay = [
+            (r.switch_alloc_delay + r.crossbar_delay + cfg.topology.link_latency) as u64,
+            (r.switch_alloc_delay + r.crossbar_delay + cfg.nic.ejection_latency) as u64,
+            cfg.nic.injection_latency as u64,
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(1);
+        let arrivals = (0..topology.node_count())
+            .filter(|&n| workload.next_time(n) != NEVER)
+            .map(|n| Reverse((workload.next_time(n), n as u32)))
+            .collect();
+        let window_start = cfg.sim.warmup_cycles;
+        let stats = Collector::new(
+            topology.node_count(),
+            window_start,
+            window_start + cfg.sim.measure_cycles,
+        );
+        Ok(Simulation {
+            config: cfg.clone(),
+            topology,
+            routing,
+            workload,
+            routers,
+            nics,
+            packets: PacketSlab::default(),
+            flit_wheel: Wheel::new(max_flit_delay),
+            credit_wheel: Wheel::new(r.credit_latency as u64),
+            arrivals,
+            control,
+            stats,
+            flit_hops: 0,
+            now: 0,
+        })
+    }
+
+    /// The current cycle (the next one [`step`](Self::step) simulates).
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// The network.
+    pub fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    /// The routing function.
+    pub fn routing(&self) -> &Routing {
+        &self.routing
+    }
+
+    /// The congestion mechanism.
+    pub fn control(&self) -> &C {
+        &self.control
+    }
+
+    /// Totals so far.
+    pub fn progress(&self) -> Progress {
+        Progress {
+            cycle: self.now,
+            created_packets: self.stats.created_packets,
+            delivered_packets: self.stats.delivered_packets,
+            delivered_flits: self.stats.delivered_flits,
+            in_flight_packets: self.packets.live() as u64,
+            queued_packets: self.nics.queued_packets() as u64,
+            flit_hops: self.flit_hops,
+        }
+    }
+
+    /// Simulates one cycle.
+    pub fn step(&mut self) {
+        let now = self.now;
+        self.deliver_arrivals(now);
+        self.create_packets(now);
+        if self.nics.any_active() {
+            let view = NetworkView::new(&self.routers, &self.topology, now);
+            self.nics.step_all(&mut NicContext {
+                now,
+                view: &view,
+                packets: &mut self.packets,
+                flits: &mut self.flit_wheel,
+                credits: &mut self.credit_wheel,
+                control: &mut self.control,
+                stats: &mut self.stats,
+            });
+        }
+        if self.routers.any_active() {
+            self.routers.step_all(&mut StepContext {
+                now,
+                routing: &self.routing,
+                packets: &mut self.packets,
+                flits: &mut self.flit_wheel,
+                credits: &mut self.credit_wheel,
+                control: &mut self.control,
+                flit_hops: &mut self.flit_hops,
+            });
+        }
+        if C::PER_CYCLE {
+            let view = NetworkView::new(&self.routers, &self.topology, now);
+            self.control.end_of_cycle(&view, now);
+        }
+        if self.config.sim.check_invariants {
+            invariants::check(self);
+        }
+        self.now += 1;
+    }
+
+    /// Simulates until cycle `end` (exclusive), skipping idle stretches.
+    pub fn run_until(&mut self, end: u64) {
+        while self.now < end {
+            self.skip_idle(end);
+            if self.now < end {
+                self.step();
+            }
+        }
+    }
+
+    /// Runs warm-up, measurement and drain, and summarises the measured packets.
+    pub fn run(mut self) -> RunSummary {
+        let started = Instant::now();
+        let sim = &self.config.sim;
+        let window_end = sim.warmup_cycles + sim.measure_cycles;
+        let hard_end = window_end + sim.drain_cycles_max;
+        let tolerance = sim.stability_tolerance;
+        self.run_until(window_end);
+        while self.stats.measured_outstanding > 0 && self.now < hard_end {
+            self.skip_idle(hard_end);
+            self.step();
+        }
+        let drain_cap_hit = self.stats.measured_outstanding > 0;
+        let wall = started.elapsed().as_secs_f64();
+        let mut summary = self.stats.summary(self.now, drain_cap_hit, tolerance);
+        summary.flit_hops = self.flit_hops;
+        summary.wall_seconds = wall;
+        summary.node_cycles_per_second =
+            self.topology.node_count() as f64 * self.now as f64 / wall.max(1e-9);
+        summary
+    }
+
+    /// Jumps the clock to the next packet creation (at most `limit`) when nothing is moving.
+    fn skip_idle(&mut self, limit: u64) {
+        if C::PER_CYCLE
+            || self.config.sim.check_invariants
+            || self.flit_wheel.pending() > 0
+            || self.credit_wheel.pending() > 0
+            || self.routers.any_active()
+            || self.nics.any_active()
+        {
+            return;
+        }
+        let next = self.arrivals.peek().map_or(NEVER, |Reverse((t, _))| *t);
+        if next > self.now {
+            self.now = next.min(limit);
+        }
+    }
+
+    fn deliver_arrivals(&mut self, now: u64) {
+        let slots = self.routers.slots;
+        let due = self.flit_wheel.take(now);
+        for &FlitArrival { to, flit } in &due {
+            let to = to as usize;
+            if slots.is_router(to) {
+                let (router, occupancy) = self.routers.push_flit(to, flit);
+                if C::BUFFER_EVENTS {
+                    let event = BufferEvent {
+                        router: RouterId::new(router),
+                        port: (slots.owner(to) - self.routers.first_port(router)) as u8,
+                        vc: slots.vc(to) as u8,
+                        occupancy,
+                        capacity: self.routers.capacity,
+                    };
+                    self.control.on_enqueue(event, now);
+                }
+            } else {
+                let nic = to - slots.nic_base as usize;
+                self.nics
+                    .receive(slots.owner(nic), slots.vc(nic) as u8, flit);
+            }
+        }
+        self.flit_wheel.restore(now, due);
+        let due = self.credit_wheel.take(now);
+        for &to in &due {
+            let to = to as usize;
+            if slots.is_router(to) {
+                self.routers.add_credit(to);
+            } else {
+                let nic = to - slots.nic_base as usize;
+                self.nics.add_credit(slots.owner(nic), slots.vc(nic) as u8);
+            }
+        }
+        self.credit_wheel.restore(now, due);
+    }
+
+    fn create_packets(&mut self, now: u64) {
+        while let Some(&Reverse((t, node))) = self.arrivals.peek() {
+            if t > now {
+                break;
+            }
+            self.arrivals.pop();
+            let node = node as usize;
+            let packet = self.workload.take(node);
+            self.stats.on_created(node, &packet);
+            self.nics.enqueue(node, packet);
+            let next = self.workload.next_time(node);
+            if next != NEVER {
+                self.arrivals.push(Reverse((next, node as u32)));
+            }
+        }
+    }
+}

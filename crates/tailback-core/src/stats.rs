@@ -1,0 +1,222 @@
+//! Measurement: counters gathered during a run and the summary it produces.
+//!
+//! Packets created inside the measurement window are *measured*: their latencies and hops are
+//! recorded when they are delivered, however long the drain takes. Throughput counts every flit
+//! created (offered) or consumed by a NIC (accepted) inside the window, per node.
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+use crate::packet::Packet;
+use crate::traffic::Offered;
+
+/// Smallest and largest value over nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    /// Minimum over nodes.
+    pub min: f64,
+    /// Maximum over nodes.
+    pub max: f64,
+}
+
+/// Packet latency statistics in cycles (absent when no measured packet was delivered).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LatencyStats {
+    /// Mean.
+    pub mean: Option<f64>,
+    /// Median.
+    pub p50: Option<u64>,
+    /// 99th percentile.
+    pub p99: Option<u64>,
+    /// Maximum.
+    pub max: Option<u64>,
+}
+
+/// A mean over measured packets (absent when none was delivered).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Mean {
+    /// Mean.
+    pub mean: Option<f64>,
+}
+
+/// The result of one simulation run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSummary {
+    /// Offered load in the window, flits/node/cycle (mean over nodes).
+    pub offered: f64,
+    /// Offered load per node.
+    pub offered_per_node: Spread,
+    /// Accepted throughput in the window, flits/node/cycle (mean over nodes).
+    pub accepted: f64,
+    /// Accepted throughput per node.
+    pub accepted_per_node: Spread,
+    /// Creation to tail delivery.
+    pub latency: LatencyStats,
+    /// Head injection to tail delivery.
+    pub network_latency: Mean,
+    /// Creation to head injection (time in the source queue).
+    pub source_queue_latency: Mean,
+    /// Router-to-router channels crossed.
+    pub hops: Mean,
+    /// Packets created in the window.
+    pub packets_measured: u64,
+    /// Measured packets delivered (all of them unless the drain cap was hit).
+    pub packets_delivered: u64,
+    /// The drain cap was hit or accepted throughput fell short of offered: latency figures
+    /// describe only the delivered packets and the network is past saturation.
+    pub saturated: bool,
+    /// Why the run counts as saturated.
+    pub saturation_reason: Option<String>,
+    /// Cycles simulated.
+    pub cycles: u64,
+    /// Router-to-router flit traversals over the whole run.
+    pub flit_hops: u64,
+    /// Wall-clock time of the run.
+    pub wall_seconds: f64,
+    /// Simulation speed: nodes times cycles per wall-clock second.
+    pub node_cycles_per_second: f64,
+}
+
+/// Counters updated while the simulation runs.
+#[derive(Debug)]
+pub(crate) struct Collector {
+    window_start: u64,
+    window_end: u64,
+    offered_flits: Vec<u64>,
+    accepted_flits: Vec<u64>,
+    latency: Histogram<u64>,
+    latency_sum: u128,
+    network_latency_sum: u128,
+    queue_latency_sum: u128,
+    hops_sum: u64,
+    measured_created: u64,
+    measured_delivered: u64,
+    /// Measured packets not yet delivered.
+    pub(crate) measured_outstanding: u64,
+    /// Packets delivered over the whole run.
+    pub(crate) delivered_packets: u64,
+    /// Flits consumed by NICs over the whole run.
+    pub(crate) delivered_flits: u64,
+    /// Packets created over the whole run.
+    pub(crate) created_packets: u64,
+}
+
+impl Collector {
+    pub(crate) fn new(nodes: usize, window_start: u64, window_end: u64) -> Collector {
+        Collector {
+            window_start,
+            window_end,
+            offered_flits: vec![0; nodes],
+            accepted_flits: vec![0; nodes],
+            latency: Histogram::new(3).expect("3 significant digits is a valid precision"),
+            latency_sum: 0,
+            network_latency_sum: 0,
+            queue_latency_sum: 0,
+            hops_sum: 0,
+            measured_created: 0,
+            measured_delivered: 0,
+            measured_outstanding: 0,
+            delivered_packets: 0,
+            delivered_flits: 0,
+            created_packets: 0,
+        }
+    }
+
+    /// Whether cycle `t` lies in the measurement window.
+    #[inline]
+    pub(crate) fn in_window(&self, t: u64) -> bool {
+        (self.window_start..self.window_end).contains(&t)
+    }
+
+    pub(crate) fn on_created(&mut self, node: usize, packet: &Offered) {
+        self.created_packets += 1;
+        if self.in_window(packet.created) {
+            self.offered_flits[node] += packet.flits as u64;
+            self.measured_created += 1;
+            self.measured_outstanding += 1;
+        }
+    }
+
+    #[inline]
+    pub(crate) fn on_flit_accepted(&mut self, node: usize, now: u64) {
+        self.delivered_flits += 1;
+        if self.in_window(now) {
+            self.accepted_flits[node] += 1;
+        }
+    }
+
+    pub(crate) fn on_delivered(&mut self, packet: &Packet, now: u64) {
+        self.delivered_packets += 1;
+        if packet.measured {
+            let latency = now - packet.created;
+            self.latency.saturating_record(latency);
+            self.latency_sum += latency as u128;
+            self.network_latency_sum += (now - packet.injected) as u128;
+            self.queue_latency_sum += (packet.injected - packet.created) as u128;
+            self.hops_sum += packet.hops as u64;
+            self.measured_delivered += 1;
+            self.measured_outstanding -= 1;
+        }
+    }
+
+    /// The summary of a run that ended at `cycles`.
+    pub(crate) fn summary(&self, cycles: u64, drain_cap_hit: bool, tolerance: f64) -> RunSummary {
+        let window = (self.window_end - self.window_start) as f64;
+        let per_node = |flits: &[u64]| {
+            let rate = |f: u64| f as f64 / window;
+            let mean = flits.iter().sum::<u64>() as f64 / (flits.len() as f64 * window);
+            let spread = Spread {
+                min: flits.iter().copied().map(rate).fold(f64::INFINITY, f64::min),
+                max: flits.iter().copied().map(rate).fold(0.0, f64::max),
+            };
+            (mean, spread)
+        };
+        let (offered, offered_per_node) = per_node(&self.offered_flits);
+        let (accepted, accepted_per_node) = per_node(&self.accepted_flits);
+        let delivered = self.measured_delivered;
+        let mean = |sum: u128| (delivered > 0).then(|| sum as f64 / delivered as f64);
+        let quantile = |q: f64| (delivered > 0).then(|| self.latency.value_at_quantile(q));
+        let saturation_reason = if drain_cap_hit {
+            Some(format!(
+                "did not drain: saturated ({} of {} measured packets undelivered at the drain cap)",
+                self.measured_outstanding, self.measured_created
+            ))
+        } else if accepted < offered * (1.0 - tolerance) {
+            Some(format!(
+                "unstable: accepted {accepted:.4} is more than {:.0}% below offered {offered:.4}",
+                tolerance * 100.0
+            ))
+        } else {
+            None
+        };
+        RunSummary {
+            offered,
+            offered_per_node,
+            accepted,
+            accepted_per_node,
+            latency: LatencyStats {
+                mean: mean(self.latency_sum),
+                p50: quantile(0.5),
+                p99: quantile(0.99),
+                max: (delivered > 0).then(|| self.latency.max()),
+            },
+            network_latency: Mean {
+                mean: mean(self.network_latency_sum),
+            },
+            source_queue_latency: Mean {
+                mean: mean(self.queue_latency_sum),
+            },
+            hops: Mean {
+                mean: (delivered > 0).then(|| self.hops_sum as f64 / delivered as f64),
+            },
+            packets_measured: self.measured_created,
+            packets_delivered: delivered,
+            saturated: saturation_reason.is_some(),
+            saturation_reason,
+            cycles,
+            flit_hops: 0,
+            wall_seconds: 0.0,
+            node_cycles_per_second: 0.0,
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! Network topologies as a generic graph of routers, ports, channels and terminal nodes.
+//!
+//! Every router port has an input side and an output side. The output side of a port feeds one
+//! channel to another router's port (or to a node, for ejection); the input side is fed by one
+//! channel. Topology kinds only decide the wiring and the coordinates routing needs.
+
+mod cube;
+
+pub use cube::CubeShape;
+
+use crate::config::{Config, TopologyKind};
+use crate::ids::{NodeId, PortId, RouterId};
+
+/// What one side of a port is connected to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Link {
+    /// Nothing (a mesh edge).
+    None,
+    /// A port of another router (its input side for an output link, its output side for an
+    /// input link).
+    Router(PortId),
+    /// A terminal node (injection into the input side, ejection from the output side).
+    Node(NodeId),
+}
+
+/// One router port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Port {
+    /// The router that owns the port.
+    pub router: RouterId,
+    /// Index of the port within its router.
+    pub local: u8,
+    /// Where the output side sends flits.
+    pub output: Link,
+    /// Latency of the output channel in cycles.
+    pub output_latency: u32,
+    /// Where the input side receives flits from.
+    pub input: Link,
+}
+
+/// A built network: routers, their ports and channels, and the terminal nodes.
+#[derive(Debug, Clone)]
+pub struct Topology {
+    shape: CubeShape,
+    router_first_port: Vec<u32>,
+    ports: Vec<Port>,
+    node_port: Vec<PortId>,
+}
+
+impl Topology {
+    /// Builds the topology a config describes (the config must be valid).
+    pub fn from_config(cfg: &Config) -> Topology {
+        let shape = CubeShape::new(
+            cfg.topology.dims.clone(),
+            cfg.topology.kind == TopologyKind::Torus,
+        );
+        shape.build(
+            cfg.topology.link_latency,
+            cfg.nic.ejection_latency,
+        )
+    }
+
+    /// The k-ary n-cube shape (coordinates and port numbering).
+    pub fn shape(&self) -> &CubeShape {
+        &self.shape
+    }
+
+    /// Number of routers.
+    pub fn router_count(&self) -> usize {
+        self.router_first_port.len() - 1
+    }
+
+    /// Number of terminal nodes.
+    pub fn node_count(&self) -> usize {
+        self.node_port.len()
+    }
+
+    /// Every port of every router, routers in order.
+    pub fn ports(&self) -> &[Port] {
+        &self.ports
+    }
+
+    /// The ports of one router.
+    pub fn router_ports(&self, router: RouterId) -> std::ops::Range<usize> {
+        let r = router.index();
+        self.router_first_port[r] as usize..self.router_first_port[r + 1] as usize
+    }
+
+    /// The largest number of ports on any router.
+    pub fn max_ports(&self) -> usize {
+        self.router_first_port
+            .windows(2)
+            .map(|w| (w[1] - w[0]) as usize)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The router port a node injects into and ejects from.
+    pub fn node_port(&self, node: NodeId) -> PortId {
+        self.node_port[node.index()]
+    }
+
+    /// Number of router-to-router channels.
+    pub fn channel_count(&self) -> usize {
+        self.ports
+            .iter()
+            .filter(|p| matches!(p.output, Link::Router(_)))
+            .count()
+    }
+}

@@ -1,0 +1,63 @@
+//! A read-only view of network state for congestion management mechanisms.
+
+use crate::ids::PortId;
+use crate::router::RouterSet;
+use crate::topology::Topology;
+
+/// What a mechanism may look at: buffer occupancy and credit state of every router port.
+#[derive(Debug, Clone, Copy)]
+pub struct NetworkView<'a> {
+    routers: &'a RouterSet,
+    topology: &'a Topology,
+    now: u64,
+}
+
+impl<'a> NetworkView<'a> {
+    pub(crate) fn new(routers: &'a RouterSet, topology: &'a Topology, now: u64) -> Self {
+        NetworkView {
+            routers,
+            topology,
+            now,
+        }
+    }
+
+    /// The current cycle.
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// The network's wiring.
+    pub fn topology(&self) -> &'a Topology {
+        self.topology
+    }
+
+    /// Virtual channels per port.
+    pub fn vcs(&self) -> usize {
+        self.routers.vcs
+    }
+
+    /// Flits per VC buffer.
+    pub fn vc_capacity(&self) -> u32 {
+        self.routers.capacity
+    }
+
+    /// Flits in input VC `vc` of `port`.
+    pub fn input_occupancy(&self, port: PortId, vc: usize) -> u32 {
+        self.routers.buf_len[port.index() * self.routers.vcs + vc] as u32
+    }
+
+    /// Credits (free downstream slots known upstream) of output VC `vc` of `port`.
+    pub fn output_credits(&self, port: PortId, vc: usize) -> u32 {
+        self.routers.credits[port.index() * self.routers.vcs + vc] as u32
+    }
+
+    /// Whether output VC `vc` of `port` is free to be allocated to a new packet.
+    pub fn output_vc_free(&self, port: PortId, vc: usize) -> bool {
+        self.routers.out_free[port.index()] & (1 << vc) != 0
+    }
+
+    /// Flits buffered in all routers (a full scan; track buffer events for per-cycle use).
+    pub fn buffered_flits(&self) -> u64 {
+        self.routers.buffered_flits()
+    }
+}
