@@ -36,6 +36,7 @@ pub mod topology;
 pub mod traffic;
 pub mod view;
 
+mod bitset;
 mod event;
 mod flit;
 mod nic;

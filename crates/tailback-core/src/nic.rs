@@ -8,6 +8,7 @@
 
 use std::collections::VecDeque;
 
+use crate::bitset::BitSet;
 use crate::config::{Config, Switching};
 use crate::event::{FlitArrival, VcSlots, Wheel};
 use crate::flit::Flit;
@@ -68,8 +69,7 @@ pub(crate) struct NicSet {
     rx_tokens: Vec<f64>,
     rx_updated: Vec<u64>,
 
-    active: Vec<bool>,
-    active_list: Vec<u32>,
+    active: BitSet,
     /// Flits sent into the network over the whole run.
     pub(crate) injected_flits: u64,
 }
@@ -112,8 +112,7 @@ impl NicSet {
             rx_held: vec![0; per_node],
             rx_tokens: vec![0.0; nodes],
             rx_updated: vec![0; nodes],
-            active: vec![false; nodes],
-            active_list: Vec::with_capacity(nodes),
+            active: BitSet::new(nodes),
             injected_flits: 0,
         }
     }
@@ -131,10 +130,7 @@ impl NicSet {
     }
 
     fn activate(&mut self, node: usize) {
-        if !self.active[node] {
-            self.active[node] = true;
-            self.active_list.push(node as u32);
-        }
+        self.active.insert(node);
     }
 
     /// Appends a newly created packet to `node`'s source queue.
@@ -163,7 +159,7 @@ impl NicSet {
 
     /// Whether any NIC has work to do.
     pub(crate) fn any_active(&self) -> bool {
-        !self.active_list.is_empty()
+        !self.active.is_empty()
     }
 
     /// Packets waiting in all source queues.
@@ -173,21 +169,15 @@ impl NicSet {
 
     /// Evaluates every NIC with work; idle ones leave the active list.
     pub(crate) fn step_all<C: CongestionControl>(&mut self, cx: &mut NicContext<'_, C>) {
-        let mut i = 0;
-        while i < self.active_list.len() {
-            let node = self.active_list[i] as usize;
+        let mut active = std::mem::take(&mut self.active);
+        active.retain(|node| {
             self.consume(node, cx);
             self.inject(node, cx);
-            let busy = self.current[node].packet != NO_PACKET
+            self.current[node].packet != NO_PACKET
                 || !self.queue[node].is_empty()
-                || !self.rx[node].is_empty();
-            if busy {
-                i += 1;
-            } else {
-                self.active[node] = false;
-                self.active_list.swap_remove(i);
-            }
-        }
+                || !self.rx[node].is_empty()
+        });
+        self.active = active;
     }
 
     /// Consumes received flits at the ejection rate; delivers packets whose tail is consumed.

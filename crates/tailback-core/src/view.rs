@@ -43,12 +43,12 @@ impl<'a> NetworkView<'a> {
 
     /// Flits in input VC `vc` of `port`.
     pub fn input_occupancy(&self, port: PortId, vc: usize) -> u32 {
-        self.routers.buf_len[port.index() * self.routers.vcs + vc] as u32
+        self.routers.ivc[self.routers.slots.port_vc(port.index(), vc)].len as u32
     }
 
     /// Credits (free downstream slots known upstream) of output VC `vc` of `port`.
     pub fn output_credits(&self, port: PortId, vc: usize) -> u32 {
-        self.routers.credits[port.index() * self.routers.vcs + vc] as u32
+        self.routers.credits[self.routers.slots.port_vc(port.index(), vc)] as u32
     }
 
     /// Whether output VC `vc` of `port` is free to be allocated to a new packet.

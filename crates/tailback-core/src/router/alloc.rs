@@ -12,54 +12,95 @@
 //! round-robin; inputs accept round-robin; pointers move only on first-iteration accepts;
 //! unmatched ports retry in later iterations. A matched input then picks its VC round-robin.
 
-use super::RouterSet;
-use super::StepContext;
+use super::{RouterSet, StepContext};
 use super::arbiter::{bits32, bits64, next_after_32, next_after_64};
-use super::Stage;
-use crate::event::VcSlots;
+use super::{Ready, Stage};
+use crate::config::AllocatorKind;
 use crate::hooks::CongestionControl;
 
 const NONE: u32 = u32::MAX;
 
-/// Per-cycle working storage of the allocators, sized for the largest router.
-#[derive(Debug, Default)]
+/// Most ports a router may have (port masks are 64-bit).
+pub(crate) const MAX_PORTS: usize = 64;
+/// Most VC slots a router may have (64 ports of 32 VCs).
+const MAX_LOCAL_SLOTS: usize = MAX_PORTS * 32;
+
+/// A fixed-size array indexed modulo its power-of-two length, so that indexing needs no bounds
+/// check. Indices are local port or VC-slot numbers, which are below the length by construction.
+#[derive(Debug, Clone)]
+pub(crate) struct Local<T, const N: usize>(Box<[T; N]>);
+
+impl<T: Copy, const N: usize> Local<T, N> {
+    fn filled(value: T) -> Self {
+        Local(Box::new([value; N]))
+    }
+}
+
+impl<T, const N: usize> std::ops::Index<usize> for Local<T, N> {
+    type Output = T;
+    #[inline]
+    fn index(&self, i: usize) -> &T {
+        debug_assert!(i < N);
+        &self.0[i & (N - 1)]
+    }
+}
+
+impl<T, const N: usize> std::ops::IndexMut<usize> for Local<T, N> {
+    #[inline]
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        debug_assert!(i < N);
+        &mut self.0[i & (N - 1)]
+    }
+}
+
+/// Per-cycle working storage of the allocators, indexed by a router's local ports and slots.
+#[derive(Debug)]
 pub(crate) struct Scratch {
     /// Switch candidates: eligible VCs per local input port.
-    pub(crate) sa_cand: Vec<u32>,
+    pub(crate) sa_cand: Local<u32, MAX_PORTS>,
     /// Local input ports with at least one switch candidate.
     pub(crate) cand_ports: u64,
-    /// Input VCs (global index) bidding for an output VC.
+    /// Local input ports that won a VC or the switch this cycle.
+    pub(crate) touched_ports: u64,
+    /// Input VCs (global slots) bidding for an output VC.
     pub(crate) va_requests: Vec<u32>,
     /// Per local output VC slot: best requesting input VC and its round-robin distance.
-    va_best: Vec<u32>,
-    va_best_prio: Vec<u32>,
+    va_best: Local<u32, MAX_LOCAL_SLOTS>,
+    va_best_prio: Local<u32, MAX_LOCAL_SLOTS>,
     va_touched: Vec<u32>,
     /// Per local output port: requesting input ports.
-    out_req: Vec<u64>,
-    /// Per local input port: the VC it bids with (separable) / outputs it requests and
-    /// outputs granting it (iSLIP).
-    chosen: Vec<u8>,
-    req_out: Vec<u64>,
-    grants: Vec<u64>,
+    out_req: Local<u64, MAX_PORTS>,
+    /// Separable: input ports that bid, the requested output ports, and per input port the VC
+    /// it bids with and that VC's output.
+    pub(crate) bidders: u64,
+    pub(crate) outputs: u64,
+    chosen: Local<u8, MAX_PORTS>,
+    chosen_out: Local<u8, MAX_PORTS>,
+    /// iSLIP, per local input port: outputs it requests and outputs granting it.
+    req_out: Local<u64, MAX_PORTS>,
+    grants: Local<u64, MAX_PORTS>,
     /// Switch winners: (local input port, VC).
     pub(crate) winners: Vec<(u8, u8)>,
 }
 
-impl Scratch {
-    pub(crate) fn new(max_ports: usize, slots: VcSlots) -> Scratch {
-        let local_slots = slots.port_vc(max_ports, 0);
+impl Default for Scratch {
+    fn default() -> Self {
         Scratch {
-            sa_cand: vec![0; max_ports],
+            sa_cand: Local::filled(0),
             cand_ports: 0,
-            va_requests: Vec::with_capacity(local_slots),
-            va_best: vec![NONE; local_slots],
-            va_best_prio: vec![NONE; local_slots],
-            va_touched: Vec::with_capacity(local_slots),
-            out_req: vec![0; max_ports],
-            chosen: vec![0; max_ports],
-            req_out: vec![0; max_ports],
-            grants: vec![0; max_ports],
-            winners: Vec::with_capacity(max_ports),
+            touched_ports: 0,
+            va_requests: Vec::with_capacity(MAX_LOCAL_SLOTS),
+            va_best: Local::filled(NONE),
+            va_best_prio: Local::filled(NONE),
+            va_touched: Vec::with_capacity(MAX_LOCAL_SLOTS),
+            out_req: Local::filled(0),
+            bidders: 0,
+            outputs: 0,
+            chosen: Local::filled(0),
+            chosen_out: Local::filled(0),
+            req_out: Local::filled(0),
+            grants: Local::filled(0),
+            winners: Vec::with_capacity(MAX_PORTS),
         }
     }
 }
@@ -116,14 +157,28 @@ impl RouterSet {
             let out = first + state.out_port as usize;
             state.stage = Stage::Active;
             state.out_vc = out_vc as u8;
-            state.ready = now + self.timing.vc_alloc;
+            state.ready = Ready::at(now + self.timing.vc_alloc);
             self.out_free[out] &= !(1 << out_vc);
+            self.owner[ovc] = ivc as u32;
             self.va_grant_ptr[ovc] = (ivc - base) as u16;
             self.va_pick_ptr[ivc] = out_vc as u8;
-            if state.ready <= now && self.credits[ovc] > 0 {
-                let local = slots.owner(ivc) - first;
-                sc.sa_cand[local] |= 1 << slots.vc(ivc);
-                sc.cand_ports |= 1 << local;
+            let port = slots.owner(ivc);
+            let bit = 1 << slots.vc(ivc);
+            sc.touched_ports |= 1 << (port - first);
+            let work = &mut self.work[port];
+            work.va_pending &= !bit;
+            if self.credits[ovc] > 0 {
+                work.sa_ready |= bit;
+                if self.timing.vc_alloc > 0 {
+                    work.warming |= bit;
+                } else {
+                    let local = port - first;
+                    sc.sa_cand[local] |= bit;
+                    sc.cand_ports |= 1 << local;
+                    if self.allocator == AllocatorKind::Separable {
+                        self.bid(first, local, sc);
+                    }
+                }
             }
         }
         sc.va_touched.clear();
@@ -135,26 +190,47 @@ impl RouterSet {
         self.ivc[self.slots.port_vc(first + local, vc)].out_port as usize
     }
 
-    /// Separable input-first switch allocation; fills `sc.winners`.
-    pub(super) fn allocate_switch_separable(&mut self, r: usize, sc: &mut Scratch) {
-        let first = self.first_port(r);
-        sc.winners.clear();
-        let mut outputs = 0u64;
-        for local in bits64(sc.cand_ports) {
-            let vc = next_after_32(sc.sa_cand[local], self.sa_in_ptr[first + local] as u32);
-            sc.chosen[local] = vc as u8;
-            let out = self.wanted_output(first, local, vc as usize);
-            if outputs & (1 << out) == 0 {
-                outputs |= 1 << out;
-                sc.out_req[out] = 0;
+    /// Separable allocation, input stage: local input port `local` picks one of its switch
+    /// candidates round-robin and requests that VC's output port. A port that already bid this
+    /// cycle (its candidates grew during VC allocation) withdraws its earlier request first.
+    #[inline]
+    pub(super) fn bid(&self, first: usize, local: usize, sc: &mut Scratch) {
+        let bit = 1u64 << local;
+        if sc.bidders & bit != 0 {
+            let out = sc.chosen_out[local] as usize;
+            sc.out_req[out] &= !bit;
+            if sc.out_req[out] == 0 {
+                sc.outputs &= !(1 << out);
             }
-            sc.out_req[out] |= 1 << local;
         }
-        for out in bits64(outputs) {
+        let vc = next_after_32(sc.sa_cand[local], self.sa_in_ptr[first + local] as u32);
+        let out = self.wanted_output(first, local, vc as usize);
+        sc.chosen[local] = vc as u8;
+        sc.chosen_out[local] = out as u8;
+        sc.bidders |= bit;
+        if sc.outputs & (1 << out) == 0 {
+            sc.outputs |= 1 << out;
+            sc.out_req[out] = 0;
+        }
+        sc.out_req[out] |= bit;
+    }
+
+    /// Separable allocation, output stage: each requested output port grants one input
+    /// round-robin, and the granted flit crosses the switch at once.
+    pub(super) fn grant_separable<C: CongestionControl>(
+        &mut self,
+        r: usize,
+        sc: &mut Scratch,
+        cx: &mut StepContext<'_, C>,
+    ) {
+        let first = self.first_port(r);
+        for out in bits64(sc.outputs) {
             let local = next_after_64(sc.out_req[out], self.sa_out_ptr[first + out] as u32) as usize;
+            let vc = sc.chosen[local];
             self.sa_out_ptr[first + out] = local as u8;
-            self.sa_in_ptr[first + local] = sc.chosen[local];
-            sc.winners.push((local as u8, sc.chosen[local]));
+            self.sa_in_ptr[first + local] = vc;
+            sc.touched_ports |= 1 << local;
+            self.traverse(r, local, vc as usize, cx);
         }
     }
 
@@ -203,6 +279,7 @@ impl RouterSet {
                 let vc = next_after_32(vcs, self.sa_in_ptr[first + local] as u32);
                 self.sa_in_ptr[first + local] = vc as u8;
                 sc.winners.push((local as u8, vc as u8));
+                sc.touched_ports |= 1 << local;
             }
             if !matched_any {
                 break;

@@ -16,24 +16,34 @@ pub(crate) fn next_after_64(mask: u64, last: u32) -> u32 {
     (mask.rotate_right(start).trailing_zeros() + start) & 63
 }
 
-/// Iterates the set bits of a mask, lowest first.
-#[inline]
-pub(crate) fn bits64(mut mask: u64) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        if mask == 0 {
-            None
-        } else {
-            let b = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            Some(b)
+/// The set bits of a mask, lowest first.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Bits(u64);
+
+impl Iterator for Bits {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
         }
-    })
+        let b = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(b)
+    }
 }
 
 /// Iterates the set bits of a mask, lowest first.
 #[inline]
-pub(crate) fn bits32(mask: u32) -> impl Iterator<Item = usize> {
-    bits64(mask as u64)
+pub(crate) fn bits64(mask: u64) -> Bits {
+    Bits(mask)
+}
+
+/// Iterates the set bits of a mask, lowest first.
+#[inline]
+pub(crate) fn bits32(mask: u32) -> Bits {
+    Bits(mask as u64)
 }
 
 #[cfg(test)]

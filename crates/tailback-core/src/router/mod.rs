@@ -2,29 +2,41 @@
 //!
 //! Indexing: a router's ports are numbered globally (see [`Topology`]); input VC `v` of global
 //! port `p` is VC slot `p << shift | v` (see [`VcSlots`]), and so is output VC `v` of port `p`.
-//! Each input VC has a FIFO of flits and a pipeline state; each output VC has a credit count and
-//! a free flag.
+//! Each input VC has a FIFO of flits and a pipeline state; each output VC has a credit count, a
+//! free flag and, while allocated, the input VC that owns it.
 //!
-//! Per-hop timing of a head flit (see `docs/router-model.md`): it reaches the front of its input
-//! VC in cycle `a`; its route is known at `a + routing_delay`; it may then win VC allocation, after
-//! which it may bid for the switch `vc_alloc_delay` cycles later; a flit that wins switch allocation
-//! in cycle `s` leaves its buffer in `s` (its credit is returned then) and arrives downstream in
+//! Per-hop timing of a head flit (see `docs/router-model.md`): it is at the front of an idle
+//! input VC in cycle `a` (the cycle it arrives, or the cycle after the previous packet's tail
+//! left); its route is known at `a + routing_delay`; it may then win VC allocation, after which
+//! it may bid for the switch `vc_alloc_delay` cycles later; a flit that wins switch allocation in
+//! cycle `s` leaves its buffer in `s` (its credit is returned then) and arrives downstream in
 //! `s + switch_alloc_delay + crossbar_delay + link latency`. Body flits only go through switch
-//! allocation. A router is evaluated only while it buffers at least one flit.
+//! allocation.
+//!
+//! Work tracking: instead of scanning every buffered VC each cycle, each port keeps three masks,
+//! updated when flits arrive or leave, credits return and allocations happen:
+//! - `needs_route`: idle VCs with a head at the front;
+//! - `va_pending`: VCs waiting for an output VC;
+//! - `sa_ready`: VCs owning an output VC, with a flit at the front and a credit for it.
+//!
+//! A router is evaluated only while one of its ports has a bit in one of these masks, so a router
+//! whose packets are all blocked on credits costs nothing until a credit returns.
 
 mod alloc;
 pub(crate) mod arbiter;
 mod step;
 
+pub(crate) use alloc::Scratch;
 pub(crate) use step::StepContext;
 
 use crate::config::{AllocatorKind, Config, Switching};
+use crate::bitset::BitSet;
 use crate::event::VcSlots;
 use crate::flit::Flit;
 use crate::ids::RouterId;
 use crate::topology::{Link, Topology};
 
-/// Marks an unconnected port in the wiring tables.
+/// Marks an unconnected port in the wiring tables and an output VC without owner.
 pub(crate) const UNCONNECTED: u32 = u32::MAX;
 
 /// Pipeline stage of an input VC.
@@ -32,15 +44,23 @@ pub(crate) const UNCONNECTED: u32 = u32::MAX;
 pub(crate) enum Stage {
     /// No packet in progress; a flit at the front is a head waiting for route computation.
     Idle,
-    /// Route computed (ready at `ready`); waiting for an output VC.
+    /// Route computed (usable from `ready`); waiting for an output VC.
     VcAlloc,
     /// Owns output VC `out_vc` of `out_port`; flits may bid for the switch from `ready` on.
     Active,
 }
 
-/// Pipeline state of one input VC.
+/// Pipeline and buffer state of one input VC (16 bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct InputVc {
+    /// Output VCs the route allows (valid in `VcAlloc`).
+    pub(crate) allowed: u32,
+    /// Cycle (low 32 bits) from which the current stage may act; see [`Ready`].
+    pub(crate) ready: Ready,
+    /// Ring-buffer position of the front flit.
+    head: u16,
+    /// Flits in the buffer.
+    pub(crate) len: u16,
     pub(crate) stage: Stage,
     /// Local output port of the current packet.
     pub(crate) out_port: u8,
@@ -48,10 +68,24 @@ pub(crate) struct InputVc {
     pub(crate) out_vc: u8,
     /// VC class after this hop.
     pub(crate) class: u8,
-    /// Output VCs the route allows (valid in `VcAlloc`).
-    pub(crate) allowed: u32,
-    /// Cycle from which the current stage may act.
-    pub(crate) ready: u64,
+}
+
+/// A cycle in the near future, kept as its low 32 bits. Pipeline delays are far below 2^31
+/// cycles, so comparing by wrapping difference is exact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Ready(u32);
+
+impl Ready {
+    #[inline]
+    pub(crate) fn at(cycle: u64) -> Ready {
+        Ready(cycle as u32)
+    }
+
+    /// Whether `now` has reached this cycle.
+    #[inline]
+    pub(crate) fn reached(self, now: u64) -> bool {
+        (now as u32).wrapping_sub(self.0) as i32 >= 0
+    }
 }
 
 /// Fixed per-router delays, in cycles.
@@ -60,6 +94,23 @@ pub(crate) struct Timing {
     pub(crate) routing: u64,
     pub(crate) vc_alloc: u64,
     pub(crate) credit: u64,
+}
+
+/// Per-port work masks (one bit per VC).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct PortWork {
+    pub(crate) needs_route: u32,
+    pub(crate) va_pending: u32,
+    pub(crate) sa_ready: u32,
+    /// VCs in `sa_ready` whose VC-allocation delay may not have elapsed yet.
+    pub(crate) warming: u32,
+}
+
+impl PortWork {
+    #[inline]
+    fn any(&self) -> bool {
+        self.needs_route | self.va_pending | self.sa_ready != 0
+    }
 }
 
 /// The state of every router.
@@ -85,28 +136,25 @@ pub(crate) struct RouterSet {
 
     // Input VCs, per slot.
     buf: Vec<Flit>,
-    buf_head: Vec<u16>,
-    pub(crate) buf_len: Vec<u16>,
     pub(crate) ivc: Vec<InputVc>,
     va_pick_ptr: Vec<u8>,
 
     // Output VCs, per slot.
     pub(crate) credits: Vec<u16>,
+    /// Input VC slot owning each allocated output VC ([`UNCONNECTED`] when free).
+    pub(crate) owner: Vec<u32>,
     va_grant_ptr: Vec<u16>,
 
     // Per port.
-    in_nonempty: Vec<u32>,
+    pub(crate) work: Vec<PortWork>,
     pub(crate) out_free: Vec<u32>,
     sa_in_ptr: Vec<u8>,
     sa_out_ptr: Vec<u8>,
     accept_ptr: Vec<u8>,
 
-    // Per router.
-    port_nonempty: Vec<u64>,
-    active: Vec<bool>,
-    active_list: Vec<u32>,
-
-    scratch: alloc::Scratch,
+    // Per router: local ports with work, and the set of routers with work.
+    work_ports: Vec<u64>,
+    active: BitSet,
 }
 
 impl RouterSet {
@@ -124,11 +172,26 @@ impl RouterSet {
         };
         let all_vcs = if vcs == 32 { u32::MAX } else { (1u32 << vcs) - 1 };
         let routers = topology.router_count();
+        assert!(
+            topology.max_ports() <= alloc::MAX_PORTS,
+            "routers have at most {} ports",
+            alloc::MAX_PORTS
+        );
         let mut first_port: Vec<u32> = (0..routers)
             .map(|r| topology.router_ports(RouterId::new(r)).start as u32)
             .collect();
         first_port.push(ports.len() as u32);
         let n_slots = slots.nic_base as usize;
+        let idle = InputVc {
+            stage: Stage::Idle,
+            out_port: 0,
+            out_vc: 0,
+            class: 0,
+            allowed: 0,
+            ready: Ready::at(0),
+            head: 0,
+            len: 0,
+        };
         RouterSet {
             vcs,
             slots,
@@ -144,34 +207,24 @@ impl RouterSet {
             first_port,
             port_router: ports.iter().map(|p| p.router.index() as u32).collect(),
             downstream: ports.iter().map(|p| far_end(p.output)).collect(),
-            out_delay: ports.iter().map(|p| pipe + p.output_latency as u64).collect(),
+            out_delay: ports
+                .iter()
+                .map(|p| pipe + p.output_latency as u64)
+                .collect(),
             upstream: ports.iter().map(|p| far_end(p.input)).collect(),
             buf: vec![Flit::EMPTY; n_slots * capacity as usize],
-            buf_head: vec![0; n_slots],
-            buf_len: vec![0; n_slots],
-            ivc: vec![
-                InputVc {
-                    stage: Stage::Idle,
-                    out_port: 0,
-                    out_vc: 0,
-                    class: 0,
-                    allowed: 0,
-                    ready: 0,
-                };
-                n_slots
-            ],
+            ivc: vec![idle; n_slots],
             va_pick_ptr: vec![(vcs - 1) as u8; n_slots],
             credits: vec![capacity as u16; n_slots],
+            owner: vec![UNCONNECTED; n_slots],
             va_grant_ptr: vec![0; n_slots],
-            in_nonempty: vec![0; ports.len()],
+            work: vec![PortWork::default(); ports.len()],
             out_free: vec![all_vcs; ports.len()],
             sa_in_ptr: vec![(vcs - 1) as u8; ports.len()],
             sa_out_ptr: vec![63; ports.len()],
             accept_ptr: vec![63; ports.len()],
-            port_nonempty: vec![0; routers],
-            active: vec![false; routers],
-            active_list: Vec::with_capacity(routers),
-            scratch: alloc::Scratch::new(topology.max_ports(), slots),
+            work_ports: vec![0; routers],
+            active: BitSet::new(routers),
         }
     }
 
@@ -187,79 +240,118 @@ impl RouterSet {
         self.port_router[port] as usize
     }
 
+    /// Records that `port` has (or no longer has) work, activating its router.
+    #[inline]
+    fn refresh(&mut self, port: usize) {
+        let router = self.router_of_port(port);
+        let bit = 1u64 << (port - self.first_port(router));
+        if self.work[port].any() {
+            self.work_ports[router] |= bit;
+            self.active.insert(router);
+        } else {
+            self.work_ports[router] &= !bit;
+        }
+    }
+
     /// Appends a flit to the input VC in `slot`; returns the owning router and the new occupancy.
     #[inline]
     pub(crate) fn push_flit(&mut self, slot: usize, flit: Flit) -> (usize, u32) {
-        let len = self.buf_len[slot] as u32;
+        let cap = self.capacity;
+        let state = &mut self.ivc[slot];
+        let len = state.len as u32;
         assert!(
-            len < self.capacity,
+            len < cap,
             "buffer overflow at input VC slot {slot}: credit protocol violated"
         );
-        let mut position = self.buf_head[slot] as u32 + len;
-        if position >= self.capacity {
-            position -= self.capacity;
+        let mut position = state.head as u32 + len;
+        if position >= cap {
+            position -= cap;
         }
-        self.buf[slot * self.capacity as usize + position as usize] = flit;
-        self.buf_len[slot] += 1;
+        state.len += 1;
+        let stage = state.stage;
+        self.buf[slot * cap as usize + position as usize] = flit;
         let port = self.slots.owner(slot);
-        let router = self.router_of_port(port);
         if len == 0 {
-            self.in_nonempty[port] |= 1 << self.slots.vc(slot);
-            self.port_nonempty[router] |= 1 << (port - self.first_port(router));
-            if !self.active[router] {
-                self.active[router] = true;
-                self.active_list.push(router as u32);
+            let bit = 1 << self.slots.vc(slot);
+            match stage {
+                Stage::Idle => self.work[port].needs_route |= bit,
+                Stage::Active => {
+                    if self.credits[self.out_slot(port, slot)] > 0 {
+                        self.work[port].sa_ready |= bit;
+                    }
+                }
+                Stage::VcAlloc => unreachable!("a VC waiting for allocation holds its head"),
             }
+            self.refresh(port);
         }
-        (router, len + 1)
+        (self.router_of_port(port), len + 1)
+    }
+
+    /// Output VC slot owned by the active input VC in `slot` of global port `port`.
+    #[inline]
+    fn out_slot(&self, port: usize, slot: usize) -> usize {
+        let state = &self.ivc[slot];
+        let router = self.router_of_port(port);
+        self.slots.port_vc(
+            self.first_port(router) + state.out_port as usize,
+            state.out_vc as usize,
+        )
     }
 
     /// The flit at the front of the input VC in `slot`.
     #[inline]
     pub(crate) fn front(&self, slot: usize) -> Flit {
-        debug_assert!(self.buf_len[slot] > 0);
-        self.buf[slot * self.capacity as usize + self.buf_head[slot] as usize]
+        debug_assert!(self.ivc[slot].len > 0);
+        self.buf[slot * self.capacity as usize + self.ivc[slot].head as usize]
     }
 
-    /// Removes the front flit of input VC `vc` of local port `local` of `router`.
+    /// Removes the front flit of the input VC in `slot`.
     #[inline]
-    fn pop_flit(&mut self, router: usize, local: usize, vc: usize) -> Flit {
-        let port = self.first_port(router) + local;
-        let slot = self.slots.port_vc(port, vc);
+    fn pop_flit(&mut self, slot: usize) -> Flit {
         let flit = self.front(slot);
-        let head = self.buf_head[slot] as u32 + 1;
-        self.buf_head[slot] = if head == self.capacity { 0 } else { head as u16 };
-        self.buf_len[slot] -= 1;
-        if self.buf_len[slot] == 0 {
-            self.in_nonempty[port] &= !(1 << vc);
-            if self.in_nonempty[port] == 0 {
-                self.port_nonempty[router] &= !(1 << local);
-            }
-        }
+        let state = &mut self.ivc[slot];
+        let head = state.head as u32 + 1;
+        state.head = if head == self.capacity { 0 } else { head as u16 };
+        state.len -= 1;
         flit
     }
 
-    /// Returns a credit to the output VC in `slot`.
+    /// Returns a credit to the output VC in `slot`, waking its owner if it was starved.
     #[inline]
     pub(crate) fn add_credit(&mut self, slot: usize) {
         self.credits[slot] += 1;
         debug_assert!(self.credits[slot] as u32 <= self.capacity);
+        let owner = self.owner[slot];
+        if self.credits[slot] == 1 && owner != UNCONNECTED {
+            let owner = owner as usize;
+            if self.ivc[owner].len > 0 {
+                let port = self.slots.owner(owner);
+                self.work[port].sa_ready |= 1 << self.slots.vc(owner);
+                self.refresh(port);
+            }
+        }
     }
 
-    /// Whether any router holds a flit.
+    /// Whether `port`'s router will be evaluated (for the invariant checker).
+    pub(crate) fn is_scheduled(&self, port: usize) -> bool {
+        let router = self.router_of_port(port);
+        self.active.contains(router) && self.work_ports[router] & (1 << (port - self.first_port(router))) != 0
+    }
+
+    /// Whether any router has work.
     pub(crate) fn any_active(&self) -> bool {
-        !self.active_list.is_empty()
+        !self.active.is_empty()
     }
 
     /// Flits buffered in all routers.
     pub(crate) fn buffered_flits(&self) -> u64 {
-        self.buf_len.iter().map(|&l| l as u64).sum()
+        self.ivc.iter().map(|s| s.len as u64).sum()
     }
 
     /// The flits currently in the input VC in `slot`, front first.
     pub(crate) fn buffer_contents(&self, slot: usize) -> impl Iterator<Item = Flit> + '_ {
         let cap = self.capacity as usize;
-        (0..self.buf_len[slot] as usize)
-            .map(move |i| self.buf[slot * cap + (self.buf_head[slot] as usize + i) % cap])
+        let state = self.ivc[slot];
+        (0..state.len as usize).map(move |i| self.buf[slot * cap + (state.head as usize + i) % cap])
     }
 }

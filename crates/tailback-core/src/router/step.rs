@@ -1,7 +1,8 @@
 //! One cycle of a router: route computation, VC allocation, switch allocation and traversal.
 
 use super::alloc::Scratch;
-use super::{InputVc, RouterSet, Stage};
+use super::arbiter::{bits32, bits64};
+use super::{InputVc, Ready, RouterSet, Stage, UNCONNECTED};
 use crate::config::AllocatorKind;
 use crate::event::{FlitArrival, Wheel};
 use crate::hooks::{BufferEvent, CongestionControl, ForwardEvent};
@@ -22,21 +23,19 @@ pub(crate) struct StepContext<'a, C> {
 }
 
 impl RouterSet {
-    /// Evaluates every router that holds a flit; routers left empty go idle.
-    pub(crate) fn step_all<C: CongestionControl>(&mut self, cx: &mut StepContext<'_, C>) {
-        let mut sc = std::mem::take(&mut self.scratch);
-        let mut i = 0;
-        while i < self.active_list.len() {
-            let r = self.active_list[i] as usize;
-            self.step(r, &mut sc, cx);
-            if self.port_nonempty[r] == 0 {
-                self.active[r] = false;
-                self.active_list.swap_remove(i);
-            } else {
-                i += 1;
-            }
-        }
-        self.scratch = sc;
+    /// Evaluates every router with work; routers left without work go idle. `sc` is working
+    /// storage reused from cycle to cycle.
+    pub(crate) fn step_all<C: CongestionControl>(
+        &mut self,
+        sc: &mut Scratch,
+        cx: &mut StepContext<'_, C>,
+    ) {
+        let mut active = std::mem::take(&mut self.active);
+        active.retain(|r| {
+            self.step(r, sc, cx);
+            self.work_ports[r] != 0
+        });
+        self.active = active;
     }
 
     fn step<C: CongestionControl>(
@@ -49,19 +48,32 @@ impl RouterSet {
         if !sc.va_requests.is_empty() {
             self.allocate_vcs(r, sc, cx);
         }
-        if sc.cand_ports != 0 {
-            match self.allocator {
-                AllocatorKind::Separable => self.allocate_switch_separable(r, sc),
-                AllocatorKind::Islip => self.allocate_switch_islip(r, sc, self.islip_iterations),
+        match self.allocator {
+            AllocatorKind::Separable => {
+                if sc.outputs != 0 {
+                    self.grant_separable(r, sc, cx);
+                }
             }
-            for i in 0..sc.winners.len() {
-                let (local, vc) = sc.winners[i];
-                self.traverse(r, local as usize, vc as usize, cx);
+            AllocatorKind::Islip => {
+                if sc.cand_ports != 0 {
+                    self.allocate_switch_islip(r, sc, self.islip_iterations);
+                    for i in 0..sc.winners.len() {
+                        let (local, vc) = sc.winners[i];
+                        self.traverse(r, local as usize, vc as usize, cx);
+                    }
+                }
+            }
+        }
+        // Only ports that won an allocation can have run out of work.
+        let first = self.first_port(r);
+        for local in bits64(sc.touched_ports) {
+            if !self.work[first + local].any() {
+                self.work_ports[r] &= !(1 << local);
             }
         }
     }
 
-    /// Routes idle heads and gathers VC-allocation requests and switch candidates.
+    /// Routes new heads, and gathers VC-allocation requests and switch candidates.
     fn collect_requests<C: CongestionControl>(
         &mut self,
         r: usize,
@@ -71,62 +83,75 @@ impl RouterSet {
         let now = cx.now;
         let slots = self.slots;
         let first = self.first_port(r);
+        let separable = self.allocator == AllocatorKind::Separable;
         sc.va_requests.clear();
         sc.cand_ports = 0;
-        let mut ports = self.port_nonempty[r];
-        while ports != 0 {
-            let local = ports.trailing_zeros() as usize;
-            ports &= ports - 1;
+        sc.touched_ports = 0;
+        sc.bidders = 0;
+        sc.outputs = 0;
+        for local in bits64(self.work_ports[r]) {
             let port = first + local;
-            let mut candidates = 0u32;
-            let mut vcs = self.in_nonempty[port];
-            while vcs != 0 {
-                let vc = vcs.trailing_zeros() as usize;
-                vcs &= vcs - 1;
-                let ivc = slots.port_vc(port, vc);
-                let state = self.ivc[ivc];
-                match state.stage {
-                    Stage::Idle => {
-                        let packet = cx.packets.get(self.front(ivc).packet());
-                        let hop = cx.routing.route(
-                            RouterId::new(r),
-                            NodeId::new(packet.src as usize),
-                            NodeId::new(packet.dst as usize),
-                            packet.class,
-                        );
-                        let ready = now + self.timing.routing;
-                        self.ivc[ivc] = InputVc {
-                            stage: Stage::VcAlloc,
-                            out_port: hop.port,
-                            out_vc: 0,
-                            class: hop.class,
-                            allowed: hop.vcs,
-                            ready,
-                        };
-                        if ready <= now {
-                            sc.va_requests.push(ivc as u32);
-                        }
+            let mut work = self.work[port];
+            if work.needs_route | work.va_pending | work.warming == 0 {
+                // The common case: only switch candidates, all past their delays.
+                if work.sa_ready != 0 {
+                    sc.sa_cand[local] = work.sa_ready;
+                    sc.cand_ports |= 1 << local;
+                    if separable {
+                        self.bid(first, local, sc);
                     }
-                    Stage::VcAlloc if state.ready <= now => sc.va_requests.push(ivc as u32),
-                    Stage::Active if state.ready <= now => {
-                        let ovc =
-                            slots.port_vc(first + state.out_port as usize, state.out_vc as usize);
-                        if self.credits[ovc] > 0 {
-                            candidates |= 1 << vc;
-                        }
-                    }
-                    Stage::VcAlloc | Stage::Active => {}
+                }
+                continue;
+            }
+            for vc in bits32(work.needs_route) {
+                let slot = slots.port_vc(port, vc);
+                let packet = cx.packets.get(self.front(slot).packet());
+                let hop = cx.routing.route(
+                    RouterId::new(r),
+                    NodeId::new(packet.src as usize),
+                    NodeId::new(packet.dst as usize),
+                    packet.class,
+                );
+                let state = &mut self.ivc[slot];
+                *state = InputVc {
+                    stage: Stage::VcAlloc,
+                    out_port: hop.port,
+                    out_vc: 0,
+                    class: hop.class,
+                    allowed: hop.vcs,
+                    ready: Ready::at(now + self.timing.routing),
+                    ..*state
+                };
+            }
+            work.va_pending |= work.needs_route;
+            work.needs_route = 0;
+            for vc in bits32(work.va_pending) {
+                let slot = slots.port_vc(port, vc);
+                if self.ivc[slot].ready.reached(now) {
+                    sc.va_requests.push(slot as u32);
                 }
             }
-            sc.sa_cand[local] = candidates;
+            let mut candidates = work.sa_ready;
+            for vc in bits32(work.warming & candidates) {
+                if !self.ivc[slots.port_vc(port, vc)].ready.reached(now) {
+                    candidates &= !(1 << vc);
+                } else {
+                    work.warming &= !(1 << vc);
+                }
+            }
+            self.work[port] = work;
             if candidates != 0 {
+                sc.sa_cand[local] = candidates;
                 sc.cand_ports |= 1 << local;
+                if separable {
+                    self.bid(first, local, sc);
+                }
             }
         }
     }
 
     /// Sends the front flit of input VC `vc` of local port `local` through the crossbar.
-    fn traverse<C: CongestionControl>(
+    pub(super) fn traverse<C: CongestionControl>(
         &mut self,
         r: usize,
         local: usize,
@@ -136,11 +161,16 @@ impl RouterSet {
         let now = cx.now;
         let slots = self.slots;
         let port = self.first_port(r) + local;
-        let ivc = slots.port_vc(port, vc);
-        let state = self.ivc[ivc];
+        let slot = slots.port_vc(port, vc);
+        let state = self.ivc[slot];
         let out = self.first_port(r) + state.out_port as usize;
-        let flit = self.pop_flit(r, local, vc);
-        self.credits[slots.port_vc(out, state.out_vc as usize)] -= 1;
+        let out_slot = slots.port_vc(out, state.out_vc as usize);
+        let flit = self.pop_flit(slot);
+        self.credits[out_slot] -= 1;
+        let bit = 1u32 << vc;
+        if self.credits[out_slot] == 0 || state.len == 1 {
+            self.work[port].sa_ready &= !bit;
+        }
         let to = self.downstream[out] + state.out_vc as u32;
         cx.flits
             .schedule(now, self.out_delay[out], FlitArrival { to, flit });
@@ -164,14 +194,21 @@ impl RouterSet {
         }
         if flit.is_tail() {
             self.out_free[out] |= 1 << state.out_vc;
-            self.ivc[ivc].stage = Stage::Idle;
+            self.owner[out_slot] = UNCONNECTED;
+            self.ivc[slot].stage = Stage::Idle;
+            let work = &mut self.work[port];
+            work.sa_ready &= !bit;
+            if state.len > 1 {
+                // The next packet's head is routed from the next cycle on.
+                work.needs_route |= bit;
+            }
         }
         if C::BUFFER_EVENTS {
             let event = BufferEvent {
                 router: RouterId::new(r),
                 port: local as u8,
                 vc: vc as u8,
-                occupancy: self.buf_len[ivc] as u32,
+                occupancy: state.len as u32 - 1,
                 capacity: self.capacity,
             };
             cx.control.on_dequeue(event, now);

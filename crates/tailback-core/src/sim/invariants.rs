@@ -42,7 +42,7 @@ pub(super) fn check<C: CongestionControl>(sim: &Simulation<C>) {
             let ovc = slots.port_vc(port, vc);
             let far = routers.downstream[port] as usize + vc;
             let held = if slots.is_router(far) {
-                routers.buf_len[far] as u64
+                routers.ivc[far].len as u64
             } else {
                 nics.rx_held[far - slots.nic_base as usize] as u64
             };
@@ -62,7 +62,7 @@ pub(super) fn check<C: CongestionControl>(sim: &Simulation<C>) {
             let total = nics.inj_credits[nics.local(node, vc)] as u64
                 + credits_to[nic]
                 + flits_to[ivc]
-                + routers.buf_len[ivc] as u64;
+                + routers.ivc[ivc].len as u64;
             if total != cap {
                 fail(format!(
                     "injection VC {vc} of node {node}: credits and flits add up to {total}, not {cap}"
@@ -81,15 +81,19 @@ pub(super) fn check<C: CongestionControl>(sim: &Simulation<C>) {
         ));
     }
 
-    // Output VC ownership: each allocated output VC has exactly one active owner.
+    // Output VC ownership: each allocated output VC has exactly one active owner, recorded.
     let mut owners = vec![0u32; slots.nic_base as usize];
     for (ivc, state) in routers.ivc.iter().enumerate() {
         if state.stage == Stage::Active {
             let router = routers.router_of_port(slots.owner(ivc));
             let out = routers.first_port(router) + state.out_port as usize;
-            owners[slots.port_vc(out, state.out_vc as usize)] += 1;
+            let ovc = slots.port_vc(out, state.out_vc as usize);
+            owners[ovc] += 1;
+            if routers.owner[ovc] as usize != ivc {
+                fail(format!("output VC slot {ovc} does not record its owner {ivc}"));
+            }
         }
-        if state.stage == Stage::Idle && routers.buf_len[ivc] > 0 && !routers.front(ivc).is_head() {
+        if state.stage == Stage::Idle && state.len > 0 && !routers.front(ivc).is_head() {
             fail(format!("input VC {ivc} is idle but its front flit is not a head"));
         }
     }
@@ -106,8 +110,43 @@ pub(super) fn check<C: CongestionControl>(sim: &Simulation<C>) {
         }
     }
 
+    // Work masks say exactly which VCs can act, and routers with work are scheduled.
+    for port in 0..ports {
+        let work = routers.work[port];
+        let router = routers.router_of_port(port);
+        for vc in 0..v {
+            let ivc = slots.port_vc(port, vc);
+            let state = routers.ivc[ivc];
+            let bit = 1 << vc;
+            let expect_route = state.stage == Stage::Idle && state.len > 0;
+            let expect_va = state.stage == Stage::VcAlloc;
+            let expect_sa = state.stage == Stage::Active && state.len > 0 && {
+                let out = routers.first_port(router) + state.out_port as usize;
+                routers.credits[slots.port_vc(out, state.out_vc as usize)] > 0
+            };
+            let actual = (
+                work.needs_route & bit != 0,
+                work.va_pending & bit != 0,
+                work.sa_ready & bit != 0,
+            );
+            if actual != (expect_route, expect_va, expect_sa) {
+                fail(format!(
+                    "input VC {vc} of port {port} ({:?}, {} flits): work masks (route, VA, SA) \
+                     are {actual:?}, expected {:?}",
+                    state.stage,
+                    state.len,
+                    (expect_route, expect_va, expect_sa)
+                ));
+            }
+        }
+        if (work.needs_route | work.va_pending | work.sa_ready) != 0 && !routers.is_scheduled(port)
+        {
+            fail(format!("port {port} has work but its router is not scheduled"));
+        }
+    }
+
     // Every buffered flit belongs to a live packet.
-    for ivc in 0..routers.buf_len.len() {
+    for ivc in 0..routers.ivc.len() {
         for flit in routers.buffer_contents(ivc) {
             if !sim.packets.is_live(flit.packet()) {
                 fail(format!("input VC {ivc} holds a flit of delivered packet {}", flit.packet()));

@@ -19,7 +19,7 @@ use crate::hooks::{BufferEvent, CongestionControl, NoControl};
 use crate::ids::RouterId;
 use crate::nic::{NicContext, NicSet};
 use crate::packet::PacketSlab;
-use crate::router::{RouterSet, StepContext};
+use crate::router::{RouterSet, Scratch, StepContext};
 use crate::routing::Routing;
 use crate::stats::{Collector, RunSummary};
 use crate::topology::Topology;
@@ -52,6 +52,8 @@ pub struct Simulation<C: CongestionControl = NoControl> {
     routing: Routing,
     workload: Workload,
     routers: RouterSet,
+    /// Working storage of the router allocators.
+    scratch: Scratch,
     nics: NicSet,
     packets: PacketSlab,
     flit_wheel: Wheel<FlitArrival>,
@@ -105,6 +107,7 @@ impl<C: CongestionControl> Simulation<C> {
             routing,
             workload,
             routers,
+            scratch: Scratch::default(),
             nics,
             packets: PacketSlab::default(),
             flit_wheel: Wheel::new(max_flit_delay),
@@ -168,7 +171,7 @@ impl<C: CongestionControl> Simulation<C> {
             });
         }
         if self.routers.any_active() {
-            self.routers.step_all(&mut StepContext {
+            self.routers.step_all(&mut self.scratch, &mut StepContext {
                 now,
                 routing: &self.routing,
                 packets: &mut self.packets,
