@@ -48,12 +48,12 @@ impl<'a> NetworkView<'a> {
 
     /// Credits (free downstream slots known upstream) of output VC `vc` of `port`.
     pub fn output_credits(&self, port: PortId, vc: usize) -> u32 {
-        self.routers.credits[self.routers.slots.port_vc(port.index(), vc)] as u32
+        self.routers.ovc[self.routers.slots.port_vc(port.index(), vc)].credits as u32
     }
 
     /// Whether output VC `vc` of `port` is free to be allocated to a new packet.
     pub fn output_vc_free(&self, port: PortId, vc: usize) -> bool {
-        self.routers.out_free[port.index()] & (1 << vc) != 0
+        self.routers.ports[port.index()].out_free & (1 << vc) != 0
     }
 
     /// Flits buffered in all routers (a full scan; track buffer events for per-cycle use).

@@ -122,11 +122,11 @@ impl RouterSet {
             let ivc = sc.va_requests[i] as usize;
             let state = self.ivc[ivc];
             let out = first + state.out_port as usize;
-            let mut free = self.out_free[out] & state.allowed;
+            let mut free = self.ports[out].out_free & state.allowed;
             if self.cut_through {
                 let need = cx.packets.get(self.front(ivc).packet()).flits;
                 free = bits32(free)
-                    .filter(|&b| self.credits[slots.port_vc(out, b)] as u32 >= need)
+                    .filter(|&b| self.ovc[slots.port_vc(out, b)].credits as u32 >= need)
                     .fold(0, |m, b| m | (1 << b));
             }
             if free == 0 {
@@ -136,7 +136,7 @@ impl RouterSet {
             let ovc = slots.port_vc(out, out_vc);
             let local_ovc = ovc - base;
             let local_ivc = (ivc - base) as u32;
-            let last = self.va_grant_ptr[ovc] as u32;
+            let last = self.ovc[ovc].grant_ptr as u32;
             let prio = (local_ivc + span - last - 1) % span;
             if sc.va_best_prio[local_ovc] == NONE {
                 sc.va_touched.push(local_ovc as u32);
@@ -158,16 +158,16 @@ impl RouterSet {
             state.stage = Stage::Active;
             state.out_vc = out_vc as u8;
             state.ready = Ready::at(now + self.timing.vc_alloc);
-            self.out_free[out] &= !(1 << out_vc);
-            self.owner[ovc] = ivc as u32;
-            self.va_grant_ptr[ovc] = (ivc - base) as u16;
+            self.ports[out].out_free &= !(1 << out_vc);
+            self.ovc[ovc].owner = ivc as u32;
+            self.ovc[ovc].grant_ptr = (ivc - base) as u16;
             self.va_pick_ptr[ivc] = out_vc as u8;
             let port = slots.owner(ivc);
             let bit = 1 << slots.vc(ivc);
             sc.touched_ports |= 1 << (port - first);
-            let work = &mut self.work[port];
+            let work = &mut self.ports[port].work;
             work.va_pending &= !bit;
-            if self.credits[ovc] > 0 {
+            if self.ovc[ovc].credits > 0 {
                 work.sa_ready |= bit;
                 if self.timing.vc_alloc > 0 {
                     work.warming |= bit;
@@ -203,7 +203,7 @@ impl RouterSet {
                 sc.outputs &= !(1 << out);
             }
         }
-        let vc = next_after_32(sc.sa_cand[local], self.sa_in_ptr[first + local] as u32);
+        let vc = next_after_32(sc.sa_cand[local], self.ports[first + local].sa_in_ptr as u32);
         let out = self.wanted_output(first, local, vc as usize);
         sc.chosen[local] = vc as u8;
         sc.chosen_out[local] = out as u8;
@@ -225,10 +225,10 @@ impl RouterSet {
     ) {
         let first = self.first_port(r);
         for out in bits64(sc.outputs) {
-            let local = next_after_64(sc.out_req[out], self.sa_out_ptr[first + out] as u32) as usize;
+            let local = next_after_64(sc.out_req[out], self.ports[first + out].sa_out_ptr as u32) as usize;
             let vc = sc.chosen[local];
-            self.sa_out_ptr[first + out] = local as u8;
-            self.sa_in_ptr[first + local] = vc;
+            self.ports[first + out].sa_out_ptr = local as u8;
+            self.ports[first + local].sa_in_ptr = vc;
             sc.touched_ports |= 1 << local;
             self.traverse(r, local, vc as usize, cx);
         }
@@ -257,7 +257,7 @@ impl RouterSet {
                 sc.grants[local] = 0;
             }
             for out in bits64(outputs) {
-                let local = next_after_64(sc.out_req[out], self.sa_out_ptr[first + out] as u32);
+                let local = next_after_64(sc.out_req[out], self.ports[first + out].sa_out_ptr as u32);
                 sc.grants[local as usize] |= 1 << out;
             }
             let mut matched_any = false;
@@ -265,19 +265,19 @@ impl RouterSet {
                 if sc.grants[local] == 0 {
                     continue;
                 }
-                let out = next_after_64(sc.grants[local], self.accept_ptr[first + local] as u32);
+                let out = next_after_64(sc.grants[local], self.ports[first + local].accept_ptr as u32);
                 inputs_matched |= 1 << local;
                 outputs_matched |= 1 << out;
                 matched_any = true;
                 if iteration == 0 {
-                    self.sa_out_ptr[first + out as usize] = local as u8;
-                    self.accept_ptr[first + local] = out as u8;
+                    self.ports[first + out as usize].sa_out_ptr = local as u8;
+                    self.ports[first + local].accept_ptr = out as u8;
                 }
                 let vcs = bits32(sc.sa_cand[local])
                     .filter(|&vc| self.wanted_output(first, local, vc) == out as usize)
                     .fold(0u32, |m, vc| m | 1 << vc);
-                let vc = next_after_32(vcs, self.sa_in_ptr[first + local] as u32);
-                self.sa_in_ptr[first + local] = vc as u8;
+                let vc = next_after_32(vcs, self.ports[first + local].sa_in_ptr as u32);
+                self.ports[first + local].sa_in_ptr = vc as u8;
                 sc.winners.push((local as u8, vc as u8));
                 sc.touched_ports |= 1 << local;
             }

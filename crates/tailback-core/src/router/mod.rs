@@ -113,6 +113,40 @@ impl PortWork {
     }
 }
 
+/// Per-port state: work masks, wiring and arbiter pointers.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Port {
+    pub(crate) work: PortWork,
+    /// First VC slot of the far end of the output channel (a router input port or a NIC's
+    /// receive side), or [`UNCONNECTED`].
+    pub(crate) downstream: u32,
+    /// First VC slot the input side's credits go back to (a router output port or a NIC's
+    /// injection side), or [`UNCONNECTED`].
+    pub(crate) upstream: u32,
+    /// Output VCs not allocated to a packet.
+    pub(crate) out_free: u32,
+    /// The router owning the port.
+    pub(crate) router: u32,
+    /// Cycles from winning switch allocation to arriving downstream.
+    out_delay: u32,
+    /// Switch allocation round-robin pointers: last VC granted at this input, last input granted
+    /// at this output, and (iSLIP) last output accepted by this input.
+    sa_in_ptr: u8,
+    sa_out_ptr: u8,
+    accept_ptr: u8,
+}
+
+/// Per-output-VC state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct OutputVc {
+    /// Input VC slot owning the output VC ([`UNCONNECTED`] when free).
+    pub(crate) owner: u32,
+    /// Free slots downstream as known here.
+    pub(crate) credits: u16,
+    /// Router-local slot of the input VC granted last (VC allocation round robin).
+    grant_ptr: u16,
+}
+
 /// The state of every router.
 #[derive(Debug)]
 pub(crate) struct RouterSet {
@@ -124,15 +158,7 @@ pub(crate) struct RouterSet {
     islip_iterations: u32,
     cut_through: bool,
     first_port: Vec<u32>,
-    port_router: Vec<u32>,
-
-    // Wiring, per global port: first VC slot of the channel's far end.
-    /// Where the output side's flits go (a router input port or a NIC's receive side).
-    pub(crate) downstream: Vec<u32>,
-    /// Cycles from winning switch allocation to arriving downstream.
-    out_delay: Vec<u64>,
-    /// Where the input side's credits go (a router output port or a NIC's injection side).
-    pub(crate) upstream: Vec<u32>,
+    pub(crate) ports: Vec<Port>,
 
     // Input VCs, per slot.
     buf: Vec<Flit>,
@@ -140,17 +166,7 @@ pub(crate) struct RouterSet {
     va_pick_ptr: Vec<u8>,
 
     // Output VCs, per slot.
-    pub(crate) credits: Vec<u16>,
-    /// Input VC slot owning each allocated output VC ([`UNCONNECTED`] when free).
-    pub(crate) owner: Vec<u32>,
-    va_grant_ptr: Vec<u16>,
-
-    // Per port.
-    pub(crate) work: Vec<PortWork>,
-    pub(crate) out_free: Vec<u32>,
-    sa_in_ptr: Vec<u8>,
-    sa_out_ptr: Vec<u8>,
-    accept_ptr: Vec<u8>,
+    pub(crate) ovc: Vec<OutputVc>,
 
     // Per router: local ports with work, and the set of routers with work.
     work_ports: Vec<u64>,
@@ -162,9 +178,9 @@ impl RouterSet {
     pub(crate) fn new(cfg: &Config, topology: &Topology) -> RouterSet {
         let vcs = cfg.router.vcs as usize;
         let capacity = cfg.router.vc_buffer_flits;
-        let ports = topology.ports();
-        let slots = VcSlots::new(vcs, ports.len());
-        let pipe = (cfg.router.switch_alloc_delay + cfg.router.crossbar_delay) as u64;
+        let topo_ports = topology.ports();
+        let slots = VcSlots::new(vcs, topo_ports.len());
+        let pipe = cfg.router.switch_alloc_delay + cfg.router.crossbar_delay;
         let far_end = |link: Link| match link {
             Link::None => UNCONNECTED,
             Link::Router(q) => slots.port_vc(q.index(), 0) as u32,
@@ -180,7 +196,7 @@ impl RouterSet {
         let mut first_port: Vec<u32> = (0..routers)
             .map(|r| topology.router_ports(RouterId::new(r)).start as u32)
             .collect();
-        first_port.push(ports.len() as u32);
+        first_port.push(topo_ports.len() as u32);
         let n_slots = slots.nic_base as usize;
         let idle = InputVc {
             stage: Stage::Idle,
@@ -192,6 +208,20 @@ impl RouterSet {
             head: 0,
             len: 0,
         };
+        let ports = topo_ports
+            .iter()
+            .map(|p| Port {
+                work: PortWork::default(),
+                downstream: far_end(p.output),
+                upstream: far_end(p.input),
+                out_free: all_vcs,
+                router: p.router.index() as u32,
+                out_delay: pipe + p.output_latency,
+                sa_in_ptr: (vcs - 1) as u8,
+                sa_out_ptr: 63,
+                accept_ptr: 63,
+            })
+            .collect();
         RouterSet {
             vcs,
             slots,
@@ -205,24 +235,18 @@ impl RouterSet {
             islip_iterations: cfg.router.islip_iterations.unwrap_or(1),
             cut_through: cfg.router.switching == Switching::VirtualCutThrough,
             first_port,
-            port_router: ports.iter().map(|p| p.router.index() as u32).collect(),
-            downstream: ports.iter().map(|p| far_end(p.output)).collect(),
-            out_delay: ports
-                .iter()
-                .map(|p| pipe + p.output_latency as u64)
-                .collect(),
-            upstream: ports.iter().map(|p| far_end(p.input)).collect(),
+            ports,
             buf: vec![Flit::EMPTY; n_slots * capacity as usize],
             ivc: vec![idle; n_slots],
             va_pick_ptr: vec![(vcs - 1) as u8; n_slots],
-            credits: vec![capacity as u16; n_slots],
-            owner: vec![UNCONNECTED; n_slots],
-            va_grant_ptr: vec![0; n_slots],
-            work: vec![PortWork::default(); ports.len()],
-            out_free: vec![all_vcs; ports.len()],
-            sa_in_ptr: vec![(vcs - 1) as u8; ports.len()],
-            sa_out_ptr: vec![63; ports.len()],
-            accept_ptr: vec![63; ports.len()],
+            ovc: vec![
+                OutputVc {
+                    owner: UNCONNECTED,
+                    credits: capacity as u16,
+                    grant_ptr: 0,
+                };
+                n_slots
+            ],
             work_ports: vec![0; routers],
             active: BitSet::new(routers),
         }
@@ -237,7 +261,7 @@ impl RouterSet {
     /// The router that owns global port `port`.
     #[inline]
     pub(crate) fn router_of_port(&self, port: usize) -> usize {
-        self.port_router[port] as usize
+        self.ports[port].router as usize
     }
 
     /// Records that `port` has (or no longer has) work, activating its router.
@@ -245,7 +269,7 @@ impl RouterSet {
     fn refresh(&mut self, port: usize) {
         let router = self.router_of_port(port);
         let bit = 1u64 << (port - self.first_port(router));
-        if self.work[port].any() {
+        if self.ports[port].work.any() {
             self.work_ports[router] |= bit;
             self.active.insert(router);
         } else {
@@ -274,10 +298,10 @@ impl RouterSet {
         if len == 0 {
             let bit = 1 << self.slots.vc(slot);
             match stage {
-                Stage::Idle => self.work[port].needs_route |= bit,
+                Stage::Idle => self.ports[port].work.needs_route |= bit,
                 Stage::Active => {
-                    if self.credits[self.out_slot(port, slot)] > 0 {
-                        self.work[port].sa_ready |= bit;
+                    if self.ovc[self.out_slot(port, slot)].credits > 0 {
+                        self.ports[port].work.sa_ready |= bit;
                     }
                 }
                 Stage::VcAlloc => unreachable!("a VC waiting for allocation holds its head"),
@@ -319,14 +343,14 @@ impl RouterSet {
     /// Returns a credit to the output VC in `slot`, waking its owner if it was starved.
     #[inline]
     pub(crate) fn add_credit(&mut self, slot: usize) {
-        self.credits[slot] += 1;
-        debug_assert!(self.credits[slot] as u32 <= self.capacity);
-        let owner = self.owner[slot];
-        if self.credits[slot] == 1 && owner != UNCONNECTED {
+        self.ovc[slot].credits += 1;
+        debug_assert!(self.ovc[slot].credits as u32 <= self.capacity);
+        let owner = self.ovc[slot].owner;
+        if self.ovc[slot].credits == 1 && owner != UNCONNECTED {
             let owner = owner as usize;
             if self.ivc[owner].len > 0 {
                 let port = self.slots.owner(owner);
-                self.work[port].sa_ready |= 1 << self.slots.vc(owner);
+                self.ports[port].work.sa_ready |= 1 << self.slots.vc(owner);
                 self.refresh(port);
             }
         }

@@ -67,7 +67,7 @@ impl RouterSet {
         // Only ports that won an allocation can have run out of work.
         let first = self.first_port(r);
         for local in bits64(sc.touched_ports) {
-            if !self.work[first + local].any() {
+            if !self.ports[first + local].work.any() {
                 self.work_ports[r] &= !(1 << local);
             }
         }
@@ -91,7 +91,7 @@ impl RouterSet {
         sc.outputs = 0;
         for local in bits64(self.work_ports[r]) {
             let port = first + local;
-            let mut work = self.work[port];
+            let mut work = self.ports[port].work;
             if work.needs_route | work.va_pending | work.warming == 0 {
                 // The common case: only switch candidates, all past their delays.
                 if work.sa_ready != 0 {
@@ -139,7 +139,7 @@ impl RouterSet {
                     work.warming &= !(1 << vc);
                 }
             }
-            self.work[port] = work;
+            self.ports[port].work = work;
             if candidates != 0 {
                 sc.sa_cand[local] = candidates;
                 sc.cand_ports |= 1 << local;
@@ -166,18 +166,18 @@ impl RouterSet {
         let out = self.first_port(r) + state.out_port as usize;
         let out_slot = slots.port_vc(out, state.out_vc as usize);
         let flit = self.pop_flit(slot);
-        self.credits[out_slot] -= 1;
+        self.ovc[out_slot].credits -= 1;
         let bit = 1u32 << vc;
-        if self.credits[out_slot] == 0 || state.len == 1 {
-            self.work[port].sa_ready &= !bit;
+        if self.ovc[out_slot].credits == 0 || state.len == 1 {
+            self.ports[port].work.sa_ready &= !bit;
         }
-        let to = self.downstream[out] + state.out_vc as u32;
+        let to = self.ports[out].downstream + state.out_vc as u32;
         cx.flits
-            .schedule(now, self.out_delay[out], FlitArrival { to, flit });
+            .schedule(now, self.ports[out].out_delay as u64, FlitArrival { to, flit });
         let to_router = slots.is_router(to as usize);
         *cx.flit_hops += u64::from(to_router);
         cx.credits
-            .schedule(now, self.timing.credit, self.upstream[port] + vc as u32);
+            .schedule(now, self.timing.credit, self.ports[port].upstream + vc as u32);
         if flit.is_head() {
             let packet = cx.packets.get_mut(flit.packet());
             packet.class = state.class;
@@ -193,10 +193,10 @@ impl RouterSet {
             }
         }
         if flit.is_tail() {
-            self.out_free[out] |= 1 << state.out_vc;
-            self.owner[out_slot] = UNCONNECTED;
+            self.ports[out].out_free |= 1 << state.out_vc;
+            self.ovc[out_slot].owner = UNCONNECTED;
             self.ivc[slot].stage = Stage::Idle;
-            let work = &mut self.work[port];
+            let work = &mut self.ports[port].work;
             work.sa_ready &= !bit;
             if state.len > 1 {
                 // The next packet's head is routed from the next cycle on.

@@ -14,7 +14,7 @@ pub(super) fn check<C: CongestionControl>(sim: &Simulation<C>) {
     let slots = routers.slots;
     let v = routers.vcs;
     let cap = routers.capacity as u64;
-    let ports = routers.downstream.len();
+    let ports = routers.ports.len();
     let nodes = nics.queue.len();
     let now = sim.now;
 
@@ -35,18 +35,18 @@ pub(super) fn check<C: CongestionControl>(sim: &Simulation<C>) {
     // Credit conservation on every channel VC:
     // upstream credits + flits on the way + downstream occupancy + credits on the way = capacity.
     for port in 0..ports {
-        if routers.downstream[port] == UNCONNECTED {
+        if routers.ports[port].downstream == UNCONNECTED {
             continue;
         }
         for vc in 0..v {
             let ovc = slots.port_vc(port, vc);
-            let far = routers.downstream[port] as usize + vc;
+            let far = routers.ports[port].downstream as usize + vc;
             let held = if slots.is_router(far) {
                 routers.ivc[far].len as u64
             } else {
                 nics.rx_held[far - slots.nic_base as usize] as u64
             };
-            let total = routers.credits[ovc] as u64 + credits_to[ovc] + flits_to[far] + held;
+            let total = routers.ovc[ovc].credits as u64 + credits_to[ovc] + flits_to[far] + held;
             if total != cap {
                 fail(format!(
                     "output VC {vc} of port {port}: credits, in-flight flits, buffered flits and \
@@ -89,7 +89,7 @@ pub(super) fn check<C: CongestionControl>(sim: &Simulation<C>) {
             let out = routers.first_port(router) + state.out_port as usize;
             let ovc = slots.port_vc(out, state.out_vc as usize);
             owners[ovc] += 1;
-            if routers.owner[ovc] as usize != ivc {
+            if routers.ovc[ovc].owner as usize != ivc {
                 fail(format!("output VC slot {ovc} does not record its owner {ivc}"));
             }
         }
@@ -99,7 +99,7 @@ pub(super) fn check<C: CongestionControl>(sim: &Simulation<C>) {
     }
     for port in 0..ports {
         for vc in 0..v {
-            let free = routers.out_free[port] & (1 << vc) != 0;
+            let free = routers.ports[port].out_free & (1 << vc) != 0;
             let owned = owners[slots.port_vc(port, vc)];
             if (free && owned != 0) || (!free && owned != 1) {
                 fail(format!(
@@ -112,7 +112,7 @@ pub(super) fn check<C: CongestionControl>(sim: &Simulation<C>) {
 
     // Work masks say exactly which VCs can act, and routers with work are scheduled.
     for port in 0..ports {
-        let work = routers.work[port];
+        let work = routers.ports[port].work;
         let router = routers.router_of_port(port);
         for vc in 0..v {
             let ivc = slots.port_vc(port, vc);
@@ -122,7 +122,7 @@ pub(super) fn check<C: CongestionControl>(sim: &Simulation<C>) {
             let expect_va = state.stage == Stage::VcAlloc;
             let expect_sa = state.stage == Stage::Active && state.len > 0 && {
                 let out = routers.first_port(router) + state.out_port as usize;
-                routers.credits[slots.port_vc(out, state.out_vc as usize)] > 0
+                routers.ovc[slots.port_vc(out, state.out_vc as usize)].credits > 0
             };
             let actual = (
                 work.needs_route & bit != 0,
