@@ -125,8 +125,9 @@ pub(crate) struct Port {
     pub(crate) upstream: u32,
     /// Output VCs not allocated to a packet.
     pub(crate) out_free: u32,
-    /// The router owning the port.
+    /// The router owning the port, and the global index of its first port.
     pub(crate) router: u32,
+    first: u32,
     /// Cycles from winning switch allocation to arriving downstream.
     out_delay: u32,
     /// Switch allocation round-robin pointers: last VC granted at this input, last input granted
@@ -216,6 +217,7 @@ impl RouterSet {
                 upstream: far_end(p.input),
                 out_free: all_vcs,
                 router: p.router.index() as u32,
+                first: topology.router_ports(p.router).start as u32,
                 out_delay: pipe + p.output_latency,
                 sa_in_ptr: (vcs - 1) as u8,
                 sa_out_ptr: 63,
@@ -267,9 +269,10 @@ impl RouterSet {
     /// Records that `port` has (or no longer has) work, activating its router.
     #[inline]
     fn refresh(&mut self, port: usize) {
-        let router = self.router_of_port(port);
-        let bit = 1u64 << (port - self.first_port(router));
-        if self.ports[port].work.any() {
+        let p = &self.ports[port];
+        let router = p.router as usize;
+        let bit = 1u64 << (port - p.first as usize);
+        if p.work.any() {
             self.work_ports[router] |= bit;
             self.active.insert(router);
         } else {
@@ -315,9 +318,8 @@ impl RouterSet {
     #[inline]
     fn out_slot(&self, port: usize, slot: usize) -> usize {
         let state = &self.ivc[slot];
-        let router = self.router_of_port(port);
         self.slots.port_vc(
-            self.first_port(router) + state.out_port as usize,
+            self.ports[port].first as usize + state.out_port as usize,
             state.out_vc as usize,
         )
     }

@@ -160,10 +160,11 @@ impl RouterSet {
     ) {
         let now = cx.now;
         let slots = self.slots;
-        let port = self.first_port(r) + local;
+        let first = self.first_port(r);
+        let port = first + local;
         let slot = slots.port_vc(port, vc);
         let state = self.ivc[slot];
-        let out = self.first_port(r) + state.out_port as usize;
+        let out = first + state.out_port as usize;
         let out_slot = slots.port_vc(out, state.out_vc as usize);
         let flit = self.pop_flit(slot);
         self.ovc[out_slot].credits -= 1;
