@@ -136,8 +136,11 @@ impl RouterSet {
             let ovc = slots.port_vc(out, out_vc);
             let local_ovc = ovc - base;
             let local_ivc = (ivc - base) as u32;
-            let last = self.ovc[ovc].grant_ptr as u32;
-            let prio = (local_ivc + span - last - 1) % span;
+            // Distance after the last grantee, in 0..span.
+            let mut prio = local_ivc + span - self.ovc[ovc].grant_ptr as u32 - 1;
+            if prio >= span {
+                prio -= span;
+            }
             if sc.va_best_prio[local_ovc] == NONE {
                 sc.va_touched.push(local_ovc as u32);
             }
@@ -176,6 +179,7 @@ impl RouterSet {
                     sc.sa_cand[local] |= bit;
                     sc.cand_ports |= 1 << local;
                     if self.allocator == AllocatorKind::Separable {
+                        self.withdraw_bid(local, sc);
                         self.bid(first, local, sc);
                     }
                 }
@@ -190,11 +194,9 @@ impl RouterSet {
         self.ivc[self.slots.port_vc(first + local, vc)].out_port as usize
     }
 
-    /// Separable allocation, input stage: local input port `local` picks one of its switch
-    /// candidates round-robin and requests that VC's output port. A port that already bid this
-    /// cycle (its candidates grew during VC allocation) withdraws its earlier request first.
-    #[inline]
-    pub(super) fn bid(&self, first: usize, local: usize, sc: &mut Scratch) {
+    /// Separable allocation: withdraws the bid of input port `local`, if it made one (its
+    /// candidates grew during VC allocation, so it must choose again).
+    fn withdraw_bid(&self, local: usize, sc: &mut Scratch) {
         let bit = 1u64 << local;
         if sc.bidders & bit != 0 {
             let out = sc.chosen_out[local] as usize;
@@ -203,6 +205,13 @@ impl RouterSet {
                 sc.outputs &= !(1 << out);
             }
         }
+    }
+
+    /// Separable allocation, input stage: local input port `local` picks one of its switch
+    /// candidates round-robin and requests that VC's output port.
+    #[inline]
+    pub(super) fn bid(&self, first: usize, local: usize, sc: &mut Scratch) {
+        let bit = 1u64 << local;
         let vc = next_after_32(sc.sa_cand[local], self.ports[first + local].sa_in_ptr as u32);
         let out = self.wanted_output(first, local, vc as usize);
         sc.chosen[local] = vc as u8;
