@@ -59,26 +59,34 @@ impl VcSlots {
 }
 
 /// A flit on its way to VC slot `to`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct FlitArrival {
     pub(crate) to: u32,
     pub(crate) flit: Flit,
 }
 
-/// A circular array of per-cycle buckets.
+/// A circular array of per-cycle buckets of bounded size.
+///
+/// Every channel end schedules at most one item per cycle over a fixed latency, so no bucket
+/// ever holds more items than there are channel ends; buckets are fixed slices of one array.
 #[derive(Debug)]
 pub(crate) struct Wheel<T> {
-    buckets: Vec<Vec<T>>,
+    items: Vec<T>,
+    lens: Vec<u32>,
+    bucket_capacity: usize,
     mask: u64,
     pending: usize,
 }
 
-impl<T: Copy> Wheel<T> {
-    /// A wheel for delays of 1 up to `max_delay` cycles.
-    pub(crate) fn new(max_delay: u64) -> Wheel<T> {
+impl<T: Copy + Default> Wheel<T> {
+    /// A wheel for delays of 1 up to `max_delay` cycles and at most `bucket_capacity` items due
+    /// in any one cycle.
+    pub(crate) fn new(max_delay: u64, bucket_capacity: usize) -> Wheel<T> {
         let size = (max_delay + 1).next_power_of_two();
         Wheel {
-            buckets: (0..size).map(|_| Vec::new()).collect(),
+            items: vec![T::default(); size as usize * bucket_capacity],
+            lens: vec![0; size as usize],
+            bucket_capacity,
             mask: size - 1,
             pending: 0,
         }
@@ -87,32 +95,40 @@ impl<T: Copy> Wheel<T> {
     #[inline]
     pub(crate) fn schedule(&mut self, now: u64, delay: u64, item: T) {
         debug_assert!(delay >= 1 && delay <= self.mask, "delay {delay} outside the wheel");
-        self.buckets[((now + delay) & self.mask) as usize].push(item);
+        let bucket = ((now + delay) & self.mask) as usize;
+        let len = self.lens[bucket] as usize;
+        assert!(len < self.bucket_capacity, "more items due in one cycle than channel ends");
+        self.items[bucket * self.bucket_capacity + len] = item;
+        self.lens[bucket] += 1;
         self.pending += 1;
     }
 
-    /// Takes the items due at `now`; hand the vector back with [`Wheel::restore`].
+    /// The items due at `now`; call [`Wheel::clear`] once they are handled.
     #[inline]
-    pub(crate) fn take(&mut self, now: u64) -> Vec<T> {
-        let due = std::mem::take(&mut self.buckets[(now & self.mask) as usize]);
-        self.pending -= due.len();
-        due
+    pub(crate) fn due(&self, now: u64) -> &[T] {
+        let bucket = (now & self.mask) as usize;
+        let start = bucket * self.bucket_capacity;
+        &self.items[start..start + self.lens[bucket] as usize]
     }
 
-    /// Returns a drained bucket so its allocation is reused.
+    /// Empties the bucket of `now`.
     #[inline]
-    pub(crate) fn restore(&mut self, now: u64, mut bucket: Vec<T>) {
-        bucket.clear();
-        self.buckets[(now & self.mask) as usize] = bucket;
+    pub(crate) fn clear(&mut self, now: u64) {
+        let bucket = (now & self.mask) as usize;
+        self.pending -= self.lens[bucket] as usize;
+        self.lens[bucket] = 0;
     }
 
-    /// Items scheduled but not yet taken.
+    /// Items scheduled but not yet cleared.
     pub(crate) fn pending(&self) -> usize {
         self.pending
     }
 
     /// Every scheduled item (for the invariant checker).
     pub(crate) fn iter(&self) -> impl Iterator<Item = &T> {
-        self.buckets.iter().flatten()
+        self.lens.iter().enumerate().flat_map(move |(b, &len)| {
+            let start = b * self.bucket_capacity;
+            &self.items[start..start + len as usize]
+        })
     }
 }

@@ -1,7 +1,7 @@
 //! Flits: a packet reference and head/tail flags packed into 32 bits.
 
 /// One flit in a buffer or on a channel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Flit(u32);
 
 impl Flit {

@@ -176,6 +176,10 @@ impl RouterSet {
                     work.warming |= bit;
                 } else {
                     let local = port - first;
+                    // Candidate masks are only valid for ports in `cand_ports`.
+                    if sc.cand_ports & (1 << local) == 0 {
+                        sc.sa_cand[local] = 0;
+                    }
                     sc.sa_cand[local] |= bit;
                     sc.cand_ports |= 1 << local;
                     if self.allocator == AllocatorKind::Separable {

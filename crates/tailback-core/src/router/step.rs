@@ -151,6 +151,7 @@ impl RouterSet {
     }
 
     /// Sends the front flit of input VC `vc` of local port `local` through the crossbar.
+    #[inline(always)]
     pub(super) fn traverse<C: CongestionControl>(
         &mut self,
         r: usize,

@@ -91,6 +91,8 @@ impl<C: CongestionControl> Simulation<C> {
         .into_iter()
         .max()
         .unwrap_or(1);
+        // Each router port and each NIC sends at most one flit and one credit per cycle.
+        let channel_ends = topology.ports().len() + topology.node_count();
         let arrivals = (0..topology.node_count())
             .filter(|&n| workload.next_time(n) != NEVER)
             .map(|n| Reverse((workload.next_time(n), n as u32)))
@@ -110,8 +112,8 @@ impl<C: CongestionControl> Simulation<C> {
             scratch: Scratch::default(),
             nics,
             packets: PacketSlab::default(),
-            flit_wheel: Wheel::new(max_flit_delay),
-            credit_wheel: Wheel::new(r.credit_latency as u64),
+            flit_wheel: Wheel::new(max_flit_delay, channel_ends),
+            credit_wheel: Wheel::new(r.credit_latency as u64, channel_ends),
             arrivals,
             control,
             stats,
@@ -242,8 +244,7 @@ impl<C: CongestionControl> Simulation<C> {
 
     fn deliver_arrivals(&mut self, now: u64) {
         let slots = self.routers.slots;
-        let due = self.flit_wheel.take(now);
-        for &FlitArrival { to, flit } in &due {
+        for &FlitArrival { to, flit } in self.flit_wheel.due(now) {
             let to = to as usize;
             if slots.is_router(to) {
                 let (router, occupancy) = self.routers.push_flit(to, flit);
@@ -263,9 +264,8 @@ impl<C: CongestionControl> Simulation<C> {
                     .receive(slots.owner(nic), slots.vc(nic) as u8, flit);
             }
         }
-        self.flit_wheel.restore(now, due);
-        let due = self.credit_wheel.take(now);
-        for &to in &due {
+        self.flit_wheel.clear(now);
+        for &to in self.credit_wheel.due(now) {
             let to = to as usize;
             if slots.is_router(to) {
                 self.routers.add_credit(to);
@@ -274,7 +274,7 @@ impl<C: CongestionControl> Simulation<C> {
                 self.nics.add_credit(slots.owner(nic), slots.vc(nic) as u8);
             }
         }
-        self.credit_wheel.restore(now, due);
+        self.credit_wheel.clear(now);
     }
 
     fn create_packets(&mut self, now: u64) {
