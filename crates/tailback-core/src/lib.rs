@@ -3,7 +3,8 @@
 //! Data flows one way: a [`Config`](config::Config) is read and validated, the network is built
 //! ([`Topology`](topology::Topology), [`Routing`](routing::Routing), routers, NICs and the
 //! [`Workload`](traffic::Workload)), the [`Simulation`](sim::Simulation) runs warm-up,
-//! measurement and drain, and returns a [`RunSummary`](stats::RunSummary).
+//! measurement and drain, and returns a [`RunReport`](stats::RunReport) whose
+//! [`RunSummary`](stats::RunSummary) holds the headline numbers.
 //!
 //! ```
 //! use tailback_core::config::Config;
@@ -13,7 +14,7 @@
 //!     "<example>",
 //! )
 //! .unwrap();
-//! let summary = tailback_core::run(&cfg).unwrap();
+//! let summary = tailback_core::run(&cfg).unwrap().summary;
 //! assert!(!summary.saturated);
 //! assert!((summary.accepted - summary.offered).abs() < 0.02);
 //! ```
@@ -44,10 +45,10 @@ mod router;
 
 use config::{Config, ConfigError, Mechanism};
 use sim::Simulation;
-use stats::RunSummary;
+use stats::RunReport;
 
 /// Runs one simulation with the configured congestion mechanism.
-pub fn run(cfg: &Config) -> Result<RunSummary, ConfigError> {
+pub fn run(cfg: &Config) -> Result<RunReport, ConfigError> {
     match cfg.congestion.mechanism {
         Mechanism::None => Ok(Simulation::new(cfg)?.run()),
     }

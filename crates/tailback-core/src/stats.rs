@@ -77,6 +77,18 @@ pub struct RunSummary {
     pub node_cycles_per_second: f64,
 }
 
+/// A run's summary plus the distributions behind it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunReport {
+    /// The headline numbers.
+    pub summary: RunSummary,
+    /// Cumulative distribution of measured packet latency: (latency in cycles, fraction of
+    /// packets with at most that latency), in increasing order; empty when nothing was measured.
+    pub latency_cdf: Vec<(u64, f64)>,
+    /// Accepted throughput of every node in the window, flits/cycle, by node index.
+    pub accepted_per_node: Vec<f64>,
+}
+
 /// Counters updated while the simulation runs.
 #[derive(Debug)]
 pub(crate) struct Collector {
@@ -157,6 +169,35 @@ impl Collector {
             self.measured_delivered += 1;
             self.measured_outstanding -= 1;
         }
+    }
+
+    /// The latency CDF at up to ~100 points (every distinct recorded value for short runs).
+    pub(crate) fn latency_cdf(&self) -> Vec<(u64, f64)> {
+        let total = self.latency.len();
+        if total == 0 {
+            return Vec::new();
+        }
+        let mut cdf = Vec::new();
+        let mut seen = 0u64;
+        for step in self.latency.iter_recorded() {
+            seen += step.count_at_value();
+            cdf.push((step.value_iterated_to(), seen as f64 / total as f64));
+        }
+        if cdf.len() > 100 {
+            let stride = cdf.len().div_ceil(100);
+            let last = *cdf.last().expect("non-empty");
+            cdf = cdf.into_iter().step_by(stride).collect();
+            if cdf.last() != Some(&last) {
+                cdf.push(last);
+            }
+        }
+        cdf
+    }
+
+    /// Accepted throughput of every node in the window.
+    pub(crate) fn accepted_per_node(&self) -> Vec<f64> {
+        let window = (self.window_end - self.window_start) as f64;
+        self.accepted_flits.iter().map(|&f| f as f64 / window).collect()
     }
 
     /// The summary of a run that ended at `cycles`.

@@ -13,17 +13,17 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Instant;
 
-use crate::config::{Config, ConfigError};
+use crate::config::{Config, ConfigError, Switching};
 use crate::event::{FlitArrival, Wheel};
 use crate::hooks::{BufferEvent, CongestionControl, NoControl};
-use crate::ids::RouterId;
+use crate::ids::{NodeId, RouterId};
 use crate::nic::{NicContext, NicSet};
 use crate::packet::PacketSlab;
 use crate::router::{RouterSet, Scratch, StepContext};
 use crate::routing::Routing;
-use crate::stats::{Collector, RunSummary};
+use crate::stats::{Collector, RunReport};
 use crate::topology::Topology;
-use crate::traffic::{NEVER, Workload};
+use crate::traffic::{NEVER, Offered, Workload};
 use crate::view::NetworkView;
 
 /// Totals over the run so far.
@@ -43,6 +43,31 @@ pub struct Progress {
     pub queued_packets: u64,
     /// Router-to-router flit traversals.
     pub flit_hops: u64,
+}
+
+/// Why a scripted packet was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OfferError {
+    /// A node index beyond the network.
+    #[error("node {node} does not exist; the network has nodes 0 to {}", nodes - 1)]
+    NoSuchNode {
+        /// The node asked for.
+        node: NodeId,
+        /// Number of nodes.
+        nodes: usize,
+    },
+    /// A packet needs at least one flit.
+    #[error("a packet needs at least one flit")]
+    EmptyPacket,
+    /// Under virtual cut-through a packet must fit in one VC buffer.
+    #[error("a {flits}-flit packet does not fit the {buffer}-flit VC buffers virtual cut-through needs")]
+    LongerThanBuffer {
+        /// Packet length.
+        flits: u32,
+        /// VC buffer size.
+        buffer: u32,
+    },
 }
 
 /// One simulation: a built network, its workload and a congestion mechanism.
@@ -203,8 +228,8 @@ impl<C: CongestionControl> Simulation<C> {
         }
     }
 
-    /// Runs warm-up, measurement and drain, and summarises the measured packets.
-    pub fn run(mut self) -> RunSummary {
+    /// Runs warm-up, measurement and drain, and reports on the measured packets.
+    pub fn run(mut self) -> RunReport {
         let started = Instant::now();
         let sim = &self.config.sim;
         let window_end = sim.warmup_cycles + sim.measure_cycles;
@@ -222,7 +247,42 @@ impl<C: CongestionControl> Simulation<C> {
         summary.wall_seconds = wall;
         summary.node_cycles_per_second =
             self.topology.node_count() as f64 * self.now as f64 / wall.max(1e-9);
-        summary
+        RunReport {
+            summary,
+            latency_cdf: self.stats.latency_cdf(),
+            accepted_per_node: self.stats.accepted_per_node(),
+        }
+    }
+
+    /// Adds a packet of `flits` flits from `src` to `dst`, created now, to the back of `src`'s
+    /// source queue, besides the configured workload. Use it to script traffic in tests and
+    /// tools; [`step`](Self::step) then moves it like any other packet.
+    pub fn offer(&mut self, src: NodeId, dst: NodeId, flits: u32) -> Result<(), OfferError> {
+        let nodes = self.topology.node_count();
+        for node in [src, dst] {
+            if node.index() >= nodes {
+                return Err(OfferError::NoSuchNode { node, nodes });
+            }
+        }
+        if flits == 0 {
+            return Err(OfferError::EmptyPacket);
+        }
+        if self.config.router.switching == Switching::VirtualCutThrough
+            && flits > self.config.router.vc_buffer_flits
+        {
+            return Err(OfferError::LongerThanBuffer {
+                flits,
+                buffer: self.config.router.vc_buffer_flits,
+            });
+        }
+        let packet = Offered {
+            created: self.now,
+            dst: dst.index() as u32,
+            flits,
+        };
+        self.stats.on_created(src.index(), &packet);
+        self.nics.enqueue(src.index(), packet);
+        Ok(())
     }
 
     /// Jumps the clock to the next packet creation (at most `limit`) when nothing is moving.
