@@ -29,6 +29,7 @@ pub mod config;
 pub mod hooks;
 pub mod ids;
 pub mod packet;
+pub mod reference;
 pub mod rng;
 pub mod routing;
 pub mod sim;
@@ -45,11 +46,21 @@ mod router;
 
 use config::{Config, ConfigError, Mechanism};
 use sim::Simulation;
+use sim::Progress;
 use stats::RunReport;
 
 /// Runs one simulation with the configured congestion mechanism.
 pub fn run(cfg: &Config) -> Result<RunReport, ConfigError> {
+    run_observed(cfg, u64::MAX, |_| {})
+}
+
+/// Like [`run`], calling `observer` about every `every` simulated cycles.
+pub fn run_observed(
+    cfg: &Config,
+    every: u64,
+    observer: impl FnMut(&Progress),
+) -> Result<RunReport, ConfigError> {
     match cfg.congestion.mechanism {
-        Mechanism::None => Ok(Simulation::new(cfg)?.run()),
+        Mechanism::None => Ok(Simulation::new(cfg)?.run_observed(every, observer)),
     }
 }

@@ -172,7 +172,7 @@ pub struct RoutingConfig {
 impl RoutingConfig {
     pub(crate) fn read(s: Section<'_>, topology: &TopologyConfig) -> Self {
         let algorithm = s.choice("algorithm", RoutingAlgorithm::Dor);
-        let tie_break = s.choice("tie_break", TieBreak::Positive);
+        let tie_break = s.choice("tie_break", TieBreak::Balanced);
         let datelines = s
             .value("datelines")
             .and_then(|v| read_datelines(&s, v, topology));

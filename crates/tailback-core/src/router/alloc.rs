@@ -170,11 +170,15 @@ impl RouterSet {
             sc.touched_ports |= 1 << (port - first);
             let work = &mut self.ports[port].work;
             work.va_pending &= !bit;
+            // Mark the VC as warming even without a credit: a credit returning before the
+            // VC-allocation delay has elapsed makes it a switch candidate (in `add_credit`), and
+            // only the `warming` bit makes the switch allocator wait for `ready`.
+            if self.timing.vc_alloc > 0 {
+                work.warming |= bit;
+            }
             if self.ovc[ovc].credits > 0 {
                 work.sa_ready |= bit;
-                if self.timing.vc_alloc > 0 {
-                    work.warming |= bit;
-                } else {
+                if self.timing.vc_alloc == 0 {
                     let local = port - first;
                     // Candidate masks are only valid for ports in `cand_ports`.
                     if sc.cand_ports & (1 << local) == 0 {

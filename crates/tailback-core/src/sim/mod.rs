@@ -229,16 +229,31 @@ impl<C: CongestionControl> Simulation<C> {
     }
 
     /// Runs warm-up, measurement and drain, and reports on the measured packets.
-    pub fn run(mut self) -> RunReport {
+    pub fn run(self) -> RunReport {
+        self.run_observed(u64::MAX, |_| {})
+    }
+
+    /// Like [`run`](Self::run), calling `observer` about every `every` simulated cycles (for
+    /// progress display).
+    pub fn run_observed(mut self, every: u64, mut observer: impl FnMut(&Progress)) -> RunReport {
         let started = Instant::now();
         let sim = &self.config.sim;
         let window_end = sim.warmup_cycles + sim.measure_cycles;
         let hard_end = window_end + sim.drain_cycles_max;
         let tolerance = sim.stability_tolerance;
-        self.run_until(window_end);
+        let every = every.max(1);
+        while self.now < window_end {
+            self.run_until(window_end.min(self.now.saturating_add(every)));
+            observer(&self.progress());
+        }
         while self.stats.measured_outstanding > 0 && self.now < hard_end {
             self.skip_idle(hard_end);
-            self.step();
+            if self.now < hard_end {
+                self.step();
+            }
+            if self.now % every == 0 {
+                observer(&self.progress());
+            }
         }
         let drain_cap_hit = self.stats.measured_outstanding > 0;
         let wall = started.elapsed().as_secs_f64();

@@ -1,0 +1,106 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Simulate congestion in lossless interconnection networks.
+#[derive(Debug, Parser)]
+#[command(name = "tailback", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run one simulation (without CONFIG: the built-in default experiment, an 8x8 torus under
+    /// uniform traffic) and write its summary and plots.
+    Run(RunArgs),
+    /// Run a configuration over a grid of parameter values, in parallel, and plot latency
+    /// against accepted throughput.
+    Sweep(SweepArgs),
+    /// Validate a configuration and describe the network it builds.
+    Check(CheckArgs),
+    /// Measure simulation speed on the reference configurations.
+    Bench(BenchArgs),
+}
+
+/// How results are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// A human-readable table.
+    Table,
+    /// One JSON object.
+    Json,
+}
+
+/// Where the configuration comes from.
+#[derive(Debug, Args)]
+pub struct ConfigSource {
+    /// Overrides a configuration value, e.g. `--set router.vcs=8` (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Configuration file (TOML, or JSON); the built-in default when omitted.
+    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub source: ConfigSource,
+    /// Directory for summary.json and plots [default: tailback-out/run].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Configuration file (TOML, or JSON).
+    pub config: PathBuf,
+    #[command(flatten)]
+    pub source: ConfigSource,
+    /// A swept key: `key=start:stop:step` (inclusive) or `key=v1,v2,...` (repeatable; the sweep
+    /// runs every combination).
+    #[arg(long, value_name = "KEY=VALUES", required = true)]
+    pub vary: Vec<String>,
+    /// Seeds per point: the configured seed and the next ones.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub seeds: u32,
+    /// Simulations run at once [default: number of cores].
+    #[arg(short = 'j', long = "jobs")]
+    pub jobs: Option<usize>,
+    /// Directory for results.csv, results.jsonl and plots [default: tailback-out/sweep].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Keep the results already in the output directory and run only the missing points.
+    #[arg(long)]
+    pub resume: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Configuration file (TOML, or JSON).
+    pub config: PathBuf,
+    #[command(flatten)]
+    pub source: ConfigSource,
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Runs per reference configuration; the fastest is reported.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub repeat: u32,
+    /// Only the reference configuration with this name.
+    #[arg(long)]
+    pub only: Option<String>,
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}

@@ -1,0 +1,201 @@
+//! `tailback check`: validate a configuration and describe the network it builds.
+
+use serde::Serialize;
+use tailback_core::analysis::{channel_load, is_deadlock_free};
+use tailback_core::config::Config;
+use tailback_core::ids::PortId;
+use tailback_core::routing::Routing;
+use tailback_core::topology::{CubeShape, Link, Topology};
+use tailback_core::traffic::Destinations;
+
+use crate::cli::{CheckArgs, Format};
+use crate::describe;
+use crate::error::CliResult;
+use crate::input::load_config;
+
+/// Networks larger than this skip the all-pairs analyses (they grow with the square of the
+/// node count).
+const ANALYSIS_NODE_LIMIT: usize = 4096;
+
+#[derive(Serialize)]
+struct Channels {
+    router_to_router: usize,
+    injection: usize,
+    ejection: usize,
+}
+
+#[derive(Serialize)]
+struct Buffers {
+    input_vcs: usize,
+    flits_each: u32,
+    total_flits: usize,
+}
+
+/// What `check` reports.
+#[derive(Serialize)]
+struct NetworkReport {
+    network: String,
+    traffic: String,
+    nodes: usize,
+    routers: usize,
+    ports_per_router: usize,
+    channels: Channels,
+    vc_buffers: Buffers,
+    vc_classes: usize,
+    /// Channel dependency graph acyclic (`None`: network too large to analyse).
+    deadlock_free: Option<bool>,
+    /// Channel-load bound on throughput for the configured pattern, flits/node/cycle.
+    ideal_throughput: Option<f64>,
+    /// The channel that sets the bound.
+    bottleneck: Option<String>,
+    mean_hops: Option<f64>,
+    /// Latency of a packet over the mean hop count in an empty network, cycles.
+    zero_load_latency: Option<f64>,
+}
+
+pub fn run(args: CheckArgs) -> CliResult {
+    let cfg = load_config(Some(&args.config), &args.source.set)?;
+    let report = analyse(&cfg);
+    match args.format {
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(anyhow::Error::from)?
+        ),
+        Format::Table => print_table(&args.config.display().to_string(), &report),
+    }
+    Ok(())
+}
+
+fn analyse(cfg: &Config) -> NetworkReport {
+    let topology = Topology::from_config(cfg);
+    let routing = Routing::from_config(cfg, &topology);
+    let nodes = topology.node_count();
+    let small = nodes <= ANALYSIS_NODE_LIMIT;
+    let load = small.then(|| {
+        let pattern = Destinations::new(&cfg.traffic, topology.shape(), cfg.seed);
+        channel_load(&topology, &routing, &pattern)
+    });
+    let inputs = topology
+        .ports()
+        .iter()
+        .filter(|p| p.input != Link::None)
+        .count();
+    let vcs = cfg.router.vcs as usize;
+    let r = &cfg.router;
+    let per_router = (r.routing_delay + r.vc_alloc_delay + r.switch_alloc_delay + r.crossbar_delay)
+        as f64;
+    NetworkReport {
+        network: describe::network(cfg),
+        traffic: describe::traffic(cfg),
+        nodes,
+        routers: topology.router_count(),
+        ports_per_router: topology.max_ports(),
+        channels: Channels {
+            router_to_router: topology.channel_count(),
+            injection: nodes,
+            ejection: nodes,
+        },
+        vc_buffers: Buffers {
+            input_vcs: inputs * vcs,
+            flits_each: r.vc_buffer_flits,
+            total_flits: inputs * vcs * r.vc_buffer_flits as usize,
+        },
+        vc_classes: routing.classes(),
+        deadlock_free: small.then(|| is_deadlock_free(&topology, &routing)),
+        ideal_throughput: load.as_ref().map(|l| l.ideal_throughput),
+        bottleneck: load.as_ref().map(|l| match l.bottleneck {
+            Some(port) => port_name(&topology, port),
+            None => "the injection channels".to_string(),
+        }),
+        mean_hops: load.as_ref().map(|l| l.mean_hops),
+        zero_load_latency: load.as_ref().map(|l| {
+            let h = l.mean_hops;
+            cfg.nic.injection_latency as f64
+                + (h + 1.0) * per_router
+                + h * cfg.topology.link_latency as f64
+                + cfg.nic.ejection_latency as f64
+                + (cfg.traffic.packet_flits - 1) as f64
+        }),
+    }
+}
+
+/// "router 12, port +x" or "the ejection channel of node 3".
+fn port_name(topology: &Topology, port: PortId) -> String {
+    let p = topology.ports()[port.index()];
+    match p.output {
+        Link::Node(node) => format!("the ejection channel of node {node}"),
+        _ => {
+            let (dim, positive) = CubeShape::port_direction(p.local);
+            let axis = ["x", "y", "z"]
+                .get(dim)
+                .map_or_else(|| format!("d{dim}"), |a| a.to_string());
+            format!(
+                "router {}, port {}{axis}",
+                p.router,
+                if positive { '+' } else { '-' }
+            )
+        }
+    }
+}
+
+fn print_table(source: &str, r: &NetworkReport) {
+    let skipped = || format!("skipped (more than {ANALYSIS_NODE_LIMIT} nodes)");
+    let rows = [
+        ("config", format!("{source}: valid")),
+        ("network", r.network.clone()),
+        ("traffic", r.traffic.clone()),
+        (
+            "nodes",
+            format!(
+                "{} nodes, {} routers of {} ports",
+                r.nodes, r.routers, r.ports_per_router
+            ),
+        ),
+        (
+            "channels",
+            format!(
+                "{} router-to-router, {} injection, {} ejection",
+                r.channels.router_to_router, r.channels.injection, r.channels.ejection
+            ),
+        ),
+        (
+            "VC buffers",
+            format!(
+                "{} input VCs x {} flits = {} flits",
+                r.vc_buffers.input_vcs, r.vc_buffers.flits_each, r.vc_buffers.total_flits
+            ),
+        ),
+        (
+            "deadlock",
+            match r.deadlock_free {
+                Some(true) => format!(
+                    "free: channel dependency graph over {} VC classes is acyclic",
+                    r.vc_classes
+                ),
+                Some(false) => "POSSIBLE: the channel dependency graph has a cycle".to_string(),
+                None => skipped(),
+            },
+        ),
+        (
+            "ideal throughput",
+            match (r.ideal_throughput, &r.bottleneck) {
+                (Some(t), Some(b)) => {
+                    format!("{t:.4} flits/node/cycle (channel-load bound; busiest: {b})")
+                }
+                _ => skipped(),
+            },
+        ),
+        (
+            "mean hops",
+            r.mean_hops.map_or_else(skipped, |h| format!("{h:.3}")),
+        ),
+        (
+            "zero-load latency",
+            r.zero_load_latency
+                .map_or_else(skipped, |l| format!("{l:.1} cycles at the mean hop count")),
+        ),
+    ];
+    for (label, value) in rows {
+        println!("  {label:<19}{value}");
+    }
+}

@@ -1,0 +1,17 @@
+//! The subcommands.
+
+pub mod bench;
+pub mod check;
+pub mod run;
+pub mod sweep;
+
+use std::path::Path;
+
+use anyhow::Context;
+use serde::Serialize;
+
+/// Writes `value` as pretty JSON to `path`.
+pub fn write_json(path: &Path, value: &impl Serialize) -> anyhow::Result<()> {
+    let text = serde_json::to_string_pretty(value)?;
+    std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))
+}

@@ -1,0 +1,116 @@
+//! `tailback sweep`: a configuration over a grid of values, run in parallel, with results
+//! written as they finish, resumable, and plotted as latency against accepted throughput.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+
+use crate::cli::SweepArgs;
+use crate::describe;
+use crate::error::{CliError, CliResult};
+use crate::input::load_table;
+use crate::progress;
+use crate::sweep::{self, Record, Store, parse_axis, store::Manifest};
+
+pub fn run(args: SweepArgs) -> CliResult {
+    let base = load_table(Some(&args.config), &args.source.set)?;
+    let axes = args
+        .vary
+        .iter()
+        .map(|v| parse_axis(v))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(CliError::Input)?;
+    let keys: Vec<String> = axes.iter().map(|a| a.key.clone()).collect();
+    if let Some(key) = keys.iter().enumerate().find_map(|(i, k)| keys[..i].contains(k).then_some(k)) {
+        return Err(CliError::Input(format!("--vary {key} is given twice")));
+    }
+    let points = sweep::plan(&base, &axes, args.seeds).map_err(|issues| {
+        CliError::Input(tailback_core::config::ConfigError::Invalid(issues).to_string())
+    })?;
+    let out = args.out.unwrap_or_else(|| PathBuf::from("tailback-out/sweep"));
+    let manifest = Manifest {
+        config: base,
+        vary: args.vary.clone(),
+        seeds: args.seeds,
+    };
+    let (store, previous) = Store::open(&out, &manifest, args.resume)?;
+    let pending: Vec<_> = points
+        .iter()
+        .filter(|p| !previous.iter().any(|r| r.id == p.id()))
+        .collect();
+    if !previous.is_empty() {
+        eprintln!(
+            "resuming: {} of {} points already done",
+            points.len() - pending.len(),
+            points.len()
+        );
+    }
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .map_err(anyhow::Error::from)?;
+    let bar = progress::points_bar(pending.len() as u64);
+    let store = Mutex::new(store);
+    let finished: Vec<Record> = pool.install(|| {
+        pending
+            .par_iter()
+            .map(|point| -> CliResult<Record> {
+                let report = tailback_core::run(&point.config)?;
+                let record = Record::new(point, report.summary);
+                sweep::store::append_shared(&store, &record)?;
+                bar.set_message(point.label());
+                bar.inc(1);
+                Ok(record)
+            })
+            .collect::<CliResult<_>>()
+    })?;
+    bar.finish_and_clear();
+
+    // Every result in plan order.
+    let mut records: Vec<Record> = previous.into_iter().chain(finished).collect();
+    let order = |r: &Record| points.iter().position(|p| p.id() == r.id);
+    records.retain(|r| order(r).is_some());
+    records.sort_by_key(|r| order(r));
+    print!("{}", sweep::table(&keys, &records));
+
+    let curves = sweep::series(&records);
+    let first = &points[0].config;
+    let title = format!("{} — {} traffic", describe::shape(first), first.traffic.pattern);
+    let plot: Vec<tailback_plot::Series> = curves
+        .iter()
+        .map(|s| tailback_plot::Series {
+            label: if s.label.is_empty() { describe::shape(first) } else { s.label.clone() },
+            points: s
+                .points
+                .iter()
+                .filter_map(|p| {
+                    p.latency.map(|latency| tailback_plot::Point {
+                        x: p.accepted,
+                        y: latency,
+                        marked: p.saturated,
+                    })
+                })
+                .collect(),
+            saturation: s.saturation,
+        })
+        .collect();
+    let written = tailback_plot::latency_throughput(&out.join("latency"), &title, &plot)?;
+    for s in &curves {
+        let name = if s.label.is_empty() { String::new() } else { format!(" ({})", s.label) };
+        match s.saturation {
+            Some(x) => println!("saturation throughput{name}: {x:.4} flits/node/cycle (highest accepted)"),
+            None => println!("saturation throughput{name}: not reached"),
+        }
+    }
+    println!(
+        "wrote {}, {}, {}",
+        out.join("results.csv").display(),
+        out.join("results.jsonl").display(),
+        written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+    );
+    Ok(())
+}

@@ -1,0 +1,130 @@
+//! Human-readable descriptions of configurations and results.
+
+use tailback_core::config::{Choice, Config, TopologyKind};
+use tailback_core::stats::RunSummary;
+
+/// "8x8 torus" or "5x3x2 mesh".
+pub fn shape(cfg: &Config) -> String {
+    let dims: Vec<String> = cfg.topology.dims.iter().map(u32::to_string).collect();
+    let kind = match cfg.topology.kind {
+        TopologyKind::Torus => "torus",
+        TopologyKind::Mesh => "mesh",
+    };
+    format!("{} {kind}", dims.join("x"))
+}
+
+/// One line naming the network, router and routing.
+pub fn network(cfg: &Config) -> String {
+    let r = &cfg.router;
+    let classes = match (&cfg.routing.datelines, cfg.topology.kind) {
+        (_, TopologyKind::Mesh) => String::new(),
+        (None, TopologyKind::Torus) => ", wrap-around VC classes".into(),
+        (Some(lines), TopologyKind::Torus) => format!(", datelines at {lines:?}"),
+    };
+    format!(
+        "{}, {} VCs x {} flits, {}, {} allocator, {}{classes}",
+        shape(cfg),
+        r.vcs,
+        r.vc_buffer_flits,
+        r.switching.name().replace('_', " "),
+        r.allocator.name(),
+        cfg.routing.algorithm.name().to_uppercase(),
+    )
+}
+
+/// A short plot title: "8x8 torus, uniform at 0.2".
+pub fn title(cfg: &Config) -> String {
+    format!(
+        "{}, {} at {}",
+        shape(cfg),
+        cfg.traffic.pattern.name().replace('_', " "),
+        cfg.traffic.rate
+    )
+}
+
+/// One line naming the workload.
+pub fn traffic(cfg: &Config) -> String {
+    let t = &cfg.traffic;
+    format!(
+        "{} traffic at {} flits/node/cycle, {}-flit packets, {} process",
+        t.pattern.name().replace('_', " "),
+        t.rate,
+        t.packet_flits,
+        t.process.name()
+    )
+}
+
+fn opt(value: Option<f64>, decimals: usize) -> String {
+    value.map_or_else(|| "-".to_string(), |v| format!("{v:.decimals$}"))
+}
+
+fn opt_int(value: Option<u64>) -> String {
+    value.map_or_else(|| "-".to_string(), |v| v.to_string())
+}
+
+/// The summary of one run as aligned `label  value` lines.
+pub fn summary_table(s: &RunSummary) -> String {
+    let delivered = if s.packets_delivered == s.packets_measured {
+        "all delivered".to_string()
+    } else {
+        format!("{} delivered", s.packets_delivered)
+    };
+    let rows = [
+        (
+            "offered",
+            format!(
+                "{:.4} flits/node/cycle (nodes {:.4} to {:.4})",
+                s.offered, s.offered_per_node.min, s.offered_per_node.max
+            ),
+        ),
+        (
+            "accepted",
+            format!(
+                "{:.4} flits/node/cycle (nodes {:.4} to {:.4})",
+                s.accepted, s.accepted_per_node.min, s.accepted_per_node.max
+            ),
+        ),
+        (
+            "packet latency",
+            format!(
+                "mean {}  p50 {}  p99 {}  max {} cycles",
+                opt(s.latency.mean, 1),
+                opt_int(s.latency.p50),
+                opt_int(s.latency.p99),
+                opt_int(s.latency.max)
+            ),
+        ),
+        (
+            "network latency",
+            format!("mean {} cycles", opt(s.network_latency.mean, 1)),
+        ),
+        (
+            "source queue",
+            format!("mean {} cycles", opt(s.source_queue_latency.mean, 1)),
+        ),
+        ("hops", format!("mean {}", opt(s.hops.mean, 3))),
+        (
+            "packets measured",
+            format!("{} ({delivered})", s.packets_measured),
+        ),
+        (
+            "saturated",
+            match &s.saturation_reason {
+                Some(reason) => format!("yes: {reason}"),
+                None => "no".to_string(),
+            },
+        ),
+        (
+            "simulated",
+            format!(
+                "{} cycles in {:.2} s ({:.2} M node-cycles/s)",
+                s.cycles,
+                s.wall_seconds,
+                s.node_cycles_per_second / 1e6
+            ),
+        ),
+    ];
+    rows.iter()
+        .map(|(label, value)| format!("  {label:<17}{value}\n"))
+        .collect()
+}

@@ -1,0 +1,32 @@
+//! Loading a configuration file and applying `--set` overrides.
+
+use std::path::Path;
+
+use tailback_core::config::{self, Config};
+
+use crate::error::{CliError, CliResult};
+
+/// The configuration tree from `path` (an empty tree, meaning all defaults, when `None`) with
+/// `overrides` applied.
+pub fn load_table(path: Option<&Path>, overrides: &[String]) -> CliResult<toml::Table> {
+    let mut table = match path {
+        None => toml::Table::new(),
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                CliError::Input(format!("cannot read config {}: {e}", path.display()))
+            })?;
+            config::parse_table(&text, &path.display().to_string())?
+        }
+    };
+    for assignment in overrides {
+        let (key, value) =
+            config::parse_assignment(assignment).map_err(|e| CliError::Input(format!("--set {e}")))?;
+        config::set_path(&mut table, &key, value)?;
+    }
+    Ok(table)
+}
+
+/// The validated configuration from `path` (defaults when `None`) with `overrides` applied.
+pub fn load_config(path: Option<&Path>, overrides: &[String]) -> CliResult<Config> {
+    Ok(Config::from_table(&load_table(path, overrides)?)?)
+}

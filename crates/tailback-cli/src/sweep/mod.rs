@@ -1,0 +1,80 @@
+//! Sweeps: every combination of the swept values, for each seed, run in parallel.
+
+mod axis;
+mod curves;
+pub mod store;
+
+pub use axis::{Axis, parse_axis};
+pub use curves::{series, table};
+pub use store::{Record, Store};
+
+use tailback_core::config::{Config, ConfigIssue, set_path};
+
+/// One simulation of a sweep.
+#[derive(Debug, Clone)]
+pub struct Point {
+    /// The swept values, in axis order.
+    pub values: Vec<(String, toml::Value)>,
+    pub seed: u64,
+    pub config: Config,
+}
+
+impl Point {
+    /// `traffic.rate=0.05, router.vcs=4` (the swept values).
+    pub fn label(&self) -> String {
+        self.values
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Identifies the point across runs (for `--resume`).
+    pub fn id(&self) -> String {
+        format!("{}; seed={}", self.label(), self.seed)
+    }
+}
+
+/// Every point of a sweep, validated, in order (first axis outermost, seeds innermost).
+pub fn plan(base: &toml::Table, axes: &[Axis], seeds: u32) -> Result<Vec<Point>, Vec<ConfigIssue>> {
+    let first_seed = Config::from_table(base).map(|c| c.seed).unwrap_or(1);
+    let mut combos: Vec<Vec<(String, toml::Value)>> = vec![Vec::new()];
+    for axis in axes {
+        combos = combos
+            .into_iter()
+            .flat_map(|combo| {
+                axis.values.iter().map(move |v| {
+                    let mut next = combo.clone();
+                    next.push((axis.key.clone(), v.clone()));
+                    next
+                })
+            })
+            .collect();
+    }
+    let mut points = Vec::new();
+    let mut issues = Vec::new();
+    for values in combos {
+        for seed in first_seed..first_seed + seeds as u64 {
+            let mut table = base.clone();
+            let applied = values
+                .iter()
+                .chain(std::iter::once(&("seed".to_string(), toml::Value::Integer(seed as i64))))
+                .try_for_each(|(k, v)| set_path(&mut table, k, v.clone()));
+            match applied.and_then(|()| Config::from_table(&table)) {
+                Ok(config) => points.push(Point {
+                    values: values.clone(),
+                    seed,
+                    config,
+                }),
+                Err(error) => {
+                    for issue in error.issues() {
+                        if !issues.contains(issue) {
+                            issues.push(issue.clone());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if issues.is_empty() { Ok(points) } else { Err(issues) }
+}

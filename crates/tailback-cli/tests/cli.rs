@@ -1,0 +1,328 @@
+//! End-to-end tests of the `tailback` commands.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// A short run of the default torus, so tests stay fast.
+const SHORT: [&str; 6] = [
+    "--set",
+    "sim.warmup_cycles=500",
+    "--set",
+    "sim.measure_cycles=2000",
+    "--set",
+    "sim.drain_cycles_max=4000",
+];
+
+fn tailback() -> Command {
+    Command::cargo_bin("tailback").expect("the tailback binary is built")
+}
+
+fn write_config(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("temp dir is writable");
+    path
+}
+
+fn stdout_json(output: &std::process::Output) -> Value {
+    serde_json::from_slice(&output.stdout).expect("stdout is one JSON document")
+}
+
+#[test]
+fn run_without_config_prints_the_required_json_fields_and_writes_plots() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let output = tailback()
+        .arg("run")
+        .args(SHORT)
+        .args(["--format", "json", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let json = stdout_json(&output);
+    for pointer in [
+        "/offered",
+        "/accepted",
+        "/latency/mean",
+        "/latency/p99",
+        "/network_latency/mean",
+        "/hops/mean",
+        "/saturated",
+        "/cycles",
+        "/wall_seconds",
+    ] {
+        assert!(json.pointer(pointer).is_some(), "missing {pointer} in {json}");
+    }
+    assert_eq!(json["saturated"], Value::Bool(false));
+    let offered = json["offered"].as_f64().unwrap();
+    assert!((offered - 0.2).abs() < 0.02, "default offered load is 0.2, got {offered}");
+    for file in [
+        "summary.json",
+        "latency_cdf.svg",
+        "latency_cdf.png",
+        "accepted_per_node.svg",
+        "accepted_per_node.png",
+    ] {
+        assert!(out.join(file).is_file(), "{file} not written");
+    }
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["config"]["topology"]["dims"], serde_json::json!([8, 8]));
+}
+
+#[test]
+fn run_table_names_every_measure() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = tailback()
+        .arg("run")
+        .args(SHORT)
+        .args(["--set", "traffic.pattern=transpose", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    for label in [
+        "offered",
+        "accepted",
+        "packet latency",
+        "network latency",
+        "source queue",
+        "hops",
+        "saturated",
+        "node-cycles/s",
+        "transpose traffic",
+    ] {
+        assert!(text.contains(label), "table lacks {label}:\n{text}");
+    }
+}
+
+#[test]
+fn bad_configurations_exit_2_listing_every_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        "bad.toml",
+        "[router]\nvcz = 3\nvcs = 0\n[traffic]\nrate = 1.5\n[topology]\nk = \"eight\"\n",
+    );
+    let output = tailback().arg("run").arg(&config).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let err = String::from_utf8(output.stderr).unwrap();
+    assert!(err.contains("4 problems"), "{err}");
+    for expected in [
+        "router.vcz = 3: unknown key",
+        "router.vcs = 0: must be an integer from 1 to 32",
+        "traffic.rate = 1.5",
+        "topology.k = \"eight\": expected an integer",
+    ] {
+        assert!(err.contains(expected), "missing `{expected}` in:\n{err}");
+    }
+    assert!(!err.contains("panicked"));
+}
+
+#[test]
+fn inconsistent_values_and_bad_overrides_exit_2() {
+    let needs_classes = tailback()
+        .args(["check", "/dev/null", "--set", "routing.datelines=[0,4]", "--set", "router.vcs=2"])
+        .output()
+        .unwrap();
+    assert_eq!(needs_classes.status.code(), Some(2));
+    let err = String::from_utf8(needs_classes.stderr).unwrap();
+    assert!(err.contains("router.vcs = 2") && err.contains("needs at least 3 VCs"), "{err}");
+
+    let cut_through = tailback()
+        .args(["run", "--set", "router.switching=virtual_cut_through"])
+        .args(["--set", "traffic.packet_flits=16"])
+        .output()
+        .unwrap();
+    assert_eq!(cut_through.status.code(), Some(2));
+    assert!(String::from_utf8(cut_through.stderr).unwrap().contains("router.vc_buffer_flits = 8"));
+
+    let no_equals = tailback().args(["run", "--set", "router.vcs"]).output().unwrap();
+    assert_eq!(no_equals.status.code(), Some(2));
+
+    let missing = tailback().args(["check", "/nonexistent.toml"]).output().unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8(missing.stderr).unwrap().contains("cannot read config"));
+}
+
+#[test]
+fn check_describes_the_network_and_its_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path(), "torus.toml", "[topology]\nk = 8\n");
+    let output = tailback()
+        .arg("check")
+        .arg(&config)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let json = stdout_json(&output);
+    assert_eq!(json["nodes"], 64);
+    assert_eq!(json["channels"]["router_to_router"], 256);
+    assert_eq!(json["vc_buffers"]["input_vcs"], 64 * 5 * 4);
+    assert_eq!(json["deadlock_free"], true);
+    // Uniform traffic (excluding self) on an 8-ary torus with balanced ties loads every channel
+    // with k/8 = 1 per unit of injection, times 64/63.
+    let ideal = json["ideal_throughput"].as_f64().unwrap();
+    assert!((ideal - 63.0 / 64.0).abs() < 1e-9, "{ideal}");
+    // Sending every distance-4 tie the positive way loads positive channels with (1+2+3+4)/8.
+    let positive = tailback()
+        .arg("check")
+        .arg(&config)
+        .args(["--set", "routing.tie_break=positive", "--format", "json"])
+        .output()
+        .unwrap();
+    let ideal = stdout_json(&positive)["ideal_throughput"].as_f64().unwrap();
+    assert!((ideal - 63.0 / 80.0).abs() < 1e-9, "{ideal}");
+
+    let table = tailback()
+        .arg("check")
+        .arg(&config)
+        .args(["--set", "traffic.pattern=tornado"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(table.stdout).unwrap();
+    assert!(text.contains("deadlock") && text.contains("acyclic"), "{text}");
+    assert!(text.contains("ideal throughput"), "{text}");
+}
+
+fn sweep(config: &Path, out: &Path, jobs: &str, extra: &[&str]) -> std::process::Output {
+    tailback()
+        .arg("sweep")
+        .arg(config)
+        .args(["--vary", "traffic.rate=0.1:0.9:0.2", "--seeds", "2", "-j", jobs, "--out"])
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn small_sweep_config(dir: &Path) -> std::path::PathBuf {
+    write_config(
+        dir,
+        "sweep.toml",
+        "[topology]\nk = 4\n[sim]\nwarmup_cycles = 300\nmeasure_cycles = 1500\ndrain_cycles_max = 2000\n",
+    )
+}
+
+/// Result lines of a sweep with the wall-clock fields removed, sorted by point.
+fn results_without_timing(out: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    let mut rows: Vec<Value> = text
+        .lines()
+        .map(|line| {
+            let mut row: Value = serde_json::from_str(line).unwrap();
+            let summary = row["summary"].as_object_mut().unwrap();
+            summary.remove("wall_seconds");
+            summary.remove("node_cycles_per_second");
+            row
+        })
+        .collect();
+    rows.sort_by_key(|r| r["id"].as_str().unwrap().to_string());
+    rows
+}
+
+#[test]
+fn sweep_writes_every_point_plots_and_refuses_to_overwrite() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = small_sweep_config(dir.path());
+    let out = dir.path().join("out");
+    let first = sweep(&config, &out, "2", &[]);
+    assert!(first.status.success(), "{first:?}");
+    let table = String::from_utf8(first.stdout).unwrap();
+    assert!(table.contains("saturation throughput"), "{table}");
+    // 5 loads x 2 seeds, plus the CSV header.
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 11);
+    assert!(csv.starts_with("traffic.rate,seed,offered,accepted"));
+    for file in ["results.jsonl", "sweep.json", "latency.svg", "latency.png"] {
+        assert!(out.join(file).is_file(), "{file} not written");
+    }
+    let again = sweep(&config, &out, "2", &[]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8(again.stderr).unwrap().contains("--resume"));
+}
+
+#[test]
+fn sweep_results_do_not_depend_on_the_number_of_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = small_sweep_config(dir.path());
+    let (one, two) = (dir.path().join("j1"), dir.path().join("j2"));
+    assert!(sweep(&config, &one, "1", &[]).status.success());
+    assert!(sweep(&config, &two, "2", &[]).status.success());
+    assert_eq!(results_without_timing(&one), results_without_timing(&two));
+}
+
+#[test]
+fn an_interrupted_sweep_resumes_with_only_the_missing_points() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = small_sweep_config(dir.path());
+    let (full, cut) = (dir.path().join("full"), dir.path().join("cut"));
+    assert!(sweep(&config, &full, "2", &[]).status.success());
+    assert!(sweep(&config, &cut, "2", &[]).status.success());
+    // Keep four finished points and a line cut short, as a kill during a write leaves them.
+    let text = std::fs::read_to_string(cut.join("results.jsonl")).unwrap();
+    let kept: Vec<&str> = text.lines().take(4).collect();
+    let partial = &text.lines().nth(4).unwrap()[..20];
+    std::fs::write(cut.join("results.jsonl"), kept.join("\n") + "\n" + partial).unwrap();
+    let resumed = sweep(&config, &cut, "2", &["--resume"]);
+    assert!(resumed.status.success(), "{resumed:?}");
+    assert!(String::from_utf8(resumed.stderr).unwrap().contains("4 of 10 points already done"));
+    assert_eq!(results_without_timing(&full), results_without_timing(&cut));
+    // A different sweep in the same directory is refused.
+    let other = tailback()
+        .arg("sweep")
+        .arg(&config)
+        .args(["--vary", "traffic.rate=0.2,0.4", "--resume", "--out"])
+        .arg(&cut)
+        .output()
+        .unwrap();
+    assert_eq!(other.status.code(), Some(2));
+}
+
+#[test]
+fn sweep_validates_every_point_before_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = small_sweep_config(dir.path());
+    let output = tailback()
+        .arg("sweep")
+        .arg(&config)
+        .args(["--vary", "router.vcs=0,1,4", "--out"])
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let err = String::from_utf8(output.stderr).unwrap();
+    // vcs = 0 is out of range; vcs = 1 is too few for the torus's two dateline classes.
+    assert!(err.contains("router.vcs = 0") && err.contains("router.vcs = 1"), "{err}");
+    assert!(!dir.path().join("out").join("results.jsonl").exists());
+
+    let bad_range = tailback()
+        .arg("sweep")
+        .arg(&config)
+        .args(["--vary", "traffic.rate=0.5:0.1:0.1"])
+        .output()
+        .unwrap();
+    assert_eq!(bad_range.status.code(), Some(2));
+}
+
+#[test]
+fn bench_reports_speed_of_a_reference_configuration() {
+    let output = tailback()
+        .args(["bench", "--only", "mesh8", "--repeat", "1", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let json = stdout_json(&output);
+    let mesh = &json[0];
+    assert_eq!(mesh["name"], "mesh8");
+    for field in ["cycles_per_second", "node_cycles_per_second", "flit_hops_per_second"] {
+        assert!(mesh[field].as_f64().unwrap() > 0.0, "{field}");
+    }
+    let unknown = tailback().args(["bench", "--only", "nope"]).output().unwrap();
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8(unknown.stderr).unwrap().contains("torus16"));
+}
