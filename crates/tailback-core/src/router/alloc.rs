@@ -12,6 +12,7 @@
 //! round-robin; inputs accept round-robin; pointers move only on first-iteration accepts;
 //! unmatched ports retry in later iterations. A matched input then picks its VC round-robin.
 
+use super::step::At;
 use super::{RouterSet, StepContext};
 use super::arbiter::{bits32, bits64, next_after_32, next_after_64};
 use super::{Ready, Stage};
@@ -109,15 +110,15 @@ impl RouterSet {
     /// Separable input-first VC allocation for the requests in `sc.va_requests`.
     pub(super) fn allocate_vcs<C: CongestionControl>(
         &mut self,
-        r: usize,
+        at: At,
         sc: &mut Scratch,
         cx: &StepContext<'_, C>,
     ) {
         let slots = self.slots;
-        let first = self.first_port(r);
+        let first = at.first;
         let base = slots.port_vc(first, 0);
         // Round-robin distances run over the router's local VC slots.
-        let span = (slots.port_vc(self.first_port(r + 1), 0) - base) as u32;
+        let span = (slots.port_vc(at.end, 0) - base) as u32;
         for i in 0..sc.va_requests.len() {
             let ivc = sc.va_requests[i] as usize;
             let state = self.ivc[ivc];
@@ -236,24 +237,24 @@ impl RouterSet {
     /// round-robin, and the granted flit crosses the switch at once.
     pub(super) fn grant_separable<C: CongestionControl>(
         &mut self,
-        r: usize,
+        at: At,
         sc: &mut Scratch,
         cx: &mut StepContext<'_, C>,
     ) {
-        let first = self.first_port(r);
+        let first = at.first;
         for out in bits64(sc.outputs) {
             let local = next_after_64(sc.out_req[out], self.ports[first + out].sa_out_ptr as u32) as usize;
             let vc = sc.chosen[local];
             self.ports[first + out].sa_out_ptr = local as u8;
             self.ports[first + local].sa_in_ptr = vc;
             sc.touched_ports |= 1 << local;
-            self.traverse(r, local, vc as usize, cx);
+            self.traverse(at, local, vc as usize, cx);
         }
     }
 
     /// iSLIP switch allocation with `iterations` request/grant/accept rounds; fills `sc.winners`.
-    pub(super) fn allocate_switch_islip(&mut self, r: usize, sc: &mut Scratch, iterations: u32) {
-        let first = self.first_port(r);
+    pub(super) fn allocate_switch_islip(&mut self, at: At, sc: &mut Scratch, iterations: u32) {
+        let first = at.first;
         sc.winners.clear();
         for local in bits64(sc.cand_ports) {
             sc.req_out[local] = bits32(sc.sa_cand[local])

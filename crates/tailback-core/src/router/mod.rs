@@ -266,62 +266,57 @@ impl RouterSet {
         self.ports[port].router as usize
     }
 
-    /// Records that `port` has (or no longer has) work, activating its router.
+    /// Records that local port `local` of `router` has work, scheduling the router.
     #[inline]
-    fn refresh(&mut self, port: usize) {
-        let p = &self.ports[port];
-        let router = p.router as usize;
-        let bit = 1u64 << (port - p.first as usize);
-        if p.work.any() {
-            self.work_ports[router] |= bit;
-            self.active.insert(router);
-        } else {
-            self.work_ports[router] &= !bit;
-        }
+    fn mark_work(&mut self, router: usize, local: usize) {
+        self.work_ports[router] |= 1 << local;
+        self.active.insert(router);
     }
 
     /// Appends a flit to the input VC in `slot`; returns the owning router and the new occupancy.
     #[inline]
     pub(crate) fn push_flit(&mut self, slot: usize, flit: Flit) -> (usize, u32) {
-        let cap = self.capacity;
+        let capacity = self.capacity;
         let state = &mut self.ivc[slot];
         let len = state.len as u32;
         assert!(
-            len < cap,
+            len < capacity,
             "buffer overflow at input VC slot {slot}: credit protocol violated"
         );
         let mut position = state.head as u32 + len;
-        if position >= cap {
-            position -= cap;
+        if position >= capacity {
+            position -= capacity;
         }
         state.len += 1;
-        let stage = state.stage;
-        self.buf[slot * cap as usize + position as usize] = flit;
+        let (stage, out_port, out_vc) = (state.stage, state.out_port, state.out_vc);
+        self.buf[slot * capacity as usize + position as usize] = flit;
         let port = self.slots.owner(slot);
+        let record = &mut self.ports[port];
+        let (router, first) = (record.router as usize, record.first as usize);
         if len == 0 {
+            // A flit reaching an empty VC is either a new head or the next flit of a packet
+            // that already owns an output VC.
             let bit = 1 << self.slots.vc(slot);
-            match stage {
-                Stage::Idle => self.ports[port].work.needs_route |= bit,
+            let ready = match stage {
+                Stage::Idle => {
+                    record.work.needs_route |= bit;
+                    true
+                }
                 Stage::Active => {
-                    if self.ovc[self.out_slot(port, slot)].credits > 0 {
-                        self.ports[port].work.sa_ready |= bit;
+                    let out = self.slots.port_vc(first + out_port as usize, out_vc as usize);
+                    let credited = self.ovc[out].credits > 0;
+                    if credited {
+                        record.work.sa_ready |= bit;
                     }
+                    credited
                 }
                 Stage::VcAlloc => unreachable!("a VC waiting for allocation holds its head"),
+            };
+            if ready {
+                self.mark_work(router, port - first);
             }
-            self.refresh(port);
         }
-        (self.router_of_port(port), len + 1)
-    }
-
-    /// Output VC slot owned by the active input VC in `slot` of global port `port`.
-    #[inline]
-    fn out_slot(&self, port: usize, slot: usize) -> usize {
-        let state = &self.ivc[slot];
-        self.slots.port_vc(
-            self.ports[port].first as usize + state.out_port as usize,
-            state.out_vc as usize,
-        )
+        (router, len + 1)
     }
 
     /// The flit at the front of the input VC in `slot`.
@@ -331,30 +326,19 @@ impl RouterSet {
         self.buf[slot * self.capacity as usize + self.ivc[slot].head as usize]
     }
 
-    /// Removes the front flit of the input VC in `slot`.
-    #[inline]
-    fn pop_flit(&mut self, slot: usize) -> Flit {
-        let flit = self.front(slot);
-        let state = &mut self.ivc[slot];
-        let head = state.head as u32 + 1;
-        state.head = if head == self.capacity { 0 } else { head as u16 };
-        state.len -= 1;
-        flit
-    }
-
     /// Returns a credit to the output VC in `slot`, waking its owner if it was starved.
     #[inline]
     pub(crate) fn add_credit(&mut self, slot: usize) {
-        self.ovc[slot].credits += 1;
-        debug_assert!(self.ovc[slot].credits as u32 <= self.capacity);
-        let owner = self.ovc[slot].owner;
-        if self.ovc[slot].credits == 1 && owner != UNCONNECTED {
-            let owner = owner as usize;
-            if self.ivc[owner].len > 0 {
-                let port = self.slots.owner(owner);
-                self.ports[port].work.sa_ready |= 1 << self.slots.vc(owner);
-                self.refresh(port);
-            }
+        let output = &mut self.ovc[slot];
+        output.credits += 1;
+        debug_assert!(output.credits as u32 <= self.capacity);
+        let owner = output.owner;
+        if output.credits == 1 && owner != UNCONNECTED && self.ivc[owner as usize].len > 0 {
+            let port = self.slots.owner(owner as usize);
+            let record = &mut self.ports[port];
+            record.work.sa_ready |= 1 << self.slots.vc(owner as usize);
+            let (router, local) = (record.router as usize, port - record.first as usize);
+            self.mark_work(router, local);
         }
     }
 

@@ -10,6 +10,14 @@ use crate::ids::{NodeId, RouterId};
 use crate::packet::PacketSlab;
 use crate::routing::Routing;
 
+/// The router being evaluated: its index and its global port range.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct At {
+    pub(super) router: usize,
+    pub(super) first: usize,
+    pub(super) end: usize,
+}
+
 /// What a router needs from the rest of the engine during its step.
 pub(crate) struct StepContext<'a, C> {
     pub(crate) now: u64,
@@ -44,30 +52,34 @@ impl RouterSet {
         sc: &mut Scratch,
         cx: &mut StepContext<'_, C>,
     ) {
-        self.collect_requests(r, sc, cx);
+        let at = At {
+            router: r,
+            first: self.first_port(r),
+            end: self.first_port(r + 1),
+        };
+        self.collect_requests(at, sc, cx);
         if !sc.va_requests.is_empty() {
-            self.allocate_vcs(r, sc, cx);
+            self.allocate_vcs(at, sc, cx);
         }
         match self.allocator {
             AllocatorKind::Separable => {
                 if sc.outputs != 0 {
-                    self.grant_separable(r, sc, cx);
+                    self.grant_separable(at, sc, cx);
                 }
             }
             AllocatorKind::Islip => {
                 if sc.cand_ports != 0 {
-                    self.allocate_switch_islip(r, sc, self.islip_iterations);
+                    self.allocate_switch_islip(at, sc, self.islip_iterations);
                     for i in 0..sc.winners.len() {
                         let (local, vc) = sc.winners[i];
-                        self.traverse(r, local as usize, vc as usize, cx);
+                        self.traverse(at, local as usize, vc as usize, cx);
                     }
                 }
             }
         }
         // Only ports that won an allocation can have run out of work.
-        let first = self.first_port(r);
         for local in bits64(sc.touched_ports) {
-            if !self.ports[first + local].work.any() {
+            if !self.ports[at.first + local].work.any() {
                 self.work_ports[r] &= !(1 << local);
             }
         }
@@ -76,13 +88,13 @@ impl RouterSet {
     /// Routes new heads, and gathers VC-allocation requests and switch candidates.
     fn collect_requests<C: CongestionControl>(
         &mut self,
-        r: usize,
+        at: At,
         sc: &mut Scratch,
         cx: &mut StepContext<'_, C>,
     ) {
         let now = cx.now;
         let slots = self.slots;
-        let first = self.first_port(r);
+        let (r, first) = (at.router, at.first);
         let separable = self.allocator == AllocatorKind::Separable;
         sc.va_requests.clear();
         sc.cand_ports = 0;
@@ -154,55 +166,76 @@ impl RouterSet {
     #[inline(always)]
     pub(super) fn traverse<C: CongestionControl>(
         &mut self,
-        r: usize,
+        at: At,
         local: usize,
         vc: usize,
         cx: &mut StepContext<'_, C>,
     ) {
         let now = cx.now;
         let slots = self.slots;
-        let first = self.first_port(r);
+        let (r, first) = (at.router, at.first);
         let port = first + local;
         let slot = slots.port_vc(port, vc);
-        let state = self.ivc[slot];
-        let out = first + state.out_port as usize;
-        let out_slot = slots.port_vc(out, state.out_vc as usize);
-        let flit = self.pop_flit(slot);
-        self.ovc[out_slot].credits -= 1;
-        let bit = 1u32 << vc;
-        if self.ovc[out_slot].credits == 0 || state.len == 1 {
-            self.ports[port].work.sa_ready &= !bit;
+        let capacity = self.capacity;
+
+        // Pop the front flit.
+        let state = &mut self.ivc[slot];
+        let flit = self.buf[slot * capacity as usize + state.head as usize];
+        let next_head = state.head as u32 + 1;
+        state.head = if next_head == capacity { 0 } else { next_head as u16 };
+        state.len -= 1;
+        let left = state.len;
+        let (out_port, out_vc, class) = (state.out_port, state.out_vc, state.class);
+        let tail = flit.is_tail();
+        if tail {
+            state.stage = Stage::Idle;
         }
-        let to = self.ports[out].downstream + state.out_vc as u32;
-        cx.flits
-            .schedule(now, self.ports[out].out_delay as u64, FlitArrival { to, flit });
+
+        // Use a credit of the output VC; the tail releases it.
+        let out = first + out_port as usize;
+        let out_slot = slots.port_vc(out, out_vc as usize);
+        let output_vc = &mut self.ovc[out_slot];
+        output_vc.credits -= 1;
+        let starved = output_vc.credits == 0;
+        if tail {
+            output_vc.owner = UNCONNECTED;
+        }
+        let output = &mut self.ports[out];
+        let to = output.downstream + out_vc as u32;
+        let delay = output.out_delay as u64;
+        if tail {
+            output.out_free |= 1 << out_vc;
+        }
+
+        // This VC stays a switch candidate only with a flit, a credit and the same packet.
+        let input = &mut self.ports[port];
+        let upstream = input.upstream;
+        let bit = 1u32 << vc;
+        if starved || left == 0 || tail {
+            input.work.sa_ready &= !bit;
+        }
+        if tail && left > 0 {
+            // The next packet's head is routed from the next cycle on.
+            input.work.needs_route |= bit;
+        }
+
+        cx.flits.schedule(now, delay, FlitArrival { to, flit });
+        cx.credits
+            .schedule(now, self.timing.credit, upstream + vc as u32);
         let to_router = slots.is_router(to as usize);
         *cx.flit_hops += u64::from(to_router);
-        cx.credits
-            .schedule(now, self.timing.credit, self.ports[port].upstream + vc as u32);
         if flit.is_head() {
             let packet = cx.packets.get_mut(flit.packet());
-            packet.class = state.class;
+            packet.class = class;
             packet.hops += u32::from(to_router);
             if C::FORWARD_EVENTS {
                 let event = ForwardEvent {
                     router: RouterId::new(r),
                     in_port: local as u8,
-                    out_port: state.out_port,
-                    out_vc: state.out_vc,
+                    out_port,
+                    out_vc,
                 };
                 cx.control.on_forward(event, packet, now);
-            }
-        }
-        if flit.is_tail() {
-            self.ports[out].out_free |= 1 << state.out_vc;
-            self.ovc[out_slot].owner = UNCONNECTED;
-            self.ivc[slot].stage = Stage::Idle;
-            let work = &mut self.ports[port].work;
-            work.sa_ready &= !bit;
-            if state.len > 1 {
-                // The next packet's head is routed from the next cycle on.
-                work.needs_route |= bit;
             }
         }
         if C::BUFFER_EVENTS {
@@ -210,8 +243,8 @@ impl RouterSet {
                 router: RouterId::new(r),
                 port: local as u8,
                 vc: vc as u8,
-                occupancy: state.len as u32 - 1,
-                capacity: self.capacity,
+                occupancy: left as u32,
+                capacity,
             };
             cx.control.on_dequeue(event, now);
         }

@@ -1,0 +1,207 @@
+//! Output plumbing shared by all plots: the embedded font, rendering one
+//! figure to both backends, and small drawing helpers.
+
+use std::error::Error;
+use std::fs;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use plotters::coord::Shift;
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::coord::types::RangedCoordf64;
+use plotters::data::float::FloatPrettyPrinter;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::{FontStyle, register_font};
+
+use crate::PlotError;
+
+/// Font family under which the embedded font is registered; used for all text.
+const FONT_FAMILY: &str = "sans-serif";
+const FONT_BYTES: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
+/// Image size in pixels (SVG user units).
+const SIZE: (u32, u32) = (900, 600);
+
+/// What drawing code returns; errors of either backend are boxed.
+pub(crate) type DrawResult<T = ()> = Result<T, Box<dyn Error + Send + Sync>>;
+
+/// A plot that can be drawn on any plotters backend.
+pub(crate) trait Figure {
+    /// Draws the whole figure on `root`.
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB::ErrorType: 'static;
+}
+
+/// Draws `figure` to `<stem>.svg` and `<stem>.png`, creating the parent
+/// directory if needed, and returns both paths.
+pub(crate) fn render(stem: &Path, figure: &impl Figure) -> Result<Vec<PathBuf>, PlotError> {
+    register_embedded_font()?;
+    if let Some(dir) = stem.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+        fs::create_dir_all(dir).map_err(|source| PlotError::Io {
+            path: dir.to_owned(),
+            source,
+        })?;
+    }
+    let svg = with_suffix(stem, "svg");
+    draw_to(&svg, SVGBackend::new(&svg, SIZE), figure)?;
+    let png = with_suffix(stem, "png");
+    draw_to(&png, BitMapBackend::new(&png, SIZE), figure)?;
+    Ok(vec![svg, png])
+}
+
+fn register_embedded_font() -> Result<(), PlotError> {
+    static REGISTERED: OnceLock<bool> = OnceLock::new();
+    let ok = *REGISTERED
+        .get_or_init(|| register_font(FONT_FAMILY, FontStyle::Normal, FONT_BYTES).is_ok());
+    if ok { Ok(()) } else { Err(PlotError::Font) }
+}
+
+/// `stem` with `.extension` appended (not substituted: `run.0.5` stays intact).
+fn with_suffix(stem: &Path, extension: &str) -> PathBuf {
+    let mut path = stem.as_os_str().to_owned();
+    path.push(".");
+    path.push(extension);
+    path.into()
+}
+
+fn draw_to<DB: DrawingBackend>(
+    path: &Path,
+    backend: DB,
+    figure: &impl Figure,
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    let root = backend.into_drawing_area();
+    figure
+        .draw(&root)
+        .and_then(|()| Ok(root.present()?))
+        .map_err(|error| PlotError::Draw {
+            path: path.to_owned(),
+            message: error.to_string(),
+        })
+}
+
+/// The embedded font at `size` pixels.
+pub(crate) fn font(size: u32) -> FontDesc<'static> {
+    (FONT_FAMILY, size).into_font()
+}
+
+/// Clears `root` and draws `title` on top; returns the area below the title.
+pub(crate) fn titled<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+) -> Result<DrawingArea<DB, Shift>, DrawingAreaErrorKind<DB::ErrorType>> {
+    root.fill(&WHITE)?;
+    root.titled(title, font(24))
+}
+
+/// Writes "no data" in the middle of `area`.
+pub(crate) fn no_data<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    let (width, height) = area.dim_in_pixel();
+    let style = TextStyle::from(font(28))
+        .color(&RGBColor(120, 120, 120))
+        .pos(Pos::new(HPos::Center, VPos::Center));
+    area.draw_text("no data", &style, (width as i32 / 2, height as i32 / 2))?;
+    Ok(())
+}
+
+/// An x-y chart filling `area`, with light grid lines, tick labels and axis
+/// descriptions already drawn.
+pub(crate) fn xy_chart<'a, DB, Y>(
+    area: &'a DrawingArea<DB, Shift>,
+    x: Range<f64>,
+    y: Y,
+    x_desc: &str,
+    y_desc: &str,
+) -> DrawResult<ChartContext<'a, DB, Cartesian2d<RangedCoordf64, Y::CoordDescType>>>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+    Y: AsRangedCoord<Value = f64>,
+    Y::CoordDescType: ValueFormatter<f64>,
+{
+    let mut chart = ChartBuilder::on(area)
+        .margin(15)
+        .x_label_area_size(50)
+        .y_label_area_size(75)
+        .build_cartesian_2d(x, y)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .x_label_formatter(&tick_label)
+        .y_label_formatter(&tick_label)
+        .label_style(font(15))
+        .axis_desc_style(font(18))
+        .max_light_lines(4)
+        .light_line_style(RGBColor(238, 238, 238))
+        .bold_line_style(RGBColor(210, 210, 210))
+        .draw()?;
+    Ok(chart)
+}
+
+/// A tick label without superfluous decimals ("0", "0.25", "1000").
+pub(crate) fn tick_label(value: &f64) -> String {
+    FloatPrettyPrinter {
+        allow_scientific: false,
+        min_decimal: 0,
+        max_decimal: 5,
+    }
+    .print(*value)
+}
+
+/// Smallest and largest value, or `None` for no values.
+pub(crate) fn min_max(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
+    values.into_iter().fold(None, |acc, v| match acc {
+        None => Some((v, v)),
+        Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
+    })
+}
+
+/// An axis range covering zero and all `values` (finite), with some headroom
+/// above; `0..1` when there is nothing to cover.
+pub(crate) fn range_from_zero(values: impl IntoIterator<Item = f64>) -> Range<f64> {
+    let (lo, hi) = values
+        .into_iter()
+        .fold((0.0f64, 0.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    if hi > lo {
+        lo..hi + 0.08 * (hi - lo)
+    } else {
+        0.0..1.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tick_labels_have_no_superfluous_decimals() {
+        assert_eq!(tick_label(&0.0), "0");
+        assert_eq!(tick_label(&0.25), "0.25");
+        assert_eq!(tick_label(&1000.0), "1000");
+    }
+
+    #[test]
+    fn range_from_zero_covers_zero_and_values() {
+        assert_eq!(range_from_zero([]), 0.0..1.0);
+        assert_eq!(range_from_zero([0.0]), 0.0..1.0);
+        let range = range_from_zero([2.0, 5.0]);
+        assert!(range.start == 0.0 && range.end > 5.0);
+        assert!(range_from_zero([-1.0]).contains(&-1.0));
+    }
+
+    #[test]
+    fn suffix_is_appended_not_substituted() {
+        assert_eq!(
+            with_suffix(Path::new("a/load.0.5"), "svg"),
+            Path::new("a/load.0.5.svg")
+        );
+    }
+}
