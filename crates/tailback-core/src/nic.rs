@@ -23,9 +23,22 @@ use crate::view::NetworkView;
 
 const NO_PACKET: u32 = u32::MAX;
 
+/// What injection did in a cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Injection {
+    /// A flit left.
+    Sent,
+    /// Nothing to send.
+    Idle,
+    /// A flit or a new packet waits for an injection credit.
+    NoCredit,
+    /// The congestion mechanism holds the next packet back.
+    Held,
+}
+
 /// The packet a NIC is injecting.
 #[derive(Debug, Clone, Copy)]
-struct Injection {
+struct Current {
     packet: u32,
     vc: u8,
     sent: u32,
@@ -58,7 +71,7 @@ pub(crate) struct NicSet {
     terminal_slot: Vec<u32>,
 
     pub(crate) queue: Vec<VecDeque<Offered>>,
-    current: Vec<Injection>,
+    current: Vec<Current>,
     pub(crate) inj_credits: Vec<u16>,
     inj_free: Vec<u32>,
     inj_ptr: Vec<u8>,
@@ -95,7 +108,7 @@ impl NicSet {
                 .collect(),
             queue: vec![VecDeque::new(); nodes],
             current: vec![
-                Injection {
+                Current {
                     packet: NO_PACKET,
                     vc: 0,
                     sent: 0,
@@ -172,10 +185,12 @@ impl NicSet {
         let mut active = std::mem::take(&mut self.active);
         active.retain(|node| {
             self.consume(node, cx);
-            self.inject(node, cx);
-            self.current[node].packet != NO_PACKET
-                || !self.queue[node].is_empty()
-                || !self.rx[node].is_empty()
+            let injection = self.inject(node, cx);
+            // A NIC waiting for credits sleeps until one returns (which wakes it); one held back
+            // by the mechanism asks again next cycle.
+            let more_to_send = injection == Injection::Sent
+                && (self.current[node].packet != NO_PACKET || !self.queue[node].is_empty());
+            more_to_send || injection == Injection::Held || !self.rx[node].is_empty()
         });
         self.active = active;
     }
@@ -186,15 +201,17 @@ impl NicSet {
             return;
         }
         let now = cx.now;
-        let elapsed = now.saturating_sub(self.rx_updated[node]).max(1) as f64;
-        let tokens = (self.rx_tokens[node] + self.ejection_rate * elapsed).min(1.0);
-        self.rx_updated[node] = now;
-        // Tolerate rounding so that rate 1/3 consumes exactly every third cycle.
-        if tokens < 1.0 - 1e-9 {
-            self.rx_tokens[node] = tokens;
-            return;
+        if self.ejection_rate < 1.0 {
+            let elapsed = now.saturating_sub(self.rx_updated[node]).max(1) as f64;
+            let tokens = (self.rx_tokens[node] + self.ejection_rate * elapsed).min(1.0);
+            self.rx_updated[node] = now;
+            // Tolerate rounding so that rate 1/3 consumes exactly every third cycle.
+            if tokens < 1.0 - 1e-9 {
+                self.rx_tokens[node] = tokens;
+                return;
+            }
+            self.rx_tokens[node] = 0.0;
         }
-        self.rx_tokens[node] = 0.0;
         let Some((vc, flit)) = self.rx[node].pop_front() else {
             return;
         };
@@ -231,13 +248,17 @@ impl NicSet {
     }
 
     /// Sends the next flit of the current packet, or starts the next queued packet.
-    fn inject<C: CongestionControl>(&mut self, node: usize, cx: &mut NicContext<'_, C>) {
+    fn inject<C: CongestionControl>(
+        &mut self,
+        node: usize,
+        cx: &mut NicContext<'_, C>,
+    ) -> Injection {
         let now = cx.now;
         let v = self.vcs;
         let mut current = self.current[node];
         if current.packet == NO_PACKET {
             let Some(next) = self.queue[node].front() else {
-                return;
+                return Injection::Idle;
             };
             let need = if self.cut_through { next.flits } else { 1 };
             let free = (0..v)
@@ -246,13 +267,15 @@ impl NicSet {
                         && self.inj_credits[self.slots.port_vc(node, vc)] as u32 >= need
                 })
                 .fold(0u32, |m, vc| m | 1 << vc);
-            if free == 0 || !cx.control.may_start_injection(cx.view, NodeId::new(node), next, now)
-            {
-                return;
+            if free == 0 {
+                return Injection::NoCredit;
+            }
+            if !cx.control.may_start_injection(cx.view, NodeId::new(node), next, now) {
+                return Injection::Held;
             }
             let vc = next_after_32(free, self.inj_ptr[node] as u32) as u8;
             let Some(offered) = self.queue[node].pop_front() else {
-                return;
+                return Injection::Idle;
             };
             let measured = cx.stats.in_window(offered.created);
             let packet = Packet::new(
@@ -267,7 +290,7 @@ impl NicSet {
             cx.control.on_injected(NodeId::new(node), &packet, now);
             self.inj_ptr[node] = vc;
             self.inj_free[node] &= !(1 << vc);
-            current = Injection {
+            current = Current {
                 packet: slot,
                 vc,
                 sent: 0,
@@ -277,7 +300,7 @@ impl NicSet {
         let credit = &mut self.inj_credits[self.slots.port_vc(node, current.vc as usize)];
         if *credit == 0 {
             self.current[node] = current;
-            return;
+            return Injection::NoCredit;
         }
         *credit -= 1;
         self.injected_flits += 1;
@@ -297,5 +320,6 @@ impl NicSet {
             current.packet = NO_PACKET;
         }
         self.current[node] = current;
+        Injection::Sent
     }
 }
