@@ -102,7 +102,9 @@ pub fn run(args: SweepArgs) -> CliResult {
     for s in &curves {
         let name = if s.label.is_empty() { String::new() } else { format!(" ({})", s.label) };
         match s.saturation {
-            Some(x) => println!("saturation throughput{name}: {x:.4} flits/node/cycle (highest accepted)"),
+            Some(x) => println!(
+                "saturation throughput{name}: {x:.4} flits/node/cycle (highest stable load)"
+            ),
             None => println!("saturation throughput{name}: not reached"),
         }
     }

@@ -12,7 +12,9 @@ pub struct Series {
     /// `router.vcs=4` (empty when only the load is swept).
     pub label: String,
     pub points: Vec<CurvePoint>,
-    /// The highest accepted throughput of the curve, when some point saturated.
+    /// Saturation throughput: the highest accepted throughput among the points that did not
+    /// saturate, when some point did. (Past saturation the mean accepted throughput can still
+    /// grow, carried by nodes that avoid the bottleneck, so it is not the saturation point.)
     pub saturation: Option<f64>,
 }
 
@@ -54,10 +56,13 @@ pub fn series(records: &[Record]) -> Vec<Series> {
             let mut points: Vec<CurvePoint> =
                 points.iter().map(|(_, seeds)| average(seeds)).collect();
             points.sort_by(|a, b| a.offered.total_cmp(&b.offered));
-            let saturation = points
-                .iter()
-                .any(|p| p.saturated)
-                .then(|| points.iter().map(|p| p.accepted).fold(0.0, f64::max));
+            let saturation = points.iter().any(|p| p.saturated).then(|| {
+                points
+                    .iter()
+                    .filter(|p| !p.saturated)
+                    .map(|p| p.accepted)
+                    .fold(0.0, f64::max)
+            });
             Series {
                 label,
                 points,
