@@ -32,14 +32,14 @@ pub fn network(cfg: &Config) -> String {
     )
 }
 
+/// The traffic pattern's name in words ("bit complement").
+pub fn pattern(cfg: &Config) -> String {
+    cfg.traffic.pattern.name().replace('_', " ")
+}
+
 /// A short plot title: "8x8 torus, uniform at 0.2".
 pub fn title(cfg: &Config) -> String {
-    format!(
-        "{}, {} at {}",
-        shape(cfg),
-        cfg.traffic.pattern.name().replace('_', " "),
-        cfg.traffic.rate
-    )
+    format!("{}, {} at {}", shape(cfg), pattern(cfg), cfg.traffic.rate)
 }
 
 /// One line naming the workload.
@@ -47,7 +47,7 @@ pub fn traffic(cfg: &Config) -> String {
     let t = &cfg.traffic;
     format!(
         "{} traffic at {} flits/node/cycle, {}-flit packets, {} process",
-        t.pattern.name().replace('_', " "),
+        pattern(cfg),
         t.rate,
         t.packet_flits,
         t.process.name()

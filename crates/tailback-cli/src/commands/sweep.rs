@@ -79,7 +79,11 @@ pub fn run(args: SweepArgs) -> CliResult {
 
     let curves = sweep::series(&records);
     let first = &points[0].config;
-    let title = format!("{} — {} traffic", describe::shape(first), first.traffic.pattern);
+    let title = if keys.iter().any(|k| k == "traffic.pattern") {
+        describe::shape(first)
+    } else {
+        format!("{}, {} traffic", describe::shape(first), describe::pattern(first))
+    };
     let plot: Vec<tailback_plot::Series> = curves
         .iter()
         .map(|s| tailback_plot::Series {

@@ -75,9 +75,17 @@ pub fn series(records: &[Record]) -> Vec<Series> {
 fn join(values: &[&(String, toml::Value)]) -> String {
     values
         .iter()
-        .map(|(k, v)| format!("{k}={v}"))
+        .map(|(k, v)| format!("{k}={}", plain(v)))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A value as a label shows it: strings without quotes.
+pub fn plain(value: &toml::Value) -> String {
+    match value {
+        toml::Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
 }
 
 fn average(seeds: &[&Record]) -> CurvePoint {
@@ -103,7 +111,7 @@ pub fn table(keys: &[String], records: &[Record]) -> String {
         .iter()
         .map(|r| {
             let s = &r.summary;
-            let mut row: Vec<String> = r.point.iter().map(|(_, v)| v.to_string()).collect();
+            let mut row: Vec<String> = r.point.iter().map(|(_, v)| plain(v)).collect();
             row.extend([
                 r.seed.to_string(),
                 format!("{:.4}", s.offered),

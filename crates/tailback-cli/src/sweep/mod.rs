@@ -5,7 +5,7 @@ mod curves;
 pub mod store;
 
 pub use axis::{Axis, parse_axis};
-pub use curves::{series, table};
+pub use curves::{plain, series, table};
 pub use store::{Record, Store};
 
 use tailback_core::config::{Config, ConfigIssue, set_path};

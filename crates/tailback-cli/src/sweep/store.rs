@@ -180,10 +180,7 @@ fn csv_row(record: &Record) -> Vec<String> {
     let s = &record.summary;
     let opt = |v: Option<f64>| v.map_or_else(String::new, |x| x.to_string());
     let opt_int = |v: Option<u64>| v.map_or_else(String::new, |x| x.to_string());
-    let values = record.point.iter().map(|(_, v)| match v {
-        toml::Value::String(text) => text.clone(),
-        other => other.to_string(),
-    });
+    let values = record.point.iter().map(|(_, v)| super::plain(v));
     values
         .chain([
             record.seed.to_string(),
