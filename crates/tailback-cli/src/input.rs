@@ -19,8 +19,8 @@ pub fn load_table(path: Option<&Path>, overrides: &[String]) -> CliResult<toml::
         }
     };
     for assignment in overrides {
-        let (key, value) =
-            config::parse_assignment(assignment).map_err(|e| CliError::Input(format!("--set {e}")))?;
+        let (key, value) = config::parse_assignment(assignment)
+            .map_err(|e| CliError::Input(format!("--set {e}")))?;
         config::set_path(&mut table, &key, value)?;
     }
     Ok(table)

@@ -53,11 +53,17 @@ fn run_without_config_prints_the_required_json_fields_and_writes_plots() {
         "/cycles",
         "/wall_seconds",
     ] {
-        assert!(json.pointer(pointer).is_some(), "missing {pointer} in {json}");
+        assert!(
+            json.pointer(pointer).is_some(),
+            "missing {pointer} in {json}"
+        );
     }
     assert_eq!(json["saturated"], Value::Bool(false));
     let offered = json["offered"].as_f64().unwrap();
-    assert!((offered - 0.2).abs() < 0.02, "default offered load is 0.2, got {offered}");
+    assert!(
+        (offered - 0.2).abs() < 0.02,
+        "default offered load is 0.2, got {offered}"
+    );
     for file in [
         "summary.json",
         "latency_cdf.svg",
@@ -69,7 +75,10 @@ fn run_without_config_prints_the_required_json_fields_and_writes_plots() {
     }
     let summary: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
-    assert_eq!(summary["config"]["topology"]["dims"], serde_json::json!([8, 8]));
+    assert_eq!(
+        summary["config"]["topology"]["dims"],
+        serde_json::json!([8, 8])
+    );
 }
 
 #[test]
@@ -125,12 +134,22 @@ fn bad_configurations_exit_2_listing_every_problem() {
 #[test]
 fn inconsistent_values_and_bad_overrides_exit_2() {
     let needs_classes = tailback()
-        .args(["check", "/dev/null", "--set", "routing.datelines=[0,4]", "--set", "router.vcs=2"])
+        .args([
+            "check",
+            "/dev/null",
+            "--set",
+            "routing.datelines=[0,4]",
+            "--set",
+            "router.vcs=2",
+        ])
         .output()
         .unwrap();
     assert_eq!(needs_classes.status.code(), Some(2));
     let err = String::from_utf8(needs_classes.stderr).unwrap();
-    assert!(err.contains("router.vcs = 2") && err.contains("needs at least 3 VCs"), "{err}");
+    assert!(
+        err.contains("router.vcs = 2") && err.contains("needs at least 3 VCs"),
+        "{err}"
+    );
 
     let cut_through = tailback()
         .args(["run", "--set", "router.switching=virtual_cut_through"])
@@ -138,14 +157,28 @@ fn inconsistent_values_and_bad_overrides_exit_2() {
         .output()
         .unwrap();
     assert_eq!(cut_through.status.code(), Some(2));
-    assert!(String::from_utf8(cut_through.stderr).unwrap().contains("router.vc_buffer_flits = 8"));
+    assert!(
+        String::from_utf8(cut_through.stderr)
+            .unwrap()
+            .contains("router.vc_buffer_flits = 8")
+    );
 
-    let no_equals = tailback().args(["run", "--set", "router.vcs"]).output().unwrap();
+    let no_equals = tailback()
+        .args(["run", "--set", "router.vcs"])
+        .output()
+        .unwrap();
     assert_eq!(no_equals.status.code(), Some(2));
 
-    let missing = tailback().args(["check", "/nonexistent.toml"]).output().unwrap();
+    let missing = tailback()
+        .args(["check", "/nonexistent.toml"])
+        .output()
+        .unwrap();
     assert_eq!(missing.status.code(), Some(2));
-    assert!(String::from_utf8(missing.stderr).unwrap().contains("cannot read config"));
+    assert!(
+        String::from_utf8(missing.stderr)
+            .unwrap()
+            .contains("cannot read config")
+    );
 }
 
 #[test]
@@ -185,7 +218,10 @@ fn check_describes_the_network_and_its_bounds() {
         .output()
         .unwrap();
     let text = String::from_utf8(table.stdout).unwrap();
-    assert!(text.contains("deadlock") && text.contains("acyclic"), "{text}");
+    assert!(
+        text.contains("deadlock") && text.contains("acyclic"),
+        "{text}"
+    );
     assert!(text.contains("ideal throughput"), "{text}");
 }
 
@@ -193,7 +229,15 @@ fn sweep(config: &Path, out: &Path, jobs: &str, extra: &[&str]) -> std::process:
     tailback()
         .arg("sweep")
         .arg(config)
-        .args(["--vary", "traffic.rate=0.1:0.9:0.2", "--seeds", "2", "-j", jobs, "--out"])
+        .args([
+            "--vary",
+            "traffic.rate=0.1:0.9:0.2",
+            "--seeds",
+            "2",
+            "-j",
+            jobs,
+            "--out",
+        ])
         .arg(out)
         .args(extra)
         .output()
@@ -243,7 +287,11 @@ fn sweep_writes_every_point_plots_and_refuses_to_overwrite() {
     }
     let again = sweep(&config, &out, "2", &[]);
     assert_eq!(again.status.code(), Some(2));
-    assert!(String::from_utf8(again.stderr).unwrap().contains("--resume"));
+    assert!(
+        String::from_utf8(again.stderr)
+            .unwrap()
+            .contains("--resume")
+    );
 }
 
 #[test]
@@ -270,7 +318,11 @@ fn an_interrupted_sweep_resumes_with_only_the_missing_points() {
     std::fs::write(cut.join("results.jsonl"), kept.join("\n") + "\n" + partial).unwrap();
     let resumed = sweep(&config, &cut, "2", &["--resume"]);
     assert!(resumed.status.success(), "{resumed:?}");
-    assert!(String::from_utf8(resumed.stderr).unwrap().contains("4 of 10 points already done"));
+    assert!(
+        String::from_utf8(resumed.stderr)
+            .unwrap()
+            .contains("4 of 10 points already done")
+    );
     assert_eq!(results_without_timing(&full), results_without_timing(&cut));
     // A different sweep in the same directory is refused.
     let other = tailback()
@@ -297,7 +349,10 @@ fn sweep_validates_every_point_before_running() {
     assert_eq!(output.status.code(), Some(2));
     let err = String::from_utf8(output.stderr).unwrap();
     // vcs = 0 is out of range; vcs = 1 is too few for the torus's two dateline classes.
-    assert!(err.contains("router.vcs = 0") && err.contains("router.vcs = 1"), "{err}");
+    assert!(
+        err.contains("router.vcs = 0") && err.contains("router.vcs = 1"),
+        "{err}"
+    );
     assert!(!dir.path().join("out").join("results.jsonl").exists());
 
     let bad_range = tailback()
@@ -312,17 +367,30 @@ fn sweep_validates_every_point_before_running() {
 #[test]
 fn bench_reports_speed_of_a_reference_configuration() {
     let output = tailback()
-        .args(["bench", "--only", "mesh8", "--repeat", "1", "--format", "json"])
+        .args([
+            "bench", "--only", "mesh8", "--repeat", "1", "--format", "json",
+        ])
         .output()
         .unwrap();
     assert!(output.status.success(), "{output:?}");
     let json = stdout_json(&output);
     let mesh = &json[0];
     assert_eq!(mesh["name"], "mesh8");
-    for field in ["cycles_per_second", "node_cycles_per_second", "flit_hops_per_second"] {
+    for field in [
+        "cycles_per_second",
+        "node_cycles_per_second",
+        "flit_hops_per_second",
+    ] {
         assert!(mesh[field].as_f64().unwrap() > 0.0, "{field}");
     }
-    let unknown = tailback().args(["bench", "--only", "nope"]).output().unwrap();
+    let unknown = tailback()
+        .args(["bench", "--only", "nope"])
+        .output()
+        .unwrap();
     assert_eq!(unknown.status.code(), Some(2));
-    assert!(String::from_utf8(unknown.stderr).unwrap().contains("torus16"));
+    assert!(
+        String::from_utf8(unknown.stderr)
+            .unwrap()
+            .contains("torus16")
+    );
 }

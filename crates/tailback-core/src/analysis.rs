@@ -44,16 +44,16 @@ pub fn channel_load(topology: &Topology, routing: &Routing, pattern: &Destinatio
         });
     }
     // Each injection channel carries exactly the node's own load of 1.
-    let (bottleneck, max_load) = load
-        .iter()
-        .enumerate()
-        .fold((None, 1.0), |(best, max), (i, &l)| {
-            if l > max + 1e-12 {
-                (Some(PortId::new(i)), l)
-            } else {
-                (best, max)
-            }
-        });
+    let (bottleneck, max_load) =
+        load.iter()
+            .enumerate()
+            .fold((None, 1.0), |(best, max), (i, &l)| {
+                if l > max + 1e-12 {
+                    (Some(PortId::new(i)), l)
+                } else {
+                    (best, max)
+                }
+            });
     ChannelLoad {
         max_load,
         bottleneck,
@@ -71,17 +71,22 @@ pub fn dependency_graph(topology: &Topology, routing: &Routing) -> DiGraphMap<(u
     for src in 0..nodes {
         for dst in 0..nodes {
             let mut previous: Option<(u32, u8)> = None;
-            routing.walk(topology, NodeId::new(src), NodeId::new(dst), |port, class| {
-                if !matches!(topology.ports()[port.index()].output, Link::Router(_)) {
-                    return;
-                }
-                let channel = (port.index() as u32, class);
-                graph.add_node(channel);
-                if let Some(prev) = previous {
-                    graph.add_edge(prev, channel, ());
-                }
-                previous = Some(channel);
-            });
+            routing.walk(
+                topology,
+                NodeId::new(src),
+                NodeId::new(dst),
+                |port, class| {
+                    if !matches!(topology.ports()[port.index()].output, Link::Router(_)) {
+                        return;
+                    }
+                    let channel = (port.index() as u32, class);
+                    graph.add_node(channel);
+                    if let Some(prev) = previous {
+                        graph.add_edge(prev, channel, ());
+                    }
+                    previous = Some(channel);
+                },
+            );
         }
     }
     graph

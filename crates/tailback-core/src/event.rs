@@ -75,7 +75,6 @@ pub(crate) struct Wheel<T> {
     lens: Vec<u32>,
     bucket_capacity: usize,
     mask: u64,
-    pending: usize,
 }
 
 impl<T: Copy + Default> Wheel<T> {
@@ -88,19 +87,25 @@ impl<T: Copy + Default> Wheel<T> {
             lens: vec![0; size as usize],
             bucket_capacity,
             mask: size - 1,
-            pending: 0,
         }
     }
 
     #[inline]
     pub(crate) fn schedule(&mut self, now: u64, delay: u64, item: T) {
-        debug_assert!(delay >= 1 && delay <= self.mask, "delay {delay} outside the wheel");
+        debug_assert!(
+            delay >= 1 && delay <= self.mask,
+            "delay {delay} outside the wheel"
+        );
         let bucket = ((now + delay) & self.mask) as usize;
         let len = self.lens[bucket] as usize;
-        assert!(len < self.bucket_capacity, "more items due in one cycle than channel ends");
+        // Holds by construction (see the type's documentation); an overflow would spill into
+        // the next bucket, never outside the array.
+        debug_assert!(
+            len < self.bucket_capacity,
+            "more items due in one cycle than channel ends"
+        );
         self.items[bucket * self.bucket_capacity + len] = item;
         self.lens[bucket] += 1;
-        self.pending += 1;
     }
 
     /// The items due at `now`; call [`Wheel::clear`] once they are handled.
@@ -114,14 +119,12 @@ impl<T: Copy + Default> Wheel<T> {
     /// Empties the bucket of `now`.
     #[inline]
     pub(crate) fn clear(&mut self, now: u64) {
-        let bucket = (now & self.mask) as usize;
-        self.pending -= self.lens[bucket] as usize;
-        self.lens[bucket] = 0;
+        self.lens[(now & self.mask) as usize] = 0;
     }
 
     /// Items scheduled but not yet cleared.
     pub(crate) fn pending(&self) -> usize {
-        self.pending
+        self.lens.iter().map(|&len| len as usize).sum()
     }
 
     /// Every scheduled item (for the invariant checker).

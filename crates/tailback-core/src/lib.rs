@@ -45,8 +45,8 @@ mod nic;
 mod router;
 
 use config::{Config, ConfigError, Mechanism};
-use sim::Simulation;
 use sim::Progress;
+use sim::Simulation;
 use stats::RunReport;
 
 /// Runs one simulation with the configured congestion mechanism.

@@ -94,7 +94,11 @@ impl NicSet {
         let slots = VcSlots::new(vcs, topology.ports().len());
         let per_node = slots.port_vc(nodes, 0);
         let capacity = cfg.router.vc_buffer_flits;
-        let all_vcs = if vcs == 32 { u32::MAX } else { (1u32 << vcs) - 1 };
+        let all_vcs = if vcs == 32 {
+            u32::MAX
+        } else {
+            (1u32 << vcs) - 1
+        };
         NicSet {
             vcs,
             slots,
@@ -202,15 +206,19 @@ impl NicSet {
         }
         let now = cx.now;
         if self.ejection_rate < 1.0 {
-            let elapsed = now.saturating_sub(self.rx_updated[node]).max(1) as f64;
-            let tokens = (self.rx_tokens[node] + self.ejection_rate * elapsed).min(1.0);
+            let elapsed = now.saturating_sub(self.rx_updated[node]).max(1);
+            let tokens = self.rx_tokens[node] + self.ejection_rate * elapsed as f64;
+            // An idle receiver's bucket fills up to one flit's worth; a busy one (called every
+            // cycle) keeps what the last flit left over, so that rates other than 1/k are met
+            // too (0.8: four flits in five cycles, not one in two).
+            let tokens = if elapsed > 1 { tokens.min(1.0) } else { tokens };
             self.rx_updated[node] = now;
             // Tolerate rounding so that rate 1/3 consumes exactly every third cycle.
             if tokens < 1.0 - 1e-9 {
                 self.rx_tokens[node] = tokens;
                 return;
             }
-            self.rx_tokens[node] = 0.0;
+            self.rx_tokens[node] = (tokens - 1.0).max(0.0);
         }
         let Some((vc, flit)) = self.rx[node].pop_front() else {
             return;
@@ -270,7 +278,10 @@ impl NicSet {
             if free == 0 {
                 return Injection::NoCredit;
             }
-            if !cx.control.may_start_injection(cx.view, NodeId::new(node), next, now) {
+            if !cx
+                .control
+                .may_start_injection(cx.view, NodeId::new(node), next, now)
+            {
                 return Injection::Held;
             }
             let vc = next_after_32(free, self.inj_ptr[node] as u32) as u8;

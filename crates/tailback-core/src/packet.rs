@@ -30,7 +30,14 @@ pub struct Packet {
 
 impl Packet {
     /// A packet about to be injected.
-    pub(crate) fn new(src: u32, dst: u32, created: u64, injected: u64, flits: u32, measured: bool) -> Packet {
+    pub(crate) fn new(
+        src: u32,
+        dst: u32,
+        created: u64,
+        injected: u64,
+        flits: u32,
+        measured: bool,
+    ) -> Packet {
         Packet {
             src,
             dst,

@@ -201,7 +201,10 @@ impl Collector {
     /// Accepted throughput of every node in the window.
     pub(crate) fn accepted_per_node(&self) -> Vec<f64> {
         let window = (self.window_end - self.window_start) as f64;
-        self.accepted_flits.iter().map(|&f| f as f64 / window).collect()
+        self.accepted_flits
+            .iter()
+            .map(|&f| f as f64 / window)
+            .collect()
     }
 
     /// The summary of a run that ended at `cycles`.
@@ -211,7 +214,11 @@ impl Collector {
             let rate = |f: u64| f as f64 / window;
             let mean = flits.iter().sum::<u64>() as f64 / (flits.len() as f64 * window);
             let spread = Spread {
-                min: flits.iter().copied().map(rate).fold(f64::INFINITY, f64::min),
+                min: flits
+                    .iter()
+                    .copied()
+                    .map(rate)
+                    .fold(f64::INFINITY, f64::min),
                 max: flits.iter().copied().map(rate).fold(0.0, f64::max),
             };
             (mean, spread)
@@ -278,14 +285,25 @@ mod tests {
     fn percentiles_track_long_latencies() {
         let mut c = Collector::new(2, 0, 100);
         for created in 0..100 {
-            c.on_created(0, &Offered { created, dst: 1, flits: 4 });
+            c.on_created(
+                0,
+                &Offered {
+                    created,
+                    dst: 1,
+                    flits: 4,
+                },
+            );
         }
         // Latencies 30_000 to 30_099 cycles, far beyond the histogram's initial range.
         for created in 0..100 {
             c.on_delivered(&delivered(created), 30_000 + 2 * created);
         }
         let s = c.summary(40_000, false, 0.05);
-        let (p50, p99, max) = (s.latency.p50.unwrap(), s.latency.p99.unwrap(), s.latency.max.unwrap());
+        let (p50, p99, max) = (
+            s.latency.p50.unwrap(),
+            s.latency.p99.unwrap(),
+            s.latency.max.unwrap(),
+        );
         let mean = s.latency.mean.unwrap();
         // Three significant digits: quantiles within 0.1% of the exact order statistics.
         assert!((p50 as f64 - 30_049.0).abs() < 31.0, "{p50}");

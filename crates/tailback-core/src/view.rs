@@ -41,19 +41,31 @@ impl<'a> NetworkView<'a> {
         self.routers.capacity
     }
 
+    /// The VC slot of (`port`, `vc`); panics on a port or VC the network does not have.
+    fn slot(&self, port: PortId, vc: usize) -> usize {
+        assert!(
+            port.index() < self.topology.ports().len() && vc < self.routers.vcs,
+            "port {port} VC {vc} does not exist ({} ports, {} VCs)",
+            self.topology.ports().len(),
+            self.routers.vcs
+        );
+        self.routers.slots.port_vc(port.index(), vc)
+    }
+
     /// Flits in input VC `vc` of `port`.
     pub fn input_occupancy(&self, port: PortId, vc: usize) -> u32 {
-        self.routers.ivc[self.routers.slots.port_vc(port.index(), vc)].len as u32
+        self.routers.ivc[self.slot(port, vc)].len as u32
     }
 
     /// Credits (free downstream slots known upstream) of output VC `vc` of `port`.
     pub fn output_credits(&self, port: PortId, vc: usize) -> u32 {
-        self.routers.ovc[self.routers.slots.port_vc(port.index(), vc)].credits as u32
+        self.routers.ovc[self.slot(port, vc)].credits as u32
     }
 
     /// Whether output VC `vc` of `port` is free to be allocated to a new packet.
     pub fn output_vc_free(&self, port: PortId, vc: usize) -> bool {
-        self.routers.ports[port.index()].out_free & (1 << vc) != 0
+        let slot = self.slot(port, vc);
+        self.routers.ports[self.routers.slots.owner(slot)].out_free & (1 << vc) != 0
     }
 
     /// Flits buffered in all routers (a full scan; track buffer events for per-cycle use).

@@ -82,8 +82,8 @@ fn analyse(cfg: &Config) -> NetworkReport {
         .count();
     let vcs = cfg.router.vcs as usize;
     let r = &cfg.router;
-    let per_router = (r.routing_delay + r.vc_alloc_delay + r.switch_alloc_delay + r.crossbar_delay)
-        as f64;
+    let per_router =
+        (r.routing_delay + r.vc_alloc_delay + r.switch_alloc_delay + r.crossbar_delay) as f64;
     NetworkReport {
         network: describe::network(cfg),
         traffic: describe::traffic(cfg),

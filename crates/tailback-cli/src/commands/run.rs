@@ -24,7 +24,9 @@ struct SummaryFile<'a> {
 
 pub fn run(args: RunArgs) -> CliResult {
     let cfg = load_config(args.config.as_deref(), &args.source.set)?;
-    let out = args.out.unwrap_or_else(|| PathBuf::from("tailback-out/run"));
+    let out = args
+        .out
+        .unwrap_or_else(|| PathBuf::from("tailback-out/run"));
     let bar = progress::cycles_bar(cfg.sim.warmup_cycles + cfg.sim.measure_cycles);
     let report = tailback_core::run_observed(&cfg, 1000, |p| {
         bar.set_position(p.cycle);
@@ -35,7 +37,10 @@ pub fn run(args: RunArgs) -> CliResult {
     bar.finish_and_clear();
     let written = write_outputs(&out, &cfg, &report)?;
     match args.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&report.summary).map_err(anyhow::Error::from)?),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report.summary).map_err(anyhow::Error::from)?
+        ),
         Format::Table => {
             println!("{}", describe::network(&cfg));
             println!("{}", describe::traffic(&cfg));

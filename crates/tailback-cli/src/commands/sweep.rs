@@ -22,13 +22,19 @@ pub fn run(args: SweepArgs) -> CliResult {
         .collect::<Result<Vec<_>, _>>()
         .map_err(CliError::Input)?;
     let keys: Vec<String> = axes.iter().map(|a| a.key.clone()).collect();
-    if let Some(key) = keys.iter().enumerate().find_map(|(i, k)| keys[..i].contains(k).then_some(k)) {
+    if let Some(key) = keys
+        .iter()
+        .enumerate()
+        .find_map(|(i, k)| keys[..i].contains(k).then_some(k))
+    {
         return Err(CliError::Input(format!("--vary {key} is given twice")));
     }
     let points = sweep::plan(&base, &axes, args.seeds).map_err(|issues| {
         CliError::Input(tailback_core::config::ConfigError::Invalid(issues).to_string())
     })?;
-    let out = args.out.unwrap_or_else(|| PathBuf::from("tailback-out/sweep"));
+    let out = args
+        .out
+        .unwrap_or_else(|| PathBuf::from("tailback-out/sweep"));
     let manifest = Manifest {
         config: base,
         vary: args.vary.clone(),
@@ -82,12 +88,20 @@ pub fn run(args: SweepArgs) -> CliResult {
     let title = if keys.iter().any(|k| k == "traffic.pattern") {
         describe::shape(first)
     } else {
-        format!("{}, {} traffic", describe::shape(first), describe::pattern(first))
+        format!(
+            "{}, {} traffic",
+            describe::shape(first),
+            describe::pattern(first)
+        )
     };
     let plot: Vec<tailback_plot::Series> = curves
         .iter()
         .map(|s| tailback_plot::Series {
-            label: if s.label.is_empty() { describe::shape(first) } else { s.label.clone() },
+            label: if s.label.is_empty() {
+                describe::shape(first)
+            } else {
+                s.label.clone()
+            },
             points: s
                 .points
                 .iter()
@@ -104,7 +118,11 @@ pub fn run(args: SweepArgs) -> CliResult {
         .collect();
     let written = tailback_plot::latency_throughput(&out.join("latency"), &title, &plot)?;
     for s in &curves {
-        let name = if s.label.is_empty() { String::new() } else { format!(" ({})", s.label) };
+        let name = if s.label.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", s.label)
+        };
         match s.saturation {
             Some(x) => println!(
                 "saturation throughput{name}: {x:.4} flits/node/cycle (highest stable load)"
@@ -116,7 +134,11 @@ pub fn run(args: SweepArgs) -> CliResult {
         "wrote {}, {}, {}",
         out.join("results.csv").display(),
         out.join("results.jsonl").display(),
-        written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+        written
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     Ok(())
 }

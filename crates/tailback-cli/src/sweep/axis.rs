@@ -54,7 +54,11 @@ fn range(raw: &str) -> Result<Vec<toml::Value>, String> {
     let [start, stop, step] = parts[..] else {
         return Err("a range is start:stop:step".into());
     };
-    if let (Ok(a), Ok(b), Ok(s)) = (start.parse::<i64>(), stop.parse::<i64>(), step.parse::<i64>()) {
+    if let (Ok(a), Ok(b), Ok(s)) = (
+        start.parse::<i64>(),
+        stop.parse::<i64>(),
+        step.parse::<i64>(),
+    ) {
         if s <= 0 || b < a {
             return Err("a range needs start <= stop and a positive step".into());
         }
@@ -62,11 +66,16 @@ fn range(raw: &str) -> Result<Vec<toml::Value>, String> {
         if count > MAX_VALUES {
             return Err(format!("{count} values; at most {MAX_VALUES} are allowed"));
         }
-        return Ok((0..count as i64).map(|i| toml::Value::Integer(a + i * s)).collect());
+        return Ok((0..count as i64)
+            .map(|i| toml::Value::Integer(a + i * s))
+            .collect());
     }
-    let number = |x: &str| x.parse::<f64>().map_err(|_| format!("`{x}` is not a number"));
+    let number = |x: &str| {
+        x.parse::<f64>()
+            .map_err(|_| format!("`{x}` is not a number"))
+    };
     let (a, b, s) = (number(start)?, number(stop)?, number(step)?);
-    if !(s > 0.0) || b < a || !a.is_finite() || !b.is_finite() {
+    if !s.is_finite() || s <= 0.0 || b < a || !a.is_finite() || !b.is_finite() {
         return Err("a range needs start <= stop and a positive step".into());
     }
     // Tolerate rounding so that 0.05:0.60:0.05 includes 0.60.

@@ -28,33 +28,43 @@ pub struct CurvePoint {
     pub saturated: bool,
 }
 
+/// The records of one curve, grouped by point (one record per seed), in first-seen order.
+struct Group<'a> {
+    label: String,
+    points: Vec<(String, Vec<&'a Record>)>,
+}
+
 /// Groups results into curves; `records` must be in plan order.
 pub fn series(records: &[Record]) -> Vec<Series> {
-    // Curve label -> point label -> records of that point (one per seed), in first-seen order.
-    let mut curves: Vec<(String, Vec<(String, Vec<&Record>)>)> = Vec::new();
+    let mut groups: Vec<Group> = Vec::new();
     for record in records {
-        let (load, other): (Vec<_>, Vec<_>) =
-            record.point.iter().partition(|(k, _)| k == LOAD_KEY);
+        let (load, other): (Vec<_>, Vec<_>) = record.point.iter().partition(|(k, _)| k == LOAD_KEY);
         let curve = join(&other);
         let point = join(&load);
-        let index = match curves.iter().position(|(c, _)| *c == curve) {
+        let index = match groups.iter().position(|g| g.label == curve) {
             Some(i) => i,
             None => {
-                curves.push((curve, Vec::new()));
-                curves.len() - 1
+                groups.push(Group {
+                    label: curve,
+                    points: Vec::new(),
+                });
+                groups.len() - 1
             }
         };
-        let points = &mut curves[index].1;
+        let points = &mut groups[index].points;
         match points.iter_mut().find(|(p, _)| *p == point) {
             Some((_, seeds)) => seeds.push(record),
             None => points.push((point, vec![record])),
         }
     }
-    curves
+    groups
         .into_iter()
-        .map(|(label, points)| {
-            let mut points: Vec<CurvePoint> =
-                points.iter().map(|(_, seeds)| average(seeds)).collect();
+        .map(|group| {
+            let mut points: Vec<CurvePoint> = group
+                .points
+                .iter()
+                .map(|(_, seeds)| average(seeds))
+                .collect();
             points.sort_by(|a, b| a.offered.total_cmp(&b.offered));
             let saturation = points.iter().any(|p| p.saturated).then(|| {
                 points
@@ -64,7 +74,7 @@ pub fn series(records: &[Record]) -> Vec<Series> {
                     .fold(0.0, f64::max)
             });
             Series {
-                label,
+                label: group.label,
                 points,
                 saturation,
             }
@@ -91,7 +101,10 @@ pub fn plain(value: &toml::Value) -> String {
 fn average(seeds: &[&Record]) -> CurvePoint {
     let n = seeds.len() as f64;
     let mean = |f: &dyn Fn(&Record) -> f64| seeds.iter().map(|r| f(r)).sum::<f64>() / n;
-    let latencies: Vec<f64> = seeds.iter().filter_map(|r| r.summary.latency.mean).collect();
+    let latencies: Vec<f64> = seeds
+        .iter()
+        .filter_map(|r| r.summary.latency.mean)
+        .collect();
     CurvePoint {
         offered: mean(&|r| r.summary.offered),
         accepted: mean(&|r| r.summary.accepted),
@@ -104,9 +117,7 @@ fn average(seeds: &[&Record]) -> CurvePoint {
 /// The results as an aligned text table, one row per record.
 pub fn table(keys: &[String], records: &[Record]) -> String {
     let mut header: Vec<String> = keys.to_vec();
-    header.extend(
-        ["seed", "offered", "accepted", "latency", "p99", "saturated"].map(String::from),
-    );
+    header.extend(["seed", "offered", "accepted", "latency", "p99", "saturated"].map(String::from));
     let rows: Vec<Vec<String>> = records
         .iter()
         .map(|r| {

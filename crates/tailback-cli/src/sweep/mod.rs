@@ -58,7 +58,10 @@ pub fn plan(base: &toml::Table, axes: &[Axis], seeds: u32) -> Result<Vec<Point>,
             let mut table = base.clone();
             let applied = values
                 .iter()
-                .chain(std::iter::once(&("seed".to_string(), toml::Value::Integer(seed as i64))))
+                .chain(std::iter::once(&(
+                    "seed".to_string(),
+                    toml::Value::Integer(seed as i64),
+                )))
                 .try_for_each(|(k, v)| set_path(&mut table, k, v.clone()));
             match applied.and_then(|()| Config::from_table(&table)) {
                 Ok(config) => points.push(Point {
@@ -76,5 +79,9 @@ pub fn plan(base: &toml::Table, axes: &[Axis], seeds: u32) -> Result<Vec<Point>,
             }
         }
     }
-    if issues.is_empty() { Ok(points) } else { Err(issues) }
+    if issues.is_empty() {
+        Ok(points)
+    } else {
+        Err(issues)
+    }
 }

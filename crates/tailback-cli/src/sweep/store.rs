@@ -76,15 +76,23 @@ impl Store {
         let mut jsonl = File::create(&jsonl_path)
             .with_context(|| format!("creating {}", jsonl_path.display()))?;
         for record in &previous {
-            writeln!(jsonl, "{}", serde_json::to_string(record).map_err(anyhow::Error::from)?)?;
+            writeln!(
+                jsonl,
+                "{}",
+                serde_json::to_string(record).map_err(anyhow::Error::from)?
+            )?;
         }
         let csv_path = dir.join("results.csv");
-        let file = File::create(&csv_path).with_context(|| format!("creating {}", csv_path.display()))?;
+        let file =
+            File::create(&csv_path).with_context(|| format!("creating {}", csv_path.display()))?;
         let mut store = Store {
             jsonl,
             csv: csv::Writer::from_writer(file),
         };
-        store.csv.write_record(csv_header(&manifest_keys(manifest)?)).map_err(anyhow::Error::from)?;
+        store
+            .csv
+            .write_record(csv_header(&manifest_keys(manifest)?))
+            .map_err(anyhow::Error::from)?;
         for record in &previous {
             store.write_csv(record)?;
         }
@@ -94,7 +102,11 @@ impl Store {
 
     /// Appends one result to both files and flushes them.
     pub fn append(&mut self, record: &Record) -> CliResult {
-        writeln!(self.jsonl, "{}", serde_json::to_string(record).map_err(anyhow::Error::from)?)?;
+        writeln!(
+            self.jsonl,
+            "{}",
+            serde_json::to_string(record).map_err(anyhow::Error::from)?
+        )?;
         self.jsonl.flush()?;
         self.write_csv(record)?;
         self.csv.flush()?;
@@ -102,7 +114,9 @@ impl Store {
     }
 
     fn write_csv(&mut self, record: &Record) -> CliResult {
-        self.csv.write_record(csv_row(record)).map_err(anyhow::Error::from)?;
+        self.csv
+            .write_record(csv_row(record))
+            .map_err(anyhow::Error::from)?;
         Ok(())
     }
 }
@@ -118,10 +132,16 @@ fn manifest_keys(manifest: &Manifest) -> CliResult<Vec<String>> {
 
 fn check_manifest(path: &Path, manifest: &Manifest) -> CliResult {
     let text = std::fs::read_to_string(path).map_err(|e| {
-        CliError::Input(format!("cannot resume: {} is unreadable ({e})", path.display()))
+        CliError::Input(format!(
+            "cannot resume: {} is unreadable ({e})",
+            path.display()
+        ))
     })?;
     let found: Manifest = serde_json::from_str(&text).map_err(|e| {
-        CliError::Input(format!("cannot resume: {} is not a sweep manifest ({e})", path.display()))
+        CliError::Input(format!(
+            "cannot resume: {} is not a sweep manifest ({e})",
+            path.display()
+        ))
     })?;
     if &found != manifest {
         return Err(CliError::Input(format!(
@@ -142,7 +162,10 @@ fn read_records(path: &Path) -> CliResult<Vec<Record>> {
         match serde_json::from_str::<Record>(&line) {
             Ok(record) => records.push(record),
             Err(_) if line.trim().is_empty() => {}
-            Err(e) => eprintln!("warning: skipping an unreadable result line in {} ({e})", path.display()),
+            Err(e) => eprintln!(
+                "warning: skipping an unreadable result line in {} ({e})",
+                path.display()
+            ),
         }
     }
     Ok(records)

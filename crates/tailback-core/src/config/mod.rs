@@ -83,10 +83,9 @@ impl Config {
             congestion,
             sim,
         };
-        // Cross-checks only make sense once every value is individually valid.
-        if issues.is_empty() {
-            config.check_consistency(&issues);
-        }
+        // Cross-checks run on the values as given: each one is skipped when a key it compares
+        // had a problem (its value was then replaced by the default).
+        config.check_consistency(&issues);
         let issues = issues.into_vec();
         if issues.is_empty() {
             Ok(config)
@@ -104,8 +103,18 @@ impl Config {
         let report = |path: &str, value: Option<toml::Value>, message: String| {
             issues.push(path.to_string(), value.as_ref(), message)
         };
+        let clean = |keys: &[&str]| !keys.iter().any(|key| issues.touches(key));
+        let shape = clean(&["topology.kind", "topology.k", "topology.n", "topology.dims"]);
+        let check_classes = shape && clean(&["routing", "router.vcs"]);
+        let check_cut_through = clean(&[
+            "router.switching",
+            "router.vc_buffer_flits",
+            "traffic.packet_flits",
+        ]);
+        let check_pattern = shape && clean(&["traffic.pattern"]);
+        let check_hotspots = shape && clean(&["traffic.hotspot_nodes"]);
         let needed = crate::routing::vc_classes_needed(&self.topology, &self.routing);
-        if needed > self.router.vcs as usize {
+        if check_classes && needed > self.router.vcs as usize {
             report(
                 "router.vcs",
                 Some(toml::Value::Integer(self.router.vcs.into())),
@@ -115,7 +124,8 @@ impl Config {
                 ),
             );
         }
-        if self.router.switching == Switching::VirtualCutThrough
+        if check_cut_through
+            && self.router.switching == Switching::VirtualCutThrough
             && self.router.vc_buffer_flits < self.traffic.packet_flits
         {
             report(
@@ -128,7 +138,9 @@ impl Config {
                 ),
             );
         }
-        if let Err(message) = crate::traffic::check_pattern(&self.traffic, &self.topology.dims) {
+        if check_pattern
+            && let Err(message) = crate::traffic::check_pattern(&self.traffic, &self.topology.dims)
+        {
             report(
                 "traffic.pattern",
                 Some(toml::Value::String(self.traffic.pattern.name().into())),
@@ -136,13 +148,19 @@ impl Config {
             );
         }
         let nodes = self.node_count();
-        let hot = self.traffic.hotspot_nodes.as_deref().unwrap_or_default();
+        let hot = match &self.traffic.hotspot_nodes {
+            Some(hot) if check_hotspots => hot.as_slice(),
+            _ => &[],
+        };
         for (i, &h) in hot.iter().enumerate() {
             if h as usize >= nodes {
                 report(
                     &format!("traffic.hotspot_nodes[{i}]"),
                     Some(toml::Value::Integer(h.into())),
-                    format!("node index out of range; the network has nodes 0 to {}", nodes - 1),
+                    format!(
+                        "node index out of range; the network has nodes 0 to {}",
+                        nodes - 1
+                    ),
                 );
             }
         }

@@ -11,7 +11,9 @@ pub fn parse_assignment(text: &str) -> Result<(String, toml::Value), String> {
         .ok_or_else(|| format!("`{text}` is not of the form key=value"))?;
     let path = path.trim();
     if path.is_empty() || path.split('.').any(|part| part.trim().is_empty()) {
-        return Err(format!("`{text}`: the key must be a dotted path such as router.vcs"));
+        return Err(format!(
+            "`{text}`: the key must be a dotted path such as router.vcs"
+        ));
     }
     Ok((path.to_string(), parse_literal(raw.trim())))
 }
@@ -26,7 +28,11 @@ pub(crate) fn parse_literal(raw: &str) -> toml::Value {
 }
 
 /// Sets `path` (dotted) in `table` to `value`, creating intermediate tables.
-pub fn set_path(table: &mut toml::Table, path: &str, value: toml::Value) -> Result<(), ConfigError> {
+pub fn set_path(
+    table: &mut toml::Table,
+    path: &str,
+    value: toml::Value,
+) -> Result<(), ConfigError> {
     let mut parts = path.split('.').map(str::trim).peekable();
     let mut current = table;
     let mut walked = String::new();
@@ -64,7 +70,10 @@ mod tests {
     fn literals_and_bare_strings() {
         assert_eq!(parse_literal("8"), toml::Value::Integer(8));
         assert_eq!(parse_literal("0.25"), toml::Value::Float(0.25));
-        assert_eq!(parse_literal("transpose"), toml::Value::String("transpose".into()));
+        assert_eq!(
+            parse_literal("transpose"),
+            toml::Value::String("transpose".into())
+        );
         assert!(parse_literal("[0, 8]").is_array());
     }
 

@@ -57,8 +57,18 @@ impl Issues {
         });
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
-        self.0.borrow().is_empty()
+    /// Whether a problem was reported at `key`, inside it (`key.x`, `key[i]`) or at a table
+    /// that contains it.
+    pub(crate) fn touches(&self, key: &str) -> bool {
+        let within = |outer: &str, inner: &str| {
+            inner.strip_prefix(outer).is_some_and(|rest| {
+                rest.is_empty() || rest.starts_with('.') || rest.starts_with('[')
+            })
+        };
+        self.0
+            .borrow()
+            .iter()
+            .any(|issue| within(key, &issue.path) || within(&issue.path, key))
     }
 
     pub(crate) fn into_vec(self) -> Vec<ConfigIssue> {
@@ -132,7 +142,10 @@ impl<'a> Section<'a> {
     }
 
     fn wrong_type(&self, key: &str, value: &toml::Value, wanted: &str) {
-        self.problem(key, format!("expected {wanted}, found {}", type_name(value)));
+        self.problem(
+            key,
+            format!("expected {wanted}, found {}", type_name(value)),
+        );
     }
 
     /// A sub-table; a missing key gives an empty section.

@@ -194,7 +194,10 @@ fn read_datelines(
 ) -> Option<Vec<Vec<u32>>> {
     const SHAPE: &str = "an array of coordinates, or one such array per dimension";
     if topology.kind != TopologyKind::Torus {
-        s.problem("datelines", "datelines only apply to topology.kind = \"torus\"");
+        s.problem(
+            "datelines",
+            "datelines only apply to topology.kind = \"torus\"",
+        );
         return None;
     }
     let Some(items) = value.as_array() else {

@@ -12,10 +12,10 @@
 //! round-robin; inputs accept round-robin; pointers move only on first-iteration accepts;
 //! unmatched ports retry in later iterations. A matched input then picks its VC round-robin.
 
-use super::step::At;
-use super::{RouterSet, StepContext};
 use super::arbiter::{bits32, bits64, next_after_32, next_after_64};
+use super::step::At;
 use super::{Ready, Stage};
+use super::{RouterSet, StepContext};
 use crate::config::AllocatorKind;
 use crate::hooks::CongestionControl;
 
@@ -221,7 +221,10 @@ impl RouterSet {
     #[inline]
     pub(super) fn bid(&self, first: usize, local: usize, sc: &mut Scratch) {
         let bit = 1u64 << local;
-        let vc = next_after_32(sc.sa_cand[local], self.ports[first + local].sa_in_ptr as u32);
+        let vc = next_after_32(
+            sc.sa_cand[local],
+            self.ports[first + local].sa_in_ptr as u32,
+        );
         let out = self.wanted_output(first, local, vc as usize);
         sc.chosen[local] = vc as u8;
         sc.chosen_out[local] = out as u8;
@@ -243,7 +246,8 @@ impl RouterSet {
     ) {
         let first = at.first;
         for out in bits64(sc.outputs) {
-            let local = next_after_64(sc.out_req[out], self.ports[first + out].sa_out_ptr as u32) as usize;
+            let local =
+                next_after_64(sc.out_req[out], self.ports[first + out].sa_out_ptr as u32) as usize;
             let vc = sc.chosen[local];
             self.ports[first + out].sa_out_ptr = local as u8;
             self.ports[first + local].sa_in_ptr = vc;
@@ -275,7 +279,8 @@ impl RouterSet {
                 sc.grants[local] = 0;
             }
             for out in bits64(outputs) {
-                let local = next_after_64(sc.out_req[out], self.ports[first + out].sa_out_ptr as u32);
+                let local =
+                    next_after_64(sc.out_req[out], self.ports[first + out].sa_out_ptr as u32);
                 sc.grants[local as usize] |= 1 << out;
             }
             let mut matched_any = false;
@@ -283,7 +288,10 @@ impl RouterSet {
                 if sc.grants[local] == 0 {
                     continue;
                 }
-                let out = next_after_64(sc.grants[local], self.ports[first + local].accept_ptr as u32);
+                let out = next_after_64(
+                    sc.grants[local],
+                    self.ports[first + local].accept_ptr as u32,
+                );
                 inputs_matched |= 1 << local;
                 outputs_matched |= 1 << out;
                 matched_any = true;

@@ -25,16 +25,18 @@
 mod alloc;
 pub(crate) mod arbiter;
 mod step;
+mod table;
 
 pub(crate) use alloc::Scratch;
 pub(crate) use step::StepContext;
 
-use crate::config::{AllocatorKind, Config, Switching};
 use crate::bitset::BitSet;
+use crate::config::{AllocatorKind, Config, Switching};
 use crate::event::VcSlots;
 use crate::flit::Flit;
 use crate::ids::RouterId;
 use crate::topology::{Link, Topology};
+use table::Table;
 
 /// Marks an unconnected port in the wiring tables and an output VC without owner.
 pub(crate) const UNCONNECTED: u32 = u32::MAX;
@@ -158,19 +160,19 @@ pub(crate) struct RouterSet {
     allocator: AllocatorKind,
     islip_iterations: u32,
     cut_through: bool,
-    first_port: Vec<u32>,
-    pub(crate) ports: Vec<Port>,
+    first_port: Table<u32>,
+    pub(crate) ports: Table<Port>,
 
     // Input VCs, per slot.
-    buf: Vec<Flit>,
-    pub(crate) ivc: Vec<InputVc>,
-    va_pick_ptr: Vec<u8>,
+    buf: Table<Flit>,
+    pub(crate) ivc: Table<InputVc>,
+    va_pick_ptr: Table<u8>,
 
     // Output VCs, per slot.
-    pub(crate) ovc: Vec<OutputVc>,
+    pub(crate) ovc: Table<OutputVc>,
 
     // Per router: local ports with work, and the set of routers with work.
-    work_ports: Vec<u64>,
+    work_ports: Table<u64>,
     active: BitSet,
 }
 
@@ -187,7 +189,11 @@ impl RouterSet {
             Link::Router(q) => slots.port_vc(q.index(), 0) as u32,
             Link::Node(n) => slots.nic_vc(n.index(), 0) as u32,
         };
-        let all_vcs = if vcs == 32 { u32::MAX } else { (1u32 << vcs) - 1 };
+        let all_vcs = if vcs == 32 {
+            u32::MAX
+        } else {
+            (1u32 << vcs) - 1
+        };
         let routers = topology.router_count();
         assert!(
             topology.max_ports() <= alloc::MAX_PORTS,
@@ -209,7 +215,7 @@ impl RouterSet {
             head: 0,
             len: 0,
         };
-        let ports = topo_ports
+        let ports: Vec<Port> = topo_ports
             .iter()
             .map(|p| Port {
                 work: PortWork::default(),
@@ -236,20 +242,20 @@ impl RouterSet {
             allocator: cfg.router.allocator,
             islip_iterations: cfg.router.islip_iterations.unwrap_or(1),
             cut_through: cfg.router.switching == Switching::VirtualCutThrough,
-            first_port,
-            ports,
-            buf: vec![Flit::EMPTY; n_slots * capacity as usize],
-            ivc: vec![idle; n_slots],
-            va_pick_ptr: vec![(vcs - 1) as u8; n_slots],
-            ovc: vec![
+            first_port: first_port.into(),
+            ports: ports.into(),
+            buf: Table::filled(Flit::EMPTY, n_slots * capacity as usize),
+            ivc: Table::filled(idle, n_slots),
+            va_pick_ptr: Table::filled((vcs - 1) as u8, n_slots),
+            ovc: Table::filled(
                 OutputVc {
                     owner: UNCONNECTED,
                     credits: capacity as u16,
                     grant_ptr: 0,
-                };
-                n_slots
-            ],
-            work_ports: vec![0; routers],
+                },
+                n_slots,
+            ),
+            work_ports: Table::filled(0, routers),
             active: BitSet::new(routers),
         }
     }
@@ -303,7 +309,9 @@ impl RouterSet {
                     true
                 }
                 Stage::Active => {
-                    let out = self.slots.port_vc(first + out_port as usize, out_vc as usize);
+                    let out = self
+                        .slots
+                        .port_vc(first + out_port as usize, out_vc as usize);
                     let credited = self.ovc[out].credits > 0;
                     if credited {
                         record.work.sa_ready |= bit;
@@ -345,7 +353,8 @@ impl RouterSet {
     /// Whether `port`'s router will be evaluated (for the invariant checker).
     pub(crate) fn is_scheduled(&self, port: usize) -> bool {
         let router = self.router_of_port(port);
-        self.active.contains(router) && self.work_ports[router] & (1 << (port - self.first_port(router))) != 0
+        self.active.contains(router)
+            && self.work_ports[router] & (1 << (port - self.first_port(router))) != 0
     }
 
     /// Whether any router has work.

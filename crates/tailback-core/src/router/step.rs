@@ -182,7 +182,11 @@ impl RouterSet {
         let state = &mut self.ivc[slot];
         let flit = self.buf[slot * capacity as usize + state.head as usize];
         let next_head = state.head as u32 + 1;
-        state.head = if next_head == capacity { 0 } else { next_head as u16 };
+        state.head = if next_head == capacity {
+            0
+        } else {
+            next_head as u16
+        };
         state.len -= 1;
         let left = state.len;
         let (out_port, out_vc, class) = (state.out_port, state.out_vc, state.class);

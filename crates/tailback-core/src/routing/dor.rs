@@ -148,7 +148,7 @@ pub(crate) fn direction(k: u32, wrap: bool, tie: TieBreak, c: u32, t: u32) -> bo
     } else {
         match tie {
             TieBreak::Positive => true,
-            TieBreak::Balanced => c % 2 == 0,
+            TieBreak::Balanced => c.is_multiple_of(2),
         }
     }
 }
@@ -187,7 +187,11 @@ fn max_crossings(k: u32, datelines: &[u32], tie: TieBreak) -> usize {
         for positive in [true, false] {
             let (mut c, mut crossed) = (s, 0);
             for _ in 0..k / 2 + 1 {
-                let next = if positive { (c + 1) % k } else { (c + k - 1) % k };
+                let next = if positive {
+                    (c + 1) % k
+                } else {
+                    (c + k - 1) % k
+                };
                 crossed += usize::from(table[2 * c as usize + usize::from(!positive)]);
                 c = next;
                 if c == s || direction(k, true, tie, s, c) != positive {
@@ -219,7 +223,10 @@ mod tests {
         let one = cfg(Some(vec![vec![0]; 2]), TieBreak::Positive);
         assert_eq!(classes_needed(&[8, 8], true, &one), 3);
         assert_eq!(classes_needed(&[8, 8], false, &one), 1);
-        assert_eq!(classes_needed(&[8, 8], true, &cfg(None, TieBreak::Positive)), 2);
+        assert_eq!(
+            classes_needed(&[8, 8], true, &cfg(None, TieBreak::Positive)),
+            2
+        );
     }
 
     #[test]
@@ -248,7 +255,11 @@ mod tests {
     #[test]
     fn crossing_scheme_moves_up_a_class_on_the_dateline_link() {
         let shape = CubeShape::new(vec![8, 8], true);
-        let dor = Dor::new(&shape, &cfg(Some(vec![vec![0, 4]; 2]), TieBreak::Positive), 3);
+        let dor = Dor::new(
+            &shape,
+            &cfg(Some(vec![vec![0, 4]; 2]), TieBreak::Positive),
+            3,
+        );
         // Along x from 2 to 5: link 3 -> 4 crosses the dateline at 4.
         assert_eq!(dor.route(2, 2, 5, 0).class, 0);
         assert_eq!(dor.route(3, 2, 5, 0).class, 1);

@@ -86,8 +86,8 @@ pub(crate) fn vc_scheme_description(topology: &TopologyConfig, routing: &Routing
         (None, TopologyKind::Torus) => {
             "default dateline scheme (upper VC class for a dimension whose route wraps)".into()
         }
-        (Some(lines), TopologyKind::Torus) => format!(
-            "dateline scheme with datelines at {lines:?} (one more VC class per crossing)"
-        ),
+        (Some(lines), TopologyKind::Torus) => {
+            format!("dateline scheme with datelines at {lines:?} (one more VC class per crossing)")
+        }
     }
 }

@@ -90,11 +90,15 @@ pub(super) fn check<C: CongestionControl>(sim: &Simulation<C>) {
             let ovc = slots.port_vc(out, state.out_vc as usize);
             owners[ovc] += 1;
             if routers.ovc[ovc].owner as usize != ivc {
-                fail(format!("output VC slot {ovc} does not record its owner {ivc}"));
+                fail(format!(
+                    "output VC slot {ovc} does not record its owner {ivc}"
+                ));
             }
         }
         if state.stage == Stage::Idle && state.len > 0 && !routers.front(ivc).is_head() {
-            fail(format!("input VC {ivc} is idle but its front flit is not a head"));
+            fail(format!(
+                "input VC {ivc} is idle but its front flit is not a head"
+            ));
         }
     }
     for port in 0..ports {
@@ -141,7 +145,9 @@ pub(super) fn check<C: CongestionControl>(sim: &Simulation<C>) {
         }
         if (work.needs_route | work.va_pending | work.sa_ready) != 0 && !routers.is_scheduled(port)
         {
-            fail(format!("port {port} has work but its router is not scheduled"));
+            fail(format!(
+                "port {port} has work but its router is not scheduled"
+            ));
         }
     }
 
@@ -149,7 +155,10 @@ pub(super) fn check<C: CongestionControl>(sim: &Simulation<C>) {
     for ivc in 0..routers.ivc.len() {
         for flit in routers.buffer_contents(ivc) {
             if !sim.packets.is_live(flit.packet()) {
-                fail(format!("input VC {ivc} holds a flit of delivered packet {}", flit.packet()));
+                fail(format!(
+                    "input VC {ivc} holds a flit of delivered packet {}",
+                    flit.packet()
+                ));
             }
         }
     }

@@ -61,7 +61,9 @@ pub enum OfferError {
     #[error("a packet needs at least one flit")]
     EmptyPacket,
     /// Under virtual cut-through a packet must fit in one VC buffer.
-    #[error("a {flits}-flit packet does not fit the {buffer}-flit VC buffers virtual cut-through needs")]
+    #[error(
+        "a {flits}-flit packet does not fit the {buffer}-flit VC buffers virtual cut-through needs"
+    )]
     LongerThanBuffer {
         /// Packet length.
         flits: u32,
@@ -198,15 +200,18 @@ impl<C: CongestionControl> Simulation<C> {
             });
         }
         if self.routers.any_active() {
-            self.routers.step_all(&mut self.scratch, &mut StepContext {
-                now,
-                routing: &self.routing,
-                packets: &mut self.packets,
-                flits: &mut self.flit_wheel,
-                credits: &mut self.credit_wheel,
-                control: &mut self.control,
-                flit_hops: &mut self.flit_hops,
-            });
+            self.routers.step_all(
+                &mut self.scratch,
+                &mut StepContext {
+                    now,
+                    routing: &self.routing,
+                    packets: &mut self.packets,
+                    flits: &mut self.flit_wheel,
+                    credits: &mut self.credit_wheel,
+                    control: &mut self.control,
+                    flit_hops: &mut self.flit_hops,
+                },
+            );
         }
         if C::PER_CYCLE {
             let view = NetworkView::new(&self.routers, &self.topology, now);
@@ -251,7 +256,7 @@ impl<C: CongestionControl> Simulation<C> {
             if self.now < hard_end {
                 self.step();
             }
-            if self.now % every == 0 {
+            if self.now.is_multiple_of(every) {
                 observer(&self.progress());
             }
         }

@@ -93,7 +93,7 @@ impl CubeShape {
     /// Dimension and direction (true = positive) of a network port.
     #[inline]
     pub fn port_direction(port: u8) -> (usize, bool) {
-        ((port / 2) as usize, port % 2 == 0)
+        ((port / 2) as usize, port.is_multiple_of(2))
     }
 
     /// Mean minimal distance along dimension `d` between two uniformly random coordinates
@@ -103,7 +103,7 @@ impl CubeShape {
         let k = self.dims[d] as f64;
         if !self.wrap {
             (k * k - 1.0) / (3.0 * k)
-        } else if self.dims[d] % 2 == 0 {
+        } else if self.dims[d].is_multiple_of(2) {
             k / 4.0
         } else {
             (k * k - 1.0) / (4.0 * k)
@@ -190,7 +190,10 @@ mod tests {
         for (i, p) in topo.ports().iter().enumerate() {
             if let Link::Router(peer) = p.output {
                 // Our output feeds the peer's input, and the peer's output feeds ours.
-                assert_eq!(topo.ports()[peer.index()].input, Link::Router(PortId::new(i)));
+                assert_eq!(
+                    topo.ports()[peer.index()].input,
+                    Link::Router(PortId::new(i))
+                );
                 assert_eq!(p.output_latency, 2);
             }
         }

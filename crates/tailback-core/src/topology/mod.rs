@@ -54,10 +54,7 @@ impl Topology {
             cfg.topology.dims.clone(),
             cfg.topology.kind == TopologyKind::Torus,
         );
-        shape.build(
-            cfg.topology.link_latency,
-            cfg.nic.ejection_latency,
-        )
+        shape.build(cfg.topology.link_latency, cfg.nic.ejection_latency)
     }
 
     /// The k-ary n-cube shape (coordinates and port numbering).

@@ -124,7 +124,9 @@ impl Workload {
     pub fn take(&mut self, node: usize) -> Offered {
         let source = &mut self.sources[node];
         let created = source.next;
-        let dst = self.destinations.pick(node as u32, &mut source.destinations);
+        let dst = self
+            .destinations
+            .pick(node as u32, &mut source.destinations);
         source.next = match &self.process {
             Process::Bernoulli(geometric) => created
                 .saturating_add(1)

@@ -89,7 +89,10 @@ impl Destinations {
                 let others = hot.iter().filter(|&&h| h != src).count();
                 if others > 0 && rng.random::<f64>() < *fraction {
                     let pick = rng.random_range(0..others);
-                    *hot.iter().filter(|&&h| h != src).nth(pick).unwrap_or(&hot[0])
+                    *hot.iter()
+                        .filter(|&&h| h != src)
+                        .nth(pick)
+                        .unwrap_or(&hot[0])
                 } else {
                     uniform(*nodes, src, false, rng)
                 }
@@ -197,13 +200,13 @@ pub(crate) fn check_pattern(cfg: &TrafficConfig, dims: &[u32]) -> Result<(), Str
             ))
         }
         PatternKind::Transpose
-            if dims.len() % 2 != 0 || dims.iter().any(|&k| k != dims[0]) =>
+            if !dims.len().is_multiple_of(2) || dims.iter().any(|&k| k != dims[0]) =>
         {
             Err(format!(
                 "transpose needs an even number of dimensions with equal radices; dims = {dims:?}"
             ))
         }
-        PatternKind::RandomPair if nodes % 2 != 0 => Err(format!(
+        PatternKind::RandomPair if !nodes.is_multiple_of(2) => Err(format!(
             "random_pair needs an even node count; the network has {nodes}"
         )),
         _ => Ok(()),
@@ -228,7 +231,10 @@ mod tests {
         assert_eq!(table(PatternKind::BitReverse, vec![4, 4])[1], 0b1000);
         assert_eq!(table(PatternKind::BitRotation, vec![4, 4])[1], 0b1000);
         assert_eq!(table(PatternKind::PerfectShuffle, vec![4, 4])[1], 0b0010);
-        assert_eq!(table(PatternKind::PerfectShuffle, vec![4, 4])[0b1000], 0b0001);
+        assert_eq!(
+            table(PatternKind::PerfectShuffle, vec![4, 4])[0b1000],
+            0b0001
+        );
         assert_eq!(table(PatternKind::Butterfly, vec![4, 4])[0b0001], 0b1000);
         assert_eq!(table(PatternKind::Butterfly, vec![4, 4])[0b0110], 0b0110);
         assert_eq!(table(PatternKind::Butterfly, vec![4, 4])[0b1001], 0b1001);
@@ -256,7 +262,10 @@ mod tests {
     fn coordinate_patterns() {
         let shape = CubeShape::new(vec![8, 8], true);
         let at = |x, y| shape.index(&[x, y]);
-        assert_eq!(table(PatternKind::Transpose, vec![8, 8])[at(1, 5)], at(5, 1));
+        assert_eq!(
+            table(PatternKind::Transpose, vec![8, 8])[at(1, 5)],
+            at(5, 1)
+        );
         assert_eq!(table(PatternKind::Tornado, vec![8, 8])[at(1, 5)], at(4, 0));
         assert_eq!(table(PatternKind::Neighbor, vec![8, 8])[at(7, 5)], at(0, 6));
     }

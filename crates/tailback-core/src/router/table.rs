@@ -1,0 +1,68 @@
+//! Fixed-size tables indexed by VC slot or port without bounds checks in release builds.
+//!
+//! The router's hot loop indexes its per-slot and per-port arrays a few dozen times per flit;
+//! the bounds checks are about a seventh of all instructions executed. Every index used on these
+//! tables is a port number below the topology's port count, or a VC slot `port << shift | vc`
+//! with such a port and `vc` below the VC count (`event::VcSlots`), and every table is sized at
+//! construction to hold all of them. Debug builds check each access (`debug_assert!`), and CI
+//! runs the invariant-checking property tests in a debug build.
+
+use std::ops::{Index, IndexMut};
+
+/// A boxed slice whose indexing is checked only in debug builds.
+#[derive(Debug, Clone)]
+pub(crate) struct Table<T>(Box<[T]>);
+
+impl<T: Clone> Table<T> {
+    /// `len` copies of `value`.
+    pub(crate) fn filled(value: T, len: usize) -> Table<T> {
+        Table(vec![value; len].into_boxed_slice())
+    }
+}
+
+impl<T> Table<T> {
+    /// The entries, in index order.
+    pub(crate) fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.0.iter()
+    }
+
+    /// Number of entries.
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+impl<T> From<Vec<T>> for Table<T> {
+    fn from(values: Vec<T>) -> Table<T> {
+        Table(values.into_boxed_slice())
+    }
+}
+
+impl<T> Index<usize> for Table<T> {
+    type Output = T;
+
+    #[inline(always)]
+    fn index(&self, i: usize) -> &T {
+        debug_assert!(
+            i < self.0.len(),
+            "index {i} outside a table of {}",
+            self.0.len()
+        );
+        // SAFETY: indices are ports or VC slots of this network, all below the table length by
+        // construction (see the module documentation); debug builds check it above.
+        unsafe { self.0.get_unchecked(i) }
+    }
+}
+
+impl<T> IndexMut<usize> for Table<T> {
+    #[inline(always)]
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        debug_assert!(
+            i < self.0.len(),
+            "index {i} outside a table of {}",
+            self.0.len()
+        );
+        // SAFETY: as for `index`.
+        unsafe { self.0.get_unchecked_mut(i) }
+    }
+}

@@ -1,0 +1,391 @@
+//! Configuration errors: every problem is reported with its key path, the value given and what
+//! is allowed, all problems of a file at once; `key=value` overrides edit the tree before it is
+//! read.
+
+use std::collections::BTreeSet;
+
+use tailback_core::config::{Config, ConfigError, ConfigIssue, parse_assignment, set_path};
+
+/// The problems `Config::from_toml_str` reports for `text` (which must be invalid).
+fn issues(text: &str) -> Vec<ConfigIssue> {
+    match Config::from_toml_str(text, "<test>") {
+        Ok(_) => panic!("accepted:\n{text}"),
+        Err(ConfigError::Invalid(issues)) => issues,
+        Err(other) => panic!("not a validation error: {other}"),
+    }
+}
+
+/// The single problem reported for `text`.
+fn single_issue(text: &str) -> ConfigIssue {
+    let mut all = issues(text);
+    assert_eq!(all.len(), 1, "expected one problem, got {all:#?}");
+    all.remove(0)
+}
+
+fn assert_issue(issue: &ConfigIssue, path: &str, value: Option<&str>, message_parts: &[&str]) {
+    assert_eq!(issue.path, path, "{issue:?}");
+    assert_eq!(issue.value.as_deref(), value, "{issue:?}");
+    for part in message_parts {
+        assert!(
+            issue.message.contains(part),
+            "{issue:?} should mention {part:?}"
+        );
+    }
+}
+
+fn paths(issues: &[ConfigIssue]) -> BTreeSet<&str> {
+    issues.iter().map(|i| i.path.as_str()).collect()
+}
+
+#[test]
+fn unknown_key_is_reported_with_its_path_and_the_allowed_keys() {
+    let issue = single_issue("[router]\nvcz = 3\n");
+    let router_keys = [
+        "vcs",
+        "vc_buffer_flits",
+        "switching",
+        "allocator",
+        "islip_iterations",
+        "routing_delay",
+        "vc_alloc_delay",
+        "switch_alloc_delay",
+        "crossbar_delay",
+        "credit_latency",
+    ];
+    let mut parts = vec!["unknown key", "allowed here"];
+    parts.extend(router_keys);
+    assert_issue(&issue, "router.vcz", Some("3"), &parts);
+    // Unknown sections and top-level keys too.
+    let issue = single_issue("[routr]\nvcs = 3\n");
+    assert_issue(
+        &issue,
+        "routr",
+        Some("{...}"),
+        &["unknown key", "topology", "router", "sim"],
+    );
+    assert_issue(
+        &single_issue("sed = 3\n"),
+        "sed",
+        Some("3"),
+        &["unknown key", "seed"],
+    );
+}
+
+#[test]
+fn wrong_types_are_reported_with_expected_and_found_types() {
+    let issue = single_issue("[topology]\nk = \"eight\"\n");
+    assert_issue(
+        &issue,
+        "topology.k",
+        Some("\"eight\""),
+        &["expected an integer", "found a string"],
+    );
+    let issue = single_issue("[sim]\ncheck_invariants = 1\n");
+    assert_issue(
+        &issue,
+        "sim.check_invariants",
+        Some("1"),
+        &["true or false", "found an integer"],
+    );
+    let issue = single_issue("[traffic]\nrate = \"high\"\n");
+    assert_issue(
+        &issue,
+        "traffic.rate",
+        Some("\"high\""),
+        &["a number", "found a string"],
+    );
+    let issue = single_issue("router = 4\n");
+    assert_issue(
+        &issue,
+        "router",
+        Some("4"),
+        &["expected a table", "found an integer"],
+    );
+}
+
+#[test]
+fn out_of_range_values_are_reported_with_the_allowed_range() {
+    let issue = single_issue("[router]\nvcs = 0\n");
+    assert_issue(&issue, "router.vcs", Some("0"), &["from 1 to 32"]);
+    let issue = single_issue("[traffic]\nrate = 1.5\n");
+    assert_issue(&issue, "traffic.rate", Some("1.5"), &["from 0 to 1"]);
+    let issue = single_issue("[nic]\nejection_rate = 0.0\n");
+    assert_issue(
+        &issue,
+        "nic.ejection_rate",
+        Some("0.0"),
+        &["greater than 0"],
+    );
+    let issue = single_issue("[topology]\ndims = [8, 1]\n");
+    assert_issue(&issue, "topology.dims[1]", Some("1"), &["from 2 to 4096"]);
+    let issue = single_issue("[traffic]\npattern = \"zigzag\"\n");
+    assert_issue(
+        &issue,
+        "traffic.pattern",
+        Some("\"zigzag\""),
+        &["unknown value", "\"tornado\""],
+    );
+}
+
+#[test]
+fn dateline_scheme_needing_more_vcs_than_configured_is_rejected() {
+    let torus = "[topology]\nkind = \"torus\"\nk = 8\nn = 2\n";
+    let issue = single_issue(&format!(
+        "{torus}[router]\nvcs = 2\n[routing]\ndatelines = [0, 4]\n"
+    ));
+    assert_issue(
+        &issue,
+        "router.vcs",
+        Some("2"),
+        &["at least 3 VCs", "dateline"],
+    );
+    // Three VCs are enough; the default wrap scheme needs two.
+    Config::from_toml_str(
+        &format!("{torus}[router]\nvcs = 3\n[routing]\ndatelines = [0, 4]\n"),
+        "",
+    )
+    .unwrap();
+    let issue = single_issue(&format!("{torus}[router]\nvcs = 1\n"));
+    assert_issue(&issue, "router.vcs", Some("1"), &["at least 2 VCs"]);
+    Config::from_toml_str("[topology]\nkind = \"mesh\"\n[router]\nvcs = 1\n", "").unwrap();
+}
+
+#[test]
+fn virtual_cut_through_buffer_smaller_than_a_packet_is_rejected() {
+    let text = "[router]\nswitching = \"virtual_cut_through\"\nvc_buffer_flits = 4\n\
+                [traffic]\npacket_flits = 8\n";
+    let issue = single_issue(text);
+    assert_issue(
+        &issue,
+        "router.vc_buffer_flits",
+        Some("4"),
+        &["whole packet", "packet_flits = 8"],
+    );
+    // A buffer of exactly one packet is enough; wormhole takes any packet length.
+    Config::from_toml_str(&text.replace("= 4", "= 8"), "").unwrap();
+    Config::from_toml_str(&text.replace("virtual_cut_through", "wormhole"), "").unwrap();
+}
+
+#[test]
+fn patterns_that_do_not_fit_the_network_are_rejected() {
+    for pattern in [
+        "bit_complement",
+        "bit_reverse",
+        "bit_rotation",
+        "perfect_shuffle",
+        "butterfly",
+    ] {
+        let text = format!("[topology]\ndims = [6, 6]\n[traffic]\npattern = \"{pattern}\"\n");
+        let quoted = format!("\"{pattern}\"");
+        let issue = single_issue(&text);
+        assert_issue(
+            &issue,
+            "traffic.pattern",
+            Some(&quoted),
+            &["power-of-two", "36"],
+        );
+        Config::from_toml_str(&text.replace("[6, 6]", "[8, 4]"), "").unwrap();
+    }
+    let issue = single_issue("[topology]\ndims = [8, 4]\n[traffic]\npattern = \"transpose\"\n");
+    assert_issue(
+        &issue,
+        "traffic.pattern",
+        Some("\"transpose\""),
+        &["equal radices"],
+    );
+    let issue = single_issue("[topology]\ndims = [3, 3]\n[traffic]\npattern = \"random_pair\"\n");
+    assert_issue(
+        &issue,
+        "traffic.pattern",
+        Some("\"random_pair\""),
+        &["even node count"],
+    );
+    let issue = single_issue("[traffic]\npattern = \"hotspot\"\n");
+    assert_issue(
+        &issue,
+        "traffic.hotspot_nodes",
+        None,
+        &["at least one hot node"],
+    );
+    let issue = single_issue("[traffic]\npattern = \"hotspot\"\nhotspot_nodes = [3, 64]\n");
+    assert_issue(&issue, "traffic.hotspot_nodes[1]", Some("64"), &["0 to 63"]);
+}
+
+#[test]
+fn datelines_are_rejected_on_a_mesh_and_outside_the_ring() {
+    let issue = single_issue("[topology]\nkind = \"mesh\"\n[routing]\ndatelines = [0, 4]\n");
+    assert_issue(
+        &issue,
+        "routing.datelines",
+        Some("[0, 4]"),
+        &["only apply", "torus"],
+    );
+    let issue = single_issue("[routing]\ndatelines = [0, 8]\n");
+    assert_issue(
+        &issue,
+        "routing.datelines",
+        Some("[0, 8]"),
+        &["outside dimension 0"],
+    );
+    let issue = single_issue("[routing]\ndatelines = [[0], [1], [2]]\n");
+    assert_issue(
+        &issue,
+        "routing.datelines",
+        Some("[[0], [1], [2]]"),
+        &["3 dimensions", "has 2"],
+    );
+}
+
+#[test]
+fn keys_that_only_apply_to_other_settings_are_rejected() {
+    let issue = single_issue("[router]\nislip_iterations = 2\n");
+    assert_issue(&issue, "router.islip_iterations", Some("2"), &["islip"]);
+    let issue = single_issue("[traffic]\njitter = 0.5\n");
+    assert_issue(&issue, "traffic.jitter", Some("0.5"), &["periodic"]);
+    let issue = single_issue("[topology]\nk = 4\ndims = [4, 4]\n");
+    assert_issue(&issue, "topology.dims", Some("[4, 4]"), &["not both"]);
+}
+
+#[test]
+fn all_problems_of_a_file_are_reported_at_once() {
+    let text = "bogus = true\n\
+                [topology]\nk = \"eight\"\nlink_latency = 0\n\
+                [router]\nvcz = 3\nswitching = \"store_and_forward\"\n\
+                [nic]\nejection_rate = 2\n\
+                [traffic]\nrate = 1.5\npacket_flits = 0\n\
+                [sim]\nwarmup_cycles = -1\n";
+    let found = issues(text);
+    let expected = BTreeSet::from([
+        "bogus",
+        "topology.k",
+        "topology.link_latency",
+        "router.vcz",
+        "router.switching",
+        "nic.ejection_rate",
+        "traffic.rate",
+        "traffic.packet_flits",
+        "sim.warmup_cycles",
+    ]);
+    assert_eq!(found.len(), expected.len(), "{found:#?}");
+    assert_eq!(paths(&found), expected);
+    let message = ConfigError::Invalid(found).to_string();
+    assert!(
+        message.starts_with("invalid configuration (9 problems):"),
+        "{message}"
+    );
+}
+
+#[test]
+fn contradictions_are_reported_together_with_other_problems() {
+    // Three values that contradict each other ...
+    let contradictions = "[topology]\ndims = [6, 6]\n\
+                          [router]\nvcs = 2\nswitching = \"virtual_cut_through\"\n\
+                          vc_buffer_flits = 4\n\
+                          [routing]\ndatelines = [0, 3]\n\
+                          [traffic]\npattern = \"bit_reverse\"\npacket_flits = 8\n";
+    let found = issues(contradictions);
+    assert_eq!(
+        paths(&found),
+        BTreeSet::from(["router.vcs", "router.vc_buffer_flits", "traffic.pattern"]),
+        "{found:#?}"
+    );
+    // ... plus problems with unrelated keys: all five at once (the example of docs/config.md).
+    let found = issues(&format!(
+        "{contradictions}[sim]\nmeasure_cycles = 0\nfoo = 1\n"
+    ));
+    assert_eq!(found.len(), 5, "{found:#?}");
+    assert!(paths(&found).is_superset(&BTreeSet::from(["router.vcs", "sim.measure_cycles"])));
+    let docs_example = "[router]\nvcz = 3\nvcs = 2\n[traffic]\nrate = 1.5\n\
+                        [routing]\ndatelines = [0, 4]\n";
+    assert_eq!(
+        paths(&issues(docs_example)),
+        BTreeSet::from(["router.vcz", "traffic.rate", "router.vcs"])
+    );
+}
+
+#[test]
+fn contradictions_are_not_checked_against_rejected_values() {
+    // A rejected value is replaced by its default; cross-checks involving it would be about a
+    // value the user never wrote, so they are skipped.
+    let found = issues(
+        "[router]\nswitching = \"virtual_cut_through\"\nvc_buffer_flits = 4\n\
+         [traffic]\npacket_flits = 0\n",
+    );
+    assert_eq!(
+        paths(&found),
+        BTreeSet::from(["traffic.packet_flits"]),
+        "{found:#?}"
+    );
+    let found = issues("[topology]\nk = 1\n[traffic]\npattern = \"bit_reverse\"\n");
+    assert_eq!(paths(&found), BTreeSet::from(["topology.k"]), "{found:#?}");
+}
+
+#[test]
+fn set_style_overrides_edit_the_tree_before_it_is_read() {
+    let mut table =
+        tailback_core::config::parse_table("[router]\nvcs = 4\n[traffic]\nrate = 0.1\n", "<base>")
+            .unwrap();
+    for assignment in [
+        "router.vcs=3",
+        " traffic.pattern = transpose ",
+        "routing.datelines=[0, 4]",
+        "traffic.rate=0.35",
+        "sim.check_invariants=true",
+        "seed=42",
+    ] {
+        let (path, value) = parse_assignment(assignment).unwrap();
+        set_path(&mut table, &path, value).unwrap();
+    }
+    let cfg = Config::from_table(&table).unwrap();
+    assert_eq!(cfg.router.vcs, 3);
+    assert_eq!(cfg.traffic.pattern.to_string(), "transpose");
+    assert_eq!(cfg.routing.datelines, Some(vec![vec![0, 4], vec![0, 4]]));
+    assert_eq!(cfg.traffic.rate, 0.35);
+    assert!(cfg.sim.check_invariants);
+    assert_eq!(cfg.seed, 42);
+
+    // An override can introduce a problem; it is reported like one in the file.
+    let (path, value) = parse_assignment("router.vcs=2").unwrap();
+    set_path(&mut table, &path, value).unwrap();
+    let err = Config::from_table(&table).unwrap_err();
+    assert_eq!(paths(err.issues()), BTreeSet::from(["router.vcs"]));
+    let (path, value) = parse_assignment("router.vcz=2").unwrap();
+    set_path(&mut table, &path, value).unwrap();
+    assert_eq!(Config::from_table(&table).unwrap_err().issues().len(), 2);
+
+    // Malformed assignments and paths through a scalar are refused.
+    for bad in ["router.vcs", "=3", "router..vcs=3"] {
+        assert!(parse_assignment(bad).is_err(), "{bad}");
+    }
+    let err = set_path(&mut table, "router.vcs.low", toml::Value::Integer(1)).unwrap_err();
+    assert_eq!(err.issues()[0].path, "router.vcs");
+}
+
+#[test]
+fn syntax_errors_name_their_source() {
+    let err = Config::from_toml_str("[router\nvcs = 3", "my.toml").unwrap_err();
+    assert!(matches!(err, ConfigError::Syntax { .. }), "{err:?}");
+    assert!(
+        err.to_string().starts_with("my.toml: syntax error"),
+        "{err}"
+    );
+    assert!(err.issues().is_empty());
+}
+
+#[test]
+fn configs_modified_in_code_are_revalidated() {
+    let mut cfg = Config::default();
+    assert!(cfg.validate().is_ok());
+    assert_eq!(cfg, Config::from_toml_str("", "<empty>").unwrap());
+    cfg.router.vcs = 0;
+    cfg.traffic.rate = 2.0;
+    let err = cfg.validate().unwrap_err();
+    assert_eq!(
+        paths(err.issues()),
+        BTreeSet::from(["router.vcs", "traffic.rate"])
+    );
+    assert!(
+        tailback_core::sim::Simulation::new(&cfg).is_err(),
+        "invalid configs do not run"
+    );
+}
