@@ -56,32 +56,42 @@ pub(crate) struct NicContext<'a, C> {
     pub(crate) stats: &'a mut Collector,
 }
 
+/// One node's network interface.
+#[derive(Debug)]
+pub(crate) struct Nic {
+    /// Packets created and not yet injected, oldest first.
+    pub(crate) queue: VecDeque<Offered>,
+    /// The packet being injected (`packet == NO_PACKET`: none).
+    current: Current,
+    /// Injection VCs not carrying a packet whose tail has not left.
+    inj_free: u32,
+    /// Injection VC used last (round robin).
+    inj_ptr: u8,
+    /// Router VC slot of VC 0 of the node's terminal port.
+    terminal_slot: u32,
+    /// Received flits (ejection VC, flit) in arrival order.
+    pub(crate) rx: VecDeque<(u8, Flit)>,
+    /// Consumption tokens and the cycle they were last updated (`ejection_rate < 1`).
+    rx_tokens: f64,
+    rx_updated: u64,
+}
+
 /// The state of every NIC.
 #[derive(Debug)]
 pub(crate) struct NicSet {
     pub(crate) vcs: usize,
-    /// VC numbering: per-node arrays are indexed `node << shift | vc`.
+    /// VC numbering: the per-VC arrays are indexed `node << shift | vc`.
     slots: VcSlots,
     pub(crate) capacity: u32,
     injection_latency: u64,
     credit_latency: u64,
     ejection_rate: f64,
     cut_through: bool,
-    /// Router VC slot of VC 0 of each node's terminal port.
-    terminal_slot: Vec<u32>,
-
-    pub(crate) queue: Vec<VecDeque<Offered>>,
-    current: Vec<Current>,
+    pub(crate) nics: Vec<Nic>,
+    /// Injection credits per (node, VC).
     pub(crate) inj_credits: Vec<u16>,
-    inj_free: Vec<u32>,
-    inj_ptr: Vec<u8>,
-
-    pub(crate) rx: Vec<VecDeque<(u8, Flit)>>,
-    /// Flits held per (node, ejection VC).
+    /// Received flits held per (node, ejection VC).
     pub(crate) rx_held: Vec<u16>,
-    rx_tokens: Vec<f64>,
-    rx_updated: Vec<u64>,
-
     active: BitSet,
     /// Flits sent into the network over the whole run.
     pub(crate) injected_flits: u64,
@@ -99,6 +109,23 @@ impl NicSet {
         } else {
             (1u32 << vcs) - 1
         };
+        let nics = (0..nodes)
+            .map(|n| Nic {
+                queue: VecDeque::new(),
+                current: Current {
+                    packet: NO_PACKET,
+                    vc: 0,
+                    sent: 0,
+                    flits: 0,
+                },
+                inj_free: all_vcs,
+                inj_ptr: (vcs - 1) as u8,
+                terminal_slot: slots.port_vc(topology.node_port(NodeId::new(n)).index(), 0) as u32,
+                rx: VecDeque::with_capacity(vcs * capacity as usize),
+                rx_tokens: 0.0,
+                rx_updated: 0,
+            })
+            .collect();
         NicSet {
             vcs,
             slots,
@@ -107,28 +134,9 @@ impl NicSet {
             credit_latency: cfg.router.credit_latency as u64,
             ejection_rate: cfg.nic.ejection_rate,
             cut_through: cfg.router.switching == Switching::VirtualCutThrough,
-            terminal_slot: (0..nodes)
-                .map(|n| slots.port_vc(topology.node_port(NodeId::new(n)).index(), 0) as u32)
-                .collect(),
-            queue: vec![VecDeque::new(); nodes],
-            current: vec![
-                Current {
-                    packet: NO_PACKET,
-                    vc: 0,
-                    sent: 0,
-                    flits: 0,
-                };
-                nodes
-            ],
+            nics,
             inj_credits: vec![capacity as u16; per_node],
-            inj_free: vec![all_vcs; nodes],
-            inj_ptr: vec![(vcs - 1) as u8; nodes],
-            rx: (0..nodes)
-                .map(|_| VecDeque::with_capacity(vcs * capacity as usize))
-                .collect(),
             rx_held: vec![0; per_node],
-            rx_tokens: vec![0.0; nodes],
-            rx_updated: vec![0; nodes],
             active: BitSet::new(nodes),
             injected_flits: 0,
         }
@@ -137,23 +145,19 @@ impl NicSet {
     /// Router VC slot of `node`'s terminal port (input VC fed by the NIC's injection VC `vc`,
     /// and output VC feeding its receive VC `vc`).
     pub(crate) fn terminal_slot(&self, node: usize, vc: usize) -> usize {
-        self.terminal_slot[node] as usize + vc
+        self.nics[node].terminal_slot as usize + vc
     }
 
-    /// Index of (`node`, `vc`) in the per-node VC arrays.
+    /// Index of (`node`, `vc`) in the per-VC arrays.
     #[inline]
     pub(crate) fn local(&self, node: usize, vc: usize) -> usize {
         self.slots.port_vc(node, vc)
     }
 
-    fn activate(&mut self, node: usize) {
-        self.active.insert(node);
-    }
-
     /// Appends a newly created packet to `node`'s source queue.
     pub(crate) fn enqueue(&mut self, node: usize, packet: Offered) {
-        self.queue[node].push_back(packet);
-        self.activate(node);
+        self.nics[node].queue.push_back(packet);
+        self.active.insert(node);
     }
 
     /// A flit arrives from the router on ejection VC `vc`.
@@ -164,14 +168,14 @@ impl NicSet {
             "NIC {node} receive buffer overflow on VC {vc}: credit protocol violated"
         );
         *held += 1;
-        self.rx[node].push_back((vc, flit));
-        self.activate(node);
+        self.nics[node].rx.push_back((vc, flit));
+        self.active.insert(node);
     }
 
     /// An injection credit returns from the router.
     pub(crate) fn add_credit(&mut self, node: usize, vc: u8) {
         self.inj_credits[self.slots.port_vc(node, vc as usize)] += 1;
-        self.activate(node);
+        self.active.insert(node);
     }
 
     /// Whether any NIC has work to do.
@@ -181,7 +185,7 @@ impl NicSet {
 
     /// Packets waiting in all source queues.
     pub(crate) fn queued_packets(&self) -> usize {
-        self.queue.iter().map(VecDeque::len).sum()
+        self.nics.iter().map(|n| n.queue.len()).sum()
     }
 
     /// Evaluates every NIC with work; idle ones leave the active list.
@@ -190,46 +194,45 @@ impl NicSet {
         active.retain(|node| {
             self.consume(node, cx);
             let injection = self.inject(node, cx);
+            let nic = &self.nics[node];
             // A NIC waiting for credits sleeps until one returns (which wakes it); one held back
             // by the mechanism asks again next cycle.
             let more_to_send = injection == Injection::Sent
-                && (self.current[node].packet != NO_PACKET || !self.queue[node].is_empty());
-            more_to_send || injection == Injection::Held || !self.rx[node].is_empty()
+                && (nic.current.packet != NO_PACKET || !nic.queue.is_empty());
+            more_to_send || injection == Injection::Held || !nic.rx.is_empty()
         });
         self.active = active;
     }
 
     /// Consumes received flits at the ejection rate; delivers packets whose tail is consumed.
     fn consume<C: CongestionControl>(&mut self, node: usize, cx: &mut NicContext<'_, C>) {
-        if self.rx[node].is_empty() {
+        let nic = &mut self.nics[node];
+        if nic.rx.is_empty() {
             return;
         }
         let now = cx.now;
         if self.ejection_rate < 1.0 {
-            let elapsed = now.saturating_sub(self.rx_updated[node]).max(1);
-            let tokens = self.rx_tokens[node] + self.ejection_rate * elapsed as f64;
+            let elapsed = now.saturating_sub(nic.rx_updated).max(1);
+            let tokens = nic.rx_tokens + self.ejection_rate * elapsed as f64;
             // An idle receiver's bucket fills up to one flit's worth; a busy one (called every
             // cycle) keeps what the last flit left over, so that rates other than 1/k are met
             // too (0.8: four flits in five cycles, not one in two).
             let tokens = if elapsed > 1 { tokens.min(1.0) } else { tokens };
-            self.rx_updated[node] = now;
+            nic.rx_updated = now;
             // Tolerate rounding so that rate 1/3 consumes exactly every third cycle.
             if tokens < 1.0 - 1e-9 {
-                self.rx_tokens[node] = tokens;
+                nic.rx_tokens = tokens;
                 return;
             }
-            self.rx_tokens[node] = (tokens - 1.0).max(0.0);
+            nic.rx_tokens = (tokens - 1.0).max(0.0);
         }
-        let Some((vc, flit)) = self.rx[node].pop_front() else {
+        let Some((vc, flit)) = nic.rx.pop_front() else {
             return;
         };
-        self.rx_held[self.slots.port_vc(node, vc as usize)] -= 1;
         // Input and output sides of a port share its VC slots.
-        cx.credits.schedule(
-            now,
-            self.credit_latency,
-            self.terminal_slot[node] + vc as u32,
-        );
+        let credit_to = nic.terminal_slot + vc as u32;
+        self.rx_held[self.slots.port_vc(node, vc as usize)] -= 1;
+        cx.credits.schedule(now, self.credit_latency, credit_to);
         cx.stats.on_flit_accepted(node, now);
         let slot = flit.packet();
         let packet = cx.packets.get_mut(slot);
@@ -262,17 +265,18 @@ impl NicSet {
         cx: &mut NicContext<'_, C>,
     ) -> Injection {
         let now = cx.now;
-        let v = self.vcs;
-        let mut current = self.current[node];
+        let slots = self.slots;
+        let nic = &mut self.nics[node];
+        let mut current = nic.current;
         if current.packet == NO_PACKET {
-            let Some(next) = self.queue[node].front() else {
+            let Some(next) = nic.queue.front() else {
                 return Injection::Idle;
             };
             let need = if self.cut_through { next.flits } else { 1 };
-            let free = (0..v)
+            let free = (0..self.vcs)
                 .filter(|&vc| {
-                    self.inj_free[node] & (1 << vc) != 0
-                        && self.inj_credits[self.slots.port_vc(node, vc)] as u32 >= need
+                    nic.inj_free & (1 << vc) != 0
+                        && self.inj_credits[slots.port_vc(node, vc)] as u32 >= need
                 })
                 .fold(0u32, |m, vc| m | 1 << vc);
             if free == 0 {
@@ -284,8 +288,8 @@ impl NicSet {
             {
                 return Injection::Held;
             }
-            let vc = next_after_32(free, self.inj_ptr[node] as u32) as u8;
-            let Some(offered) = self.queue[node].pop_front() else {
+            let vc = next_after_32(free, nic.inj_ptr as u32) as u8;
+            let Some(offered) = nic.queue.pop_front() else {
                 return Injection::Idle;
             };
             let measured = cx.stats.in_window(offered.created);
@@ -299,8 +303,8 @@ impl NicSet {
             );
             let slot = cx.packets.insert(packet);
             cx.control.on_injected(NodeId::new(node), &packet, now);
-            self.inj_ptr[node] = vc;
-            self.inj_free[node] &= !(1 << vc);
+            nic.inj_ptr = vc;
+            nic.inj_free &= !(1 << vc);
             current = Current {
                 packet: slot,
                 vc,
@@ -308,9 +312,9 @@ impl NicSet {
                 flits: offered.flits,
             };
         }
-        let credit = &mut self.inj_credits[self.slots.port_vc(node, current.vc as usize)];
+        let credit = &mut self.inj_credits[slots.port_vc(node, current.vc as usize)];
         if *credit == 0 {
-            self.current[node] = current;
+            nic.current = current;
             return Injection::NoCredit;
         }
         *credit -= 1;
@@ -321,16 +325,16 @@ impl NicSet {
             now,
             self.injection_latency,
             FlitArrival {
-                to: self.terminal_slot[node] + current.vc as u32,
+                to: nic.terminal_slot + current.vc as u32,
                 flit,
             },
         );
         current.sent += 1;
         if tail {
-            self.inj_free[node] |= 1 << current.vc;
+            nic.inj_free |= 1 << current.vc;
             current.packet = NO_PACKET;
         }
-        self.current[node] = current;
+        nic.current = current;
         Injection::Sent
     }
 }

@@ -15,7 +15,7 @@ pub(super) fn check<C: CongestionControl>(sim: &Simulation<C>) {
     let v = routers.vcs;
     let cap = routers.capacity as u64;
     let ports = routers.ports.len();
-    let nodes = nics.queue.len();
+    let nodes = nics.nics.len();
     let now = sim.now;
 
     // In-flight flits and credits per destination VC slot (routers, then NICs).
