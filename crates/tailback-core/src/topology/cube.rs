@@ -96,20 +96,6 @@ impl CubeShape {
         ((port / 2) as usize, port.is_multiple_of(2))
     }
 
-    /// Mean minimal distance along dimension `d` between two uniformly random coordinates
-    /// (including equal ones): k/4 (even k) or (k^2 - 1)/(4k) (odd k) on a ring, (k^2 - 1)/(3k)
-    /// on a line.
-    pub fn mean_ring_distance(&self, d: usize) -> f64 {
-        let k = self.dims[d] as f64;
-        if !self.wrap {
-            (k * k - 1.0) / (3.0 * k)
-        } else if self.dims[d].is_multiple_of(2) {
-            k / 4.0
-        } else {
-            (k * k - 1.0) / (4.0 * k)
-        }
-    }
-
     /// Wires routers, channels and terminals.
     pub(super) fn build(self, link_latency: u32, ejection_latency: u32) -> Topology {
         let nodes = self.nodes();
