@@ -6,7 +6,9 @@
 //! Channel ends are numbered in one space of *VC slots*: slot `port << shift | vc` is VC `vc` of
 //! router port `port` (its input side for flits, its output side for credits), and slots from
 //! [`VcSlots::nic_base`] on are the NICs' VCs (`nic_base + (node << shift | vc)`: the receive side
-//! for flits, the injection side for credits). `shift` makes the per-port stride a power of two.
+//! for flits, the injection side for credits), and slots from [`VcSlots::recovery_base`] on (one
+//! per node) receive flits from the deadlock-recovery lane. `shift` makes the per-port stride a
+//! power of two.
 
 use crate::flit::Flit;
 
@@ -16,15 +18,25 @@ pub(crate) struct VcSlots {
     pub(crate) shift: u32,
     /// First NIC slot (= number of router VC slots).
     pub(crate) nic_base: u32,
+    /// First deadlock-recovery delivery slot (one per node, after the NIC slots).
+    pub(crate) recovery_base: u32,
 }
 
 impl VcSlots {
-    pub(crate) fn new(vcs: usize, ports: usize) -> VcSlots {
+    pub(crate) fn new(vcs: usize, ports: usize, nodes: usize) -> VcSlots {
         let shift = vcs.next_power_of_two().trailing_zeros();
+        let nic_base = ports << shift;
         VcSlots {
             shift,
-            nic_base: (ports << shift) as u32,
+            nic_base: nic_base as u32,
+            recovery_base: (nic_base + (nodes << shift)) as u32,
         }
+    }
+
+    /// Slot where the recovery lane delivers flits to `node`'s NIC.
+    #[inline]
+    pub(crate) fn recovery_slot(self, node: usize) -> usize {
+        self.recovery_base as usize + node
     }
 
     /// Slot of VC `vc` of router port `port`.

@@ -22,6 +22,8 @@ use crate::traffic::Offered;
 use crate::view::NetworkView;
 
 const NO_PACKET: u32 = u32::MAX;
+/// The pseudo VC of flits that arrive through the deadlock-recovery lane (they hold no credit).
+const RECOVERED: u8 = u8::MAX;
 
 /// What injection did in a cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,7 +103,7 @@ impl NicSet {
     pub(crate) fn new(cfg: &Config, topology: &Topology) -> NicSet {
         let nodes = topology.node_count();
         let vcs = cfg.router.vcs as usize;
-        let slots = VcSlots::new(vcs, topology.ports().len());
+        let slots = VcSlots::new(vcs, topology.ports().len(), nodes);
         let per_node = slots.port_vc(nodes, 0);
         let capacity = cfg.router.vc_buffer_flits;
         let all_vcs = if vcs == 32 {
@@ -172,6 +174,12 @@ impl NicSet {
         self.active.insert(node);
     }
 
+    /// A flit arrives through the deadlock-recovery lane.
+    pub(crate) fn receive_recovered(&mut self, node: usize, flit: Flit) {
+        self.nics[node].rx.push_back((RECOVERED, flit));
+        self.active.insert(node);
+    }
+
     /// An injection credit returns from the router.
     pub(crate) fn add_credit(&mut self, node: usize, vc: u8) {
         self.inj_credits[self.slots.port_vc(node, vc as usize)] += 1;
@@ -229,10 +237,12 @@ impl NicSet {
         let Some((vc, flit)) = nic.rx.pop_front() else {
             return;
         };
-        // Input and output sides of a port share its VC slots.
-        let credit_to = nic.terminal_slot + vc as u32;
-        self.rx_held[self.slots.port_vc(node, vc as usize)] -= 1;
-        cx.credits.schedule(now, self.credit_latency, credit_to);
+        if vc != RECOVERED {
+            // Input and output sides of a port share its VC slots.
+            let credit_to = nic.terminal_slot + vc as u32;
+            self.rx_held[self.slots.port_vc(node, vc as usize)] -= 1;
+            cx.credits.schedule(now, self.credit_latency, credit_to);
+        }
         cx.stats.on_flit_accepted(node, now);
         let slot = flit.packet();
         let packet = cx.packets.get_mut(slot);

@@ -71,6 +71,9 @@ pub struct RunSummary {
     pub cycles: u64,
     /// Router-to-router flit traversals over the whole run.
     pub flit_hops: u64,
+    /// Packets moved out of a presumed deadlock by the recovery lane (Disha routing).
+    #[serde(default)]
+    pub deadlock_recoveries: u64,
     /// Wall-clock time of the run.
     pub wall_seconds: f64,
     /// Simulation speed: nodes times cycles per wall-clock second.
@@ -267,6 +270,7 @@ impl Collector {
             saturation_reason,
             cycles,
             flit_hops: 0,
+            deadlock_recoveries: 0,
             wall_seconds: 0.0,
             node_cycles_per_second: 0.0,
         }

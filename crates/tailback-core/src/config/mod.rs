@@ -113,14 +113,14 @@ impl Config {
         ]);
         let check_pattern = shape && clean(&["traffic.pattern"]);
         let check_hotspots = shape && clean(&["traffic.hotspot_nodes"]);
-        let needed = crate::routing::vc_classes_needed(&self.topology, &self.routing);
+        let needed = crate::routing::vcs_needed(&self.topology, &self.routing);
         if check_classes && needed > self.router.vcs as usize {
             report(
                 "router.vcs",
                 Some(toml::Value::Integer(self.router.vcs.into())),
                 format!(
-                    "the {} needs at least {needed} VCs per port (one per VC class)",
-                    crate::routing::vc_scheme_description(&self.topology, &self.routing)
+                    "needs at least {needed} VCs per port: {}",
+                    crate::routing::vc_need_description(&self.topology, &self.routing)
                 ),
             );
         }

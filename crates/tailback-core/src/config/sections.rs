@@ -144,6 +144,11 @@ choice_enum! {
     pub enum RoutingAlgorithm {
         /// Dimension-order routing (lowest dimension first), minimal.
         Dor = "dor",
+        /// Duato's protocol: DOR escape VCs (one per dateline class), the other VCs minimal
+        /// fully adaptive.
+        Duato = "duato",
+        /// Minimal fully adaptive on every VC, with Disha-style deadlock recovery.
+        Disha = "disha",
     }
 }
 
@@ -167,6 +172,12 @@ pub struct RoutingConfig {
     pub datelines: Option<Vec<Vec<u32>>>,
     /// Rule for direction ties at distance k/2.
     pub tie_break: TieBreak,
+    /// Disha only: cycles a head may wait for an output VC before it is presumed deadlocked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disha_timeout: Option<u32>,
+    /// Disha only: cycles the recovery token takes from one router to the next.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disha_token_hop: Option<u32>,
 }
 
 impl RoutingConfig {
@@ -176,12 +187,21 @@ impl RoutingConfig {
         let datelines = s
             .value("datelines")
             .and_then(|v| read_datelines(&s, v, topology));
-        s.finish();
-        RoutingConfig {
+        let disha = algorithm == RoutingAlgorithm::Disha;
+        for key in ["disha_timeout", "disha_token_hop"] {
+            if s.has(key) && !disha {
+                s.problem(key, "only applies when routing.algorithm = \"disha\"");
+            }
+        }
+        let cfg = RoutingConfig {
             algorithm,
             datelines,
             tie_break,
-        }
+            disha_timeout: Some(s.int("disha_timeout", 8, 1, 1_000_000)).filter(|_| disha),
+            disha_token_hop: Some(s.int("disha_token_hop", 1, 1, 1_000)).filter(|_| disha),
+        };
+        s.finish();
+        cfg
     }
 }
 

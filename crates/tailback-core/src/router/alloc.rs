@@ -121,20 +121,12 @@ impl RouterSet {
         let span = (slots.port_vc(at.end, 0) - base) as u32;
         for i in 0..sc.va_requests.len() {
             let ivc = sc.va_requests[i] as usize;
-            let state = self.ivc[ivc];
-            let out = first + state.out_port as usize;
-            let mut free = self.ports[out].out_free & state.allowed;
-            if self.cut_through {
-                let need = cx.packets.get(self.front(ivc).packet()).flits;
-                free = bits32(free)
-                    .filter(|&b| self.ovc[slots.port_vc(out, b)].credits as u32 >= need)
-                    .fold(0, |m, b| m | (1 << b));
-            }
-            if free == 0 {
+            let need = self
+                .cut_through
+                .then(|| cx.packets.get(self.front(ivc).packet()).flits);
+            let Some(ovc) = self.select_output_vc(ivc, first, need) else {
                 continue;
-            }
-            let out_vc = next_after_32(free, self.va_pick_ptr[ivc] as u32) as usize;
-            let ovc = slots.port_vc(out, out_vc);
+            };
             let local_ovc = ovc - base;
             let local_ivc = (ivc - base) as u32;
             // Distance after the last grantee, in 0..span.
@@ -157,8 +149,9 @@ impl RouterSet {
             sc.va_best_prio[local_ovc] = NONE;
             let ovc = base + local_ovc;
             let out_vc = slots.vc(ovc);
+            let out = slots.owner(ovc);
             let state = &mut self.ivc[ivc];
-            let out = first + state.out_port as usize;
+            state.out_port = (out - first) as u8;
             state.stage = Stage::Active;
             state.out_vc = out_vc as u8;
             state.ready = Ready::at(now + self.timing.vc_alloc);
@@ -195,6 +188,64 @@ impl RouterSet {
             }
         }
         sc.va_touched.clear();
+    }
+
+    /// The output VC a waiting head bids for (its slot), if any is free. Adaptive candidates
+    /// first: a free adaptive VC with an empty downstream buffer, on the candidate port whose
+    /// adaptive VCs hold the most credits (ties: lowest port; within the port, lowest VC).
+    /// Failing that, the deterministic (escape) hop's next free VC after the one it got last
+    /// (under virtual cut-through only with `need` credits).
+    #[inline]
+    fn select_output_vc(&self, ivc: usize, first: usize, need: Option<u32>) -> Option<usize> {
+        let slots = self.slots;
+        let eligible = |out: usize, allowed: u32| {
+            let free = self.ports[out].out_free & allowed;
+            match need {
+                None => free,
+                Some(need) => bits32(free)
+                    .filter(|&v| self.ovc[slots.port_vc(out, v)].credits as u32 >= need)
+                    .fold(0, |m, v| m | (1 << v)),
+            }
+        };
+        if self.adaptive {
+            // Adaptive VCs are allocated atomically: only with their downstream buffer empty
+            // (all credits home), so a packet never queues behind one that may be deadlocked
+            // among adaptive channels (Duato's condition for wormhole switching). Among the
+            // ports offering one, prefer the port whose adaptive VCs hold the most credits in
+            // total: the least occupied downstream.
+            let empty = self.capacity as u16;
+            let hops = self.adaptive_hops[ivc];
+            let mut best: Option<(usize, u32)> = None;
+            for port in bits64(hops.ports) {
+                let out = first + port;
+                let mut candidate = None;
+                let mut credits = 0u32;
+                for v in bits32(hops.vcs) {
+                    let ovc = slots.port_vc(out, v);
+                    let c = self.ovc[ovc].credits;
+                    credits += c as u32;
+                    if candidate.is_none() && c == empty && self.ports[out].out_free & (1 << v) != 0
+                    {
+                        candidate = Some(ovc);
+                    }
+                }
+                if let Some(ovc) = candidate
+                    && best.is_none_or(|(_, most)| credits > most)
+                {
+                    best = Some((ovc, credits));
+                }
+            }
+            if let Some((ovc, _)) = best {
+                return Some(ovc);
+            }
+        }
+        let state = &self.ivc[ivc];
+        let out = first + state.out_port as usize;
+        let free = eligible(out, state.allowed);
+        (free != 0).then(|| {
+            let vc = next_after_32(free, self.va_pick_ptr[ivc] as u32) as usize;
+            slots.port_vc(out, vc)
+        })
     }
 
     /// Local output port the switch candidate `vc` of local input `local` wants.

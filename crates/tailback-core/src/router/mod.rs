@@ -24,6 +24,7 @@
 
 mod alloc;
 pub(crate) mod arbiter;
+mod recovery;
 mod step;
 mod table;
 
@@ -31,7 +32,7 @@ pub(crate) use alloc::Scratch;
 pub(crate) use step::StepContext;
 
 use crate::bitset::BitSet;
-use crate::config::{AllocatorKind, Config, Switching};
+use crate::config::{AllocatorKind, Config, RoutingAlgorithm, Switching};
 use crate::event::VcSlots;
 use crate::flit::Flit;
 use crate::ids::RouterId;
@@ -50,6 +51,8 @@ pub(crate) enum Stage {
     VcAlloc,
     /// Owns output VC `out_vc` of `out_port`; flits may bid for the switch from `ready` on.
     Active,
+    /// Presumed deadlocked: its flits leave one per cycle through the deadlock-recovery lane.
+    Recovering,
 }
 
 /// Pipeline and buffer state of one input VC (16 bytes).
@@ -72,6 +75,18 @@ pub(crate) struct InputVc {
     pub(crate) class: u8,
 }
 
+impl InputVc {
+    /// Removes the front flit; returns its position in the ring buffer.
+    #[inline(always)]
+    pub(crate) fn pop(&mut self, capacity: u32) -> usize {
+        let position = self.head as usize;
+        let next = self.head as u32 + 1;
+        self.head = if next == capacity { 0 } else { next as u16 };
+        self.len -= 1;
+        position
+    }
+}
+
 /// A cycle in the near future, kept as its low 32 bits. Pipeline delays are far below 2^31
 /// cycles, so comparing by wrapping difference is exact.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,7 +101,13 @@ impl Ready {
     /// Whether `now` has reached this cycle.
     #[inline]
     pub(crate) fn reached(self, now: u64) -> bool {
-        (now as u32).wrapping_sub(self.0) as i32 >= 0
+        self.waited(now) >= 0
+    }
+
+    /// Cycles from this cycle to `now` (negative before it).
+    #[inline]
+    pub(crate) fn waited(self, now: u64) -> i64 {
+        (now as u32).wrapping_sub(self.0) as i32 as i64
     }
 }
 
@@ -106,13 +127,24 @@ pub(crate) struct PortWork {
     pub(crate) sa_ready: u32,
     /// VCs in `sa_ready` whose VC-allocation delay may not have elapsed yet.
     pub(crate) warming: u32,
+    /// Recovering VCs with a flit to send into the recovery lane.
+    pub(crate) recovering: u32,
 }
 
 impl PortWork {
     #[inline]
     fn any(&self) -> bool {
-        self.needs_route | self.va_pending | self.sa_ready != 0
+        self.needs_route | self.va_pending | self.sa_ready | self.recovering != 0
     }
+}
+
+/// The adaptive part of a head's route, kept while it waits for an output VC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct AdaptiveHops {
+    /// Local ports of the adaptive candidates.
+    pub(crate) ports: u64,
+    /// VCs the adaptive candidates may use.
+    pub(crate) vcs: u32,
 }
 
 /// Per-port state: work masks, wiring and arbiter pointers.
@@ -167,6 +199,11 @@ pub(crate) struct RouterSet {
     buf: Table<Flit>,
     pub(crate) ivc: Table<InputVc>,
     va_pick_ptr: Table<u8>,
+    /// Whether routes have adaptive candidates (kept in `adaptive_hops` per input VC).
+    adaptive: bool,
+    adaptive_hops: Table<AdaptiveHops>,
+    /// Deadlock recovery (Disha only).
+    recovery: Option<recovery::Recovery>,
 
     // Output VCs, per slot.
     pub(crate) ovc: Table<OutputVc>,
@@ -182,7 +219,7 @@ impl RouterSet {
         let vcs = cfg.router.vcs as usize;
         let capacity = cfg.router.vc_buffer_flits;
         let topo_ports = topology.ports();
-        let slots = VcSlots::new(vcs, topo_ports.len());
+        let slots = VcSlots::new(vcs, topo_ports.len(), topology.node_count());
         let pipe = cfg.router.switch_alloc_delay + cfg.router.crossbar_delay;
         let far_end = |link: Link| match link {
             Link::None => UNCONNECTED,
@@ -247,6 +284,16 @@ impl RouterSet {
             buf: Table::filled(Flit::EMPTY, n_slots * capacity as usize),
             ivc: Table::filled(idle, n_slots),
             va_pick_ptr: Table::filled((vcs - 1) as u8, n_slots),
+            adaptive: cfg.routing.algorithm != RoutingAlgorithm::Dor,
+            adaptive_hops: Table::filled(AdaptiveHops::default(), n_slots),
+            recovery: (cfg.routing.algorithm == RoutingAlgorithm::Disha).then(|| {
+                recovery::Recovery::new(
+                    cfg.routing.disha_timeout.unwrap_or(8),
+                    cfg.routing.disha_token_hop.unwrap_or(1),
+                    cfg.topology.link_latency,
+                    cfg.nic.ejection_latency,
+                )
+            }),
             ovc: Table::filled(
                 OutputVc {
                     owner: UNCONNECTED,
@@ -318,6 +365,10 @@ impl RouterSet {
                     }
                     credited
                 }
+                Stage::Recovering => {
+                    record.work.recovering |= bit;
+                    true
+                }
                 Stage::VcAlloc => unreachable!("a VC waiting for allocation holds its head"),
             };
             if ready {
@@ -355,6 +406,11 @@ impl RouterSet {
         let router = self.router_of_port(port);
         self.active.contains(router)
             && self.work_ports[router] & (1 << (port - self.first_port(router))) != 0
+    }
+
+    /// Longest delay of the recovery lane on a network of this diameter (0 without Disha).
+    pub(crate) fn max_recovery_delay(&self, diameter: u32) -> u64 {
+        self.recovery.as_ref().map_or(0, |r| r.max_delay(diameter))
     }
 
     /// Whether any router has work.

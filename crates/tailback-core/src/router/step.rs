@@ -2,7 +2,7 @@
 
 use super::alloc::Scratch;
 use super::arbiter::{bits32, bits64};
-use super::{InputVc, Ready, RouterSet, Stage, UNCONNECTED};
+use super::{AdaptiveHops, InputVc, Ready, RouterSet, Stage, UNCONNECTED};
 use crate::config::AllocatorKind;
 use crate::event::{FlitArrival, Wheel};
 use crate::hooks::{BufferEvent, CongestionControl, ForwardEvent};
@@ -104,7 +104,7 @@ impl RouterSet {
         for local in bits64(self.work_ports[r]) {
             let port = first + local;
             let mut work = self.ports[port].work;
-            if work.needs_route | work.va_pending | work.warming == 0 {
+            if work.needs_route | work.va_pending | work.warming | work.recovering == 0 {
                 // The common case: only switch candidates, all past their delays.
                 if work.sa_ready != 0 {
                     sc.sa_cand[local] = work.sa_ready;
@@ -115,10 +115,16 @@ impl RouterSet {
                 }
                 continue;
             }
+            if work.recovering != 0 {
+                sc.touched_ports |= 1 << local;
+                for vc in bits32(work.recovering) {
+                    self.send_recovering_flit(port, vc, &mut work, cx);
+                }
+            }
             for vc in bits32(work.needs_route) {
                 let slot = slots.port_vc(port, vc);
                 let packet = cx.packets.get(self.front(slot).packet());
-                let hop = cx.routing.route(
+                let route = cx.routing.route(
                     RouterId::new(r),
                     NodeId::new(packet.src as usize),
                     NodeId::new(packet.dst as usize),
@@ -127,13 +133,19 @@ impl RouterSet {
                 let state = &mut self.ivc[slot];
                 *state = InputVc {
                     stage: Stage::VcAlloc,
-                    out_port: hop.port,
+                    out_port: route.escape.port,
                     out_vc: 0,
-                    class: hop.class,
-                    allowed: hop.vcs,
+                    class: route.escape.class,
+                    allowed: route.escape.vcs,
                     ready: Ready::at(now + self.timing.routing),
                     ..*state
                 };
+                if self.adaptive {
+                    self.adaptive_hops[slot] = AdaptiveHops {
+                        ports: route.adaptive_ports,
+                        vcs: route.adaptive_vcs,
+                    };
+                }
             }
             work.va_pending |= work.needs_route;
             work.needs_route = 0;
@@ -180,14 +192,7 @@ impl RouterSet {
 
         // Pop the front flit.
         let state = &mut self.ivc[slot];
-        let flit = self.buf[slot * capacity as usize + state.head as usize];
-        let next_head = state.head as u32 + 1;
-        state.head = if next_head == capacity {
-            0
-        } else {
-            next_head as u16
-        };
-        state.len -= 1;
+        let flit = self.buf[slot * capacity as usize + state.pop(capacity)];
         let left = state.len;
         let (out_port, out_vc, class) = (state.out_port, state.out_vc, state.class);
         let tail = flit.is_tail();

@@ -54,8 +54,30 @@ pub struct Dor {
 }
 
 impl Dor {
-    /// Builds DOR for `shape` with `vcs` VCs per port (enough for the scheme's classes).
+    /// Builds DOR for `shape` with `vcs` VCs per port (enough for the scheme's classes), class
+    /// `c` of `C` owning VCs `c*V/C .. (c+1)*V/C`.
     pub fn new(shape: &CubeShape, cfg: &RoutingConfig, vcs: u32) -> Dor {
+        let classes = classes_needed(shape.dims(), shape.wraps(), cfg) as u32;
+        let class_vcs = (0..classes)
+            .map(|c| vc_mask(c * vcs / classes, (c + 1) * vcs / classes))
+            .collect();
+        Dor::with_class_vcs(shape, cfg, class_vcs, vc_mask(0, vcs))
+    }
+
+    /// Builds DOR as the escape function of adaptive routing: class `c` owns VC `c` alone, and
+    /// the ejection hop may use every VC of `vcs`.
+    pub fn escape(shape: &CubeShape, cfg: &RoutingConfig, vcs: u32) -> Dor {
+        let classes = classes_needed(shape.dims(), shape.wraps(), cfg) as u32;
+        let class_vcs = (0..classes).map(|c| 1 << c).collect();
+        Dor::with_class_vcs(shape, cfg, class_vcs, vc_mask(0, vcs))
+    }
+
+    fn with_class_vcs(
+        shape: &CubeShape,
+        cfg: &RoutingConfig,
+        class_vcs: Vec<u32>,
+        all_vcs: u32,
+    ) -> Dor {
         let scheme = if !shape.wraps() {
             ClassScheme::Single
         } else if let Some(lines) = &cfg.datelines {
@@ -70,11 +92,6 @@ impl Dor {
         } else {
             ClassScheme::Wrap
         };
-        let classes = classes_needed(shape.dims(), shape.wraps(), cfg);
-        let all_vcs = vc_mask(0, vcs);
-        let class_vcs = (0..classes as u32)
-            .map(|c| vc_mask(c * vcs / classes as u32, (c + 1) * vcs / classes as u32))
-            .collect();
         let coords = (0..shape.nodes()).flat_map(|i| shape.coords(i)).collect();
         Dor {
             dims: shape.dims().to_vec(),
@@ -128,6 +145,129 @@ impl Dor {
         }
     }
 
+    /// The DOR hop from `router` towards `dst` with its class computed from the current
+    /// position only, as the escape function of adaptive routing must be: under the wrap scheme
+    /// the upper class while the rest of the route in this dimension crosses the wrap-around
+    /// link; under datelines, class `C - 1 - (datelines the rest of the DOR route crosses after
+    /// this link)`, which rises by one at each crossing like the packet-state scheme and ends in
+    /// the top class.
+    #[inline]
+    pub fn escape_hop(&self, router: usize, dst: usize) -> Hop {
+        let n = self.dims.len();
+        let here = &self.coords[router * n..router * n + n];
+        let there = &self.coords[dst * n..dst * n + n];
+        let Some(d) = (0..n).find(|&d| here[d] != there[d]) else {
+            return Hop {
+                port: self.terminal,
+                vcs: self.all_vcs,
+                class: 0,
+            };
+        };
+        let (c, t) = (here[d], there[d]);
+        let positive = self.positive(d, c, t);
+        let class = match &self.scheme {
+            ClassScheme::Single => 0,
+            ClassScheme::Wrap => u8::from(if positive { t < c } else { t > c }),
+            ClassScheme::Datelines { crosses } => {
+                let this_link = usize::from(crosses[d][2 * c as usize + usize::from(!positive)]);
+                let after: usize = (d..n)
+                    .map(|e| self.crossings(crosses, e, here[e], there[e]))
+                    .sum::<usize>()
+                    - this_link;
+                (self.classes() - 1 - after) as u8
+            }
+        };
+        Hop {
+            port: CubeShape::port_toward(d, positive),
+            vcs: self.class_vcs[class as usize],
+            class,
+        }
+    }
+
+    /// Datelines crossed by the DOR route from `c` to `t` along dimension `d`.
+    fn crossings(&self, crosses: &[Vec<bool>], d: usize, c: u32, t: u32) -> usize {
+        if c == t {
+            return 0;
+        }
+        let (k, positive) = (self.dims[d], self.positive(d, c, t));
+        let (mut at, mut count) = (c, 0);
+        while at != t {
+            count += usize::from(crosses[d][2 * at as usize + usize::from(!positive)]);
+            at = if positive {
+                (at + 1) % k
+            } else {
+                (at + k - 1) % k
+            };
+        }
+        count
+    }
+
+    /// Local ports of every minimal hop from `router` towards `dst` (both directions of a ring
+    /// at distance exactly k/2); empty at the destination.
+    #[inline]
+    pub fn minimal_ports(&self, router: usize, dst: usize) -> u64 {
+        let n = self.dims.len();
+        let here = &self.coords[router * n..router * n + n];
+        let there = &self.coords[dst * n..dst * n + n];
+        let mut ports = 0u64;
+        for d in 0..n {
+            let (c, t) = (here[d], there[d]);
+            if c == t {
+                continue;
+            }
+            let k = self.dims[d];
+            let forward = (t + k - c) % k;
+            let (plus, minus) = if !self.wrap {
+                (t > c, t < c)
+            } else {
+                (2 * forward <= k, 2 * forward >= k)
+            };
+            if plus {
+                ports |= 1 << CubeShape::port_toward(d, true);
+            }
+            if minus {
+                ports |= 1 << CubeShape::port_toward(d, false);
+            }
+        }
+        ports
+    }
+
+    /// Minimal number of hops from `router` to `dst`.
+    pub fn distance(&self, router: usize, dst: usize) -> u32 {
+        let n = self.dims.len();
+        let here = &self.coords[router * n..router * n + n];
+        let there = &self.coords[dst * n..dst * n + n];
+        (0..n)
+            .map(|d| {
+                let (c, t, k) = (here[d], there[d], self.dims[d]);
+                let forward = (t + k - c) % k;
+                if self.wrap {
+                    forward.min(k - forward)
+                } else {
+                    c.abs_diff(t)
+                }
+            })
+            .sum()
+    }
+
+    /// The largest minimal distance between two nodes.
+    pub fn diameter(&self) -> u32 {
+        self.dims
+            .iter()
+            .map(|&k| if self.wrap { k / 2 } else { k - 1 })
+            .sum()
+    }
+
+    /// Local port of the terminal (ejection) port.
+    pub fn terminal_port(&self) -> u8 {
+        self.terminal
+    }
+
+    /// Mask of every VC.
+    pub fn all_vcs(&self) -> u32 {
+        self.all_vcs
+    }
+
     /// Whether to travel in the positive direction from `c` to `t` in dimension `d`.
     #[inline]
     fn positive(&self, d: usize, c: u32, t: u32) -> bool {
@@ -160,7 +300,7 @@ fn crossing_table(k: u32, datelines: &[u32]) -> Vec<bool> {
         .collect()
 }
 
-fn vc_mask(lo: u32, hi: u32) -> u32 {
+pub(crate) fn vc_mask(lo: u32, hi: u32) -> u32 {
     (lo..hi).fold(0, |m, v| m | (1 << v))
 }
 
@@ -213,6 +353,8 @@ mod tests {
             algorithm: crate::config::RoutingAlgorithm::Dor,
             datelines,
             tie_break: tie,
+            disha_timeout: None,
+            disha_token_hop: None,
         }
     }
 
@@ -227,6 +369,52 @@ mod tests {
             classes_needed(&[8, 8], true, &cfg(None, TieBreak::Positive)),
             2
         );
+    }
+
+    #[test]
+    fn escape_classes_depend_on_the_current_position() {
+        let shape = CubeShape::new(vec![8], true);
+        let wrap = Dor::escape(&shape, &cfg(None, TieBreak::Positive), 3);
+        // 6 -> 1 wraps: upper class (VC 1) until the wrap link is crossed, then VC 0.
+        assert_eq!(
+            (wrap.escape_hop(6, 1).class, wrap.escape_hop(6, 1).vcs),
+            (1, 0b10)
+        );
+        assert_eq!(wrap.escape_hop(7, 1).class, 1);
+        assert_eq!(
+            (wrap.escape_hop(0, 1).class, wrap.escape_hop(0, 1).vcs),
+            (0, 0b01)
+        );
+        // Datelines at 0 and 4: the class rises at each crossing and ends in the top class.
+        let lines = Dor::escape(&shape, &cfg(Some(vec![vec![0, 4]]), TieBreak::Positive), 3);
+        assert_eq!(lines.classes(), 2);
+        assert_eq!(lines.escape_hop(2, 5).class, 0); // crosses 4 later
+        assert_eq!(lines.escape_hop(3, 5).class, 1); // this link crosses 4
+        assert_eq!(lines.escape_hop(4, 5).class, 1);
+        assert_eq!(lines.escape_hop(5, 5).port, shape.terminal_port());
+    }
+
+    #[test]
+    fn minimal_ports_and_distances() {
+        let torus = Dor::new(
+            &CubeShape::new(vec![8, 8], true),
+            &cfg(None, TieBreak::Balanced),
+            2,
+        );
+        // From (1,0) to (5,2): distance 4 in x is a tie (both x ports), y goes positive.
+        let ports = torus.minimal_ports(1, 5 + 2 * 8);
+        assert_eq!(ports, 0b0111);
+        assert_eq!(torus.distance(1, 5 + 2 * 8), 6);
+        assert_eq!(torus.minimal_ports(9, 9), 0);
+        assert_eq!(torus.diameter(), 8);
+        let mesh = Dor::new(
+            &CubeShape::new(vec![4, 3], false),
+            &cfg(None, TieBreak::Balanced),
+            1,
+        );
+        assert_eq!(mesh.minimal_ports(11, 0), 0b1010);
+        assert_eq!(mesh.distance(11, 0), 5);
+        assert_eq!(mesh.diameter(), 5);
     }
 
     #[test]

@@ -1,5 +1,18 @@
 //! Routing functions: given a head flit's router, source, destination and VC class, the output
-//! port and the set of VCs it may use there.
+//! ports and VCs it may take next.
+//!
+//! - `dor`: dimension-order routing with dateline VC classes on tori (deterministic).
+//! - `duato`: Duato's protocol. The first `C` VCs (one per DOR class) form the escape network,
+//!   routed by DOR with classes computed from the current router; the other VCs are fully
+//!   adaptive over every minimal direction. A packet may always take the escape VC of its DOR
+//!   hop, and may return to adaptive VCs at the next router. Deadlock-free because the escape
+//!   network's extended channel dependency graph (direct and indirect dependencies) is acyclic
+//!   (`analysis::escape_dependency_graph`).
+//! - `disha`: fully adaptive over every minimal direction on every VC; deadlocks are possible
+//!   and are recovered (see `docs/deadlock-recovery.md`).
+//!
+//! The selection among adaptive candidates happens in VC allocation (`router/alloc.rs`): the free
+//! adaptive VC with the most credits, else the escape VC.
 
 mod dor;
 
@@ -9,40 +22,150 @@ use crate::config::{Config, RoutingAlgorithm, RoutingConfig, TopologyConfig, Top
 use crate::ids::{NodeId, PortId, RouterId};
 use crate::topology::{Link, Topology};
 
+/// The output channels a head flit may take at one router.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Route {
+    /// The deterministic hop: the DOR hop, or Duato's escape hop. Its `vcs` is empty under
+    /// fully adaptive routing (Disha), except for the ejection hop at the destination.
+    pub escape: Hop,
+    /// Local ports of the minimal adaptive hops (empty for deterministic routing and at the
+    /// destination).
+    pub adaptive_ports: u64,
+    /// VCs adaptive hops may use.
+    pub adaptive_vcs: u32,
+}
+
+/// How a routing function copes with deadlock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeadlockHandling {
+    /// By construction: the (escape) channel dependency graph is acyclic.
+    Avoidance,
+    /// Deadlocks may form and are detected and recovered.
+    Recovery,
+}
+
+/// Minimal adaptive routing on a k-ary n-cube with a DOR function for escape or recovery paths.
+#[derive(Debug, Clone)]
+pub struct Adaptive {
+    dor: Dor,
+    adaptive_vcs: u32,
+}
+
 /// A built routing function.
 #[derive(Debug, Clone)]
 pub enum Routing {
     /// Dimension-order routing.
     Dor(Dor),
+    /// Duato's protocol: adaptive VCs plus DOR escape VCs.
+    Duato(Adaptive),
+    /// Fully adaptive on all VCs, with deadlock recovery.
+    Disha(Adaptive),
 }
 
 impl Routing {
     /// Builds the routing function a (valid) config describes.
     pub fn from_config(cfg: &Config, topology: &Topology) -> Routing {
+        let shape = topology.shape();
+        let vcs = cfg.router.vcs;
         match cfg.routing.algorithm {
-            RoutingAlgorithm::Dor => {
-                Routing::Dor(Dor::new(topology.shape(), &cfg.routing, cfg.router.vcs))
+            RoutingAlgorithm::Dor => Routing::Dor(Dor::new(shape, &cfg.routing, vcs)),
+            RoutingAlgorithm::Duato => {
+                let dor = Dor::escape(shape, &cfg.routing, vcs);
+                let escape_vcs = (1u32 << dor.classes()) - 1;
+                Routing::Duato(Adaptive {
+                    adaptive_vcs: dor.all_vcs() & !escape_vcs,
+                    dor,
+                })
+            }
+            RoutingAlgorithm::Disha => {
+                let dor = Dor::escape(shape, &cfg.routing, vcs);
+                Routing::Disha(Adaptive {
+                    adaptive_vcs: dor.all_vcs(),
+                    dor,
+                })
             }
         }
     }
 
-    /// The next hop of a packet from `src` to `dst` whose head is at `router` in VC `class`.
+    /// The channels a packet from `src` to `dst` whose head is at `router` in VC `class` may
+    /// take next.
     #[inline]
-    pub fn route(&self, router: RouterId, src: NodeId, dst: NodeId, class: u8) -> Hop {
+    pub fn route(&self, router: RouterId, src: NodeId, dst: NodeId, class: u8) -> Route {
+        let (r, d) = (router.index(), dst.index());
+        match self {
+            Routing::Dor(dor) => Route {
+                escape: dor.route(r, src.index(), d, class),
+                adaptive_ports: 0,
+                adaptive_vcs: 0,
+            },
+            Routing::Duato(a) => Route {
+                escape: a.dor.escape_hop(r, d),
+                adaptive_ports: a.dor.minimal_ports(r, d),
+                adaptive_vcs: a.adaptive_vcs,
+            },
+            Routing::Disha(a) => {
+                let adaptive_ports = a.dor.minimal_ports(r, d);
+                let escape = if adaptive_ports == 0 {
+                    a.dor.escape_hop(r, d)
+                } else {
+                    Hop {
+                        port: 0,
+                        vcs: 0,
+                        class: 0,
+                    }
+                };
+                Route {
+                    escape,
+                    adaptive_ports,
+                    adaptive_vcs: a.adaptive_vcs,
+                }
+            }
+        }
+    }
+
+    /// The deterministic hop from `router` towards `dst` (DOR; for adaptive routing the escape
+    /// or recovery path), with the class of a packet in `class` coming from `src`.
+    #[inline]
+    pub fn deterministic_hop(&self, router: RouterId, src: NodeId, dst: NodeId, class: u8) -> Hop {
         match self {
             Routing::Dor(dor) => dor.route(router.index(), src.index(), dst.index(), class),
+            Routing::Duato(a) | Routing::Disha(a) => a.dor.escape_hop(router.index(), dst.index()),
         }
     }
 
-    /// Number of VC classes the routing function uses.
-    pub fn classes(&self) -> usize {
+    /// Minimal number of hops from `router` to node `dst`.
+    pub fn distance(&self, router: RouterId, dst: usize) -> u32 {
+        self.dor().distance(router.index(), dst)
+    }
+
+    /// The largest minimal distance between two nodes.
+    pub fn diameter(&self) -> u32 {
+        self.dor().diameter()
+    }
+
+    fn dor(&self) -> &Dor {
         match self {
-            Routing::Dor(dor) => dor.classes(),
+            Routing::Dor(dor) => dor,
+            Routing::Duato(a) | Routing::Disha(a) => &a.dor,
         }
     }
 
-    /// Calls `visit(output port, class)` for every output port a packet from `src` to `dst`
-    /// takes, the final ejection port included.
+    /// Number of VC classes of the deterministic (escape) routing.
+    pub fn classes(&self) -> usize {
+        self.dor().classes()
+    }
+
+    /// How the routing function copes with deadlock.
+    pub fn deadlock_handling(&self) -> DeadlockHandling {
+        match self {
+            Routing::Dor(_) | Routing::Duato(_) => DeadlockHandling::Avoidance,
+            Routing::Disha(_) => DeadlockHandling::Recovery,
+        }
+    }
+
+    /// Calls `visit(output port, class)` for every output port the deterministic route from
+    /// `src` to `dst` takes (for adaptive routing: the escape or recovery path), the final
+    /// ejection port included.
     pub fn walk(
         &self,
         topology: &Topology,
@@ -54,7 +177,7 @@ impl Routing {
         let mut class = 0;
         // A minimal route never visits more routers than exist.
         for _ in 0..=topology.router_count() {
-            let hop = self.route(router, src, dst, class);
+            let hop = self.deterministic_hop(router, src, dst, class);
             let port = PortId::new(topology.router_ports(router).start + hop.port as usize);
             visit(port, hop.class);
             match topology.ports()[port.index()].output {
@@ -70,24 +193,36 @@ impl Routing {
     }
 }
 
-/// Number of VC classes the configured routing needs (checked against `router.vcs`).
-pub(crate) fn vc_classes_needed(topology: &TopologyConfig, routing: &RoutingConfig) -> usize {
-    dor::classes_needed(
+/// Number of VCs per port the configured routing needs (checked against `router.vcs`).
+pub(crate) fn vcs_needed(topology: &TopologyConfig, routing: &RoutingConfig) -> usize {
+    let classes = dor::classes_needed(
         &topology.dims,
         topology.kind == TopologyKind::Torus,
         routing,
-    )
+    );
+    match routing.algorithm {
+        RoutingAlgorithm::Dor => classes,
+        RoutingAlgorithm::Duato => classes + 1,
+        RoutingAlgorithm::Disha => 1,
+    }
 }
 
-/// A phrase naming the configured VC class scheme, for messages.
-pub(crate) fn vc_scheme_description(topology: &TopologyConfig, routing: &RoutingConfig) -> String {
-    match (&routing.datelines, topology.kind) {
-        (_, TopologyKind::Mesh) => "dimension-order routing on a mesh".into(),
+/// A phrase naming what the configured routing needs VCs for, for messages.
+pub(crate) fn vc_need_description(topology: &TopologyConfig, routing: &RoutingConfig) -> String {
+    let classes = match (&routing.datelines, topology.kind) {
+        (_, TopologyKind::Mesh) => "single class of dimension-order routing on a mesh".to_string(),
         (None, TopologyKind::Torus) => {
             "default dateline scheme (upper VC class for a dimension whose route wraps)".into()
         }
         (Some(lines), TopologyKind::Torus) => {
             format!("dateline scheme with datelines at {lines:?} (one more VC class per crossing)")
         }
+    };
+    match routing.algorithm {
+        RoutingAlgorithm::Dor => format!("the {classes} needs one VC per class"),
+        RoutingAlgorithm::Duato => format!(
+            "Duato's protocol needs an escape VC per class of the {classes}, plus an adaptive VC"
+        ),
+        RoutingAlgorithm::Disha => "fully adaptive routing needs a VC".to_string(),
     }
 }

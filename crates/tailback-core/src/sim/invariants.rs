@@ -19,7 +19,7 @@ pub(super) fn check<C: CongestionControl>(sim: &Simulation<C>) {
     let now = sim.now;
 
     // In-flight flits and credits per destination VC slot (routers, then NICs).
-    let total_slots = slots.nic_vc(nodes, 0);
+    let total_slots = slots.recovery_slot(nodes);
     let mut flits_to = vec![0u64; total_slots];
     let mut credits_to = vec![0u64; total_slots];
     for arrival in sim.flit_wheel.iter() {
@@ -71,7 +71,7 @@ pub(super) fn check<C: CongestionControl>(sim: &Simulation<C>) {
         }
     }
     // Flit conservation over the whole network.
-    let held_by_nics: u64 = nics.rx_held.iter().map(|&h| h as u64).sum();
+    let held_by_nics: u64 = nics.nics.iter().map(|n| n.rx.len() as u64).sum();
     let inside = routers.buffered_flits() + flits_in_flight + held_by_nics;
     let delivered = sim.stats.delivered_flits;
     if nics.injected_flits != delivered + inside {
@@ -124,6 +124,7 @@ pub(super) fn check<C: CongestionControl>(sim: &Simulation<C>) {
             let bit = 1 << vc;
             let expect_route = state.stage == Stage::Idle && state.len > 0;
             let expect_va = state.stage == Stage::VcAlloc;
+            let expect_recovery = state.stage == Stage::Recovering && state.len > 0;
             let expect_sa = state.stage == Stage::Active && state.len > 0 && {
                 let out = routers.first_port(router) + state.out_port as usize;
                 routers.ovc[slots.port_vc(out, state.out_vc as usize)].credits > 0
@@ -132,18 +133,19 @@ pub(super) fn check<C: CongestionControl>(sim: &Simulation<C>) {
                 work.needs_route & bit != 0,
                 work.va_pending & bit != 0,
                 work.sa_ready & bit != 0,
+                work.recovering & bit != 0,
             );
-            if actual != (expect_route, expect_va, expect_sa) {
+            let expected = (expect_route, expect_va, expect_sa, expect_recovery);
+            if actual != expected {
                 fail(format!(
-                    "input VC {vc} of port {port} ({:?}, {} flits): work masks (route, VA, SA) \
-                     are {actual:?}, expected {:?}",
-                    state.stage,
-                    state.len,
-                    (expect_route, expect_va, expect_sa)
+                    "input VC {vc} of port {port} ({:?}, {} flits): work masks (route, VA, SA, \
+                     recovery) are {actual:?}, expected {expected:?}",
+                    state.stage, state.len,
                 ));
             }
         }
-        if (work.needs_route | work.va_pending | work.sa_ready) != 0 && !routers.is_scheduled(port)
+        if (work.needs_route | work.va_pending | work.sa_ready | work.recovering) != 0
+            && !routers.is_scheduled(port)
         {
             fail(format!(
                 "port {port} has work but its router is not scheduled"

@@ -118,8 +118,10 @@ impl<C: CongestionControl> Simulation<C> {
         .into_iter()
         .max()
         .unwrap_or(1);
-        // Each router port and each NIC sends at most one flit and one credit per cycle.
-        let channel_ends = topology.ports().len() + topology.node_count();
+        // Each router port and each NIC sends at most one flit and one credit per cycle, and
+        // the recovery lane carries at most one flit per cycle.
+        let channel_ends = topology.ports().len() + topology.node_count() + 1;
+        let max_flit_delay = max_flit_delay.max(routers.max_recovery_delay(routing.diameter()));
         let arrivals = (0..topology.node_count())
             .filter(|&n| workload.next_time(n) != NEVER)
             .map(|n| Reverse((workload.next_time(n), n as u32)))
@@ -200,18 +202,17 @@ impl<C: CongestionControl> Simulation<C> {
             });
         }
         if self.routers.any_active() {
-            self.routers.step_all(
-                &mut self.scratch,
-                &mut StepContext {
-                    now,
-                    routing: &self.routing,
-                    packets: &mut self.packets,
-                    flits: &mut self.flit_wheel,
-                    credits: &mut self.credit_wheel,
-                    control: &mut self.control,
-                    flit_hops: &mut self.flit_hops,
-                },
-            );
+            let mut cx = StepContext {
+                now,
+                routing: &self.routing,
+                packets: &mut self.packets,
+                flits: &mut self.flit_wheel,
+                credits: &mut self.credit_wheel,
+                control: &mut self.control,
+                flit_hops: &mut self.flit_hops,
+            };
+            self.routers.step_all(&mut self.scratch, &mut cx);
+            self.routers.recover_deadlocks(&cx);
         }
         if C::PER_CYCLE {
             let view = NetworkView::new(&self.routers, &self.topology, now);
@@ -264,6 +265,7 @@ impl<C: CongestionControl> Simulation<C> {
         let wall = started.elapsed().as_secs_f64();
         let mut summary = self.stats.summary(self.now, drain_cap_hit, tolerance);
         summary.flit_hops = self.flit_hops;
+        summary.deadlock_recoveries = self.routers.recoveries();
         summary.wall_seconds = wall;
         summary.node_cycles_per_second =
             self.topology.node_count() as f64 * self.now as f64 / wall.max(1e-9);
@@ -338,10 +340,13 @@ impl<C: CongestionControl> Simulation<C> {
                     };
                     self.control.on_enqueue(event, now);
                 }
-            } else {
+            } else if to < slots.recovery_base as usize {
                 let nic = to - slots.nic_base as usize;
                 self.nics
                     .receive(slots.owner(nic), slots.vc(nic) as u8, flit);
+            } else {
+                self.nics
+                    .receive_recovered(to - slots.recovery_base as usize, flit);
             }
         }
         self.flit_wheel.clear(now);
