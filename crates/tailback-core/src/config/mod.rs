@@ -14,6 +14,7 @@
 //! assert_eq!(err.issues().len(), 2);
 //! ```
 
+mod congestion;
 mod error;
 mod overrides;
 mod reader;
@@ -22,6 +23,7 @@ mod sections;
 pub use error::{ConfigError, ConfigIssue};
 pub use overrides::{parse_assignment, set_path};
 pub use reader::Choice;
+pub use congestion::*;
 pub use sections::*;
 
 use reader::{Issues, Section};
