@@ -53,6 +53,17 @@ pub struct ForwardEvent {
     pub out_vc: u8,
 }
 
+/// What a mechanism reports about itself for time series.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Gauges {
+    /// Current congestion threshold, if the mechanism has one.
+    pub threshold: Option<f64>,
+    /// Current congestion estimate the threshold is compared with.
+    pub estimate: Option<f64>,
+    /// Node-cycles in which a node with a waiting packet was refused injection, since the start.
+    pub throttled_node_cycles: u64,
+}
+
 /// A congestion management mechanism.
 pub trait CongestionControl {
     /// Call [`on_enqueue`](Self::on_enqueue) and [`on_dequeue`](Self::on_dequeue).
@@ -98,6 +109,11 @@ pub trait CongestionControl {
     /// The cycle is over.
     #[inline]
     fn end_of_cycle(&mut self, _view: &NetworkView<'_>, _now: u64) {}
+
+    /// The mechanism's state for time series.
+    fn gauges(&self) -> Gauges {
+        Gauges::default()
+    }
 }
 
 /// No congestion management: every hook keeps its default.

@@ -26,6 +26,7 @@
 
 pub mod analysis;
 pub mod config;
+pub mod congestion;
 pub mod hooks;
 pub mod ids;
 pub mod packet;
@@ -60,7 +61,20 @@ pub fn run_observed(
     every: u64,
     observer: impl FnMut(&Progress),
 ) -> Result<RunReport, ConfigError> {
-    match cfg.congestion.mechanism {
-        Mechanism::None => Ok(Simulation::new(cfg)?.run_observed(every, observer)),
+    let cfg = &cfg.normalized()?;
+    match (cfg.congestion.mechanism, &cfg.congestion.self_tuned) {
+        (Mechanism::None, _) => Ok(Simulation::new(cfg)?.run_observed(every, observer)),
+        (Mechanism::Alo, _) => Ok(
+            Simulation::with_control(cfg, congestion::Alo::new())?.run_observed(every, observer)
+        ),
+        (Mechanism::SelfTuned, settings) => {
+            let settings = settings
+                .as_ref()
+                .expect("normalized self_tuned configs carry settings");
+            let sim = Simulation::build(cfg, |topology, _| {
+                congestion::SelfTuned::new(settings, topology, cfg.router.vcs)
+            })?;
+            Ok(sim.run_observed(every, observer))
+        }
     }
 }

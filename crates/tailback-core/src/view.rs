@@ -2,6 +2,7 @@
 
 use crate::ids::PortId;
 use crate::router::RouterSet;
+use crate::routing::Routing;
 use crate::topology::Topology;
 
 /// What a mechanism may look at: buffer occupancy and credit state of every router port.
@@ -9,16 +10,28 @@ use crate::topology::Topology;
 pub struct NetworkView<'a> {
     routers: &'a RouterSet,
     topology: &'a Topology,
+    routing: &'a Routing,
     now: u64,
 }
 
 impl<'a> NetworkView<'a> {
-    pub(crate) fn new(routers: &'a RouterSet, topology: &'a Topology, now: u64) -> Self {
+    pub(crate) fn new(
+        routers: &'a RouterSet,
+        topology: &'a Topology,
+        routing: &'a Routing,
+        now: u64,
+    ) -> Self {
         NetworkView {
             routers,
             topology,
+            routing,
             now,
         }
+    }
+
+    /// The routing function.
+    pub fn routing(&self) -> &'a Routing {
+        self.routing
     }
 
     /// The current cycle.

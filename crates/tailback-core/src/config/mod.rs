@@ -20,10 +20,10 @@ mod overrides;
 mod reader;
 mod sections;
 
+pub use congestion::*;
 pub use error::{ConfigError, ConfigIssue};
 pub use overrides::{parse_assignment, set_path};
 pub use reader::Choice;
-pub use congestion::*;
 pub use sections::*;
 
 use reader::{Issues, Section};
@@ -102,6 +102,7 @@ impl Config {
     }
 
     fn check_consistency(&self, issues: &Issues) {
+        self.congestion.check(&self.topology, issues);
         let report = |path: &str, value: Option<toml::Value>, message: String| {
             issues.push(path.to_string(), value.as_ref(), message)
         };
@@ -191,10 +192,16 @@ pub fn parse_table(text: &str, source_name: &str) -> Result<toml::Table, ConfigE
 impl Config {
     /// Re-checks a config that may have been built or modified in code.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        self.normalized().map(|_| ())
+    }
+
+    /// The config as the reader would produce it from its own serialization: validated, with
+    /// defaults filled in for settings a hand-built config left out.
+    pub fn normalized(&self) -> Result<Config, ConfigError> {
         let table = toml::Table::try_from(self).map_err(|e| ConfigError::Syntax {
             source_name: "<in-memory config>".into(),
             message: e.to_string(),
         })?;
-        Config::from_table(&table).map(|_| ())
+        Config::from_table(&table)
     }
 }

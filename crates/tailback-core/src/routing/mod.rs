@@ -133,6 +133,11 @@ impl Routing {
         }
     }
 
+    /// Local ports of every minimal hop from `router` towards node `dst` (empty there).
+    pub fn minimal_ports(&self, router: RouterId, dst: usize) -> u64 {
+        self.dor().minimal_ports(router.index(), dst)
+    }
+
     /// Minimal number of hops from `router` to node `dst`.
     pub fn distance(&self, router: RouterId, dst: usize) -> u32 {
         self.dor().distance(router.index(), dst)

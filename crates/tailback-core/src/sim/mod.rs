@@ -103,9 +103,18 @@ impl Simulation<NoControl> {
 impl<C: CongestionControl> Simulation<C> {
     /// A simulation steered by `control`.
     pub fn with_control(cfg: &Config, control: C) -> Result<Self, ConfigError> {
+        Simulation::build(cfg, |_, _| control)
+    }
+
+    /// A simulation steered by the mechanism `make` builds for the network.
+    pub fn build(
+        cfg: &Config,
+        make: impl FnOnce(&Topology, &Routing) -> C,
+    ) -> Result<Self, ConfigError> {
         cfg.validate()?;
         let topology = Topology::from_config(cfg);
         let routing = Routing::from_config(cfg, &topology);
+        let control = make(&topology, &routing);
         let workload = Workload::new(&cfg.traffic, topology.shape(), cfg.seed);
         let routers = RouterSet::new(cfg, &topology);
         let nics = NicSet::new(cfg, &topology);
@@ -190,7 +199,7 @@ impl<C: CongestionControl> Simulation<C> {
         self.deliver_arrivals(now);
         self.create_packets(now);
         if self.nics.any_active() {
-            let view = NetworkView::new(&self.routers, &self.topology, now);
+            let view = NetworkView::new(&self.routers, &self.topology, &self.routing, now);
             self.nics.step_all(&mut NicContext {
                 now,
                 view: &view,
@@ -215,7 +224,7 @@ impl<C: CongestionControl> Simulation<C> {
             self.routers.recover_deadlocks(&cx);
         }
         if C::PER_CYCLE {
-            let view = NetworkView::new(&self.routers, &self.topology, now);
+            let view = NetworkView::new(&self.routers, &self.topology, &self.routing, now);
             self.control.end_of_cycle(&view, now);
         }
         if self.config.sim.check_invariants {

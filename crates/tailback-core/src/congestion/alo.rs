@@ -1,0 +1,69 @@
+//! At-Least-One (ALO; Baydal, López and Duato, IPDPS 2000): purely local injection limitation.
+//!
+//! A node may start a packet when, at its router, every *useful* output channel (one on a
+//! minimal path to the packet's destination) has at least one free virtual channel, or at least
+//! one useful channel has all its virtual channels free. A virtual channel is free when no
+//! packet holds it. Packets to the node itself are never held back.
+
+use crate::hooks::{CongestionControl, Gauges};
+use crate::ids::{NodeId, PortId, RouterId};
+use crate::router::arbiter::bits64;
+use crate::traffic::Offered;
+use crate::view::NetworkView;
+
+/// The ALO injection limitation.
+#[derive(Debug, Clone, Default)]
+pub struct Alo {
+    throttled_node_cycles: u64,
+}
+
+impl Alo {
+    /// ALO with nothing throttled yet.
+    pub fn new() -> Alo {
+        Alo::default()
+    }
+}
+
+/// Whether ALO lets a packet from the router of `node` to `dst` enter the network.
+pub fn alo_allows(view: &NetworkView<'_>, node: NodeId, dst: usize) -> bool {
+    let topology = view.topology();
+    let router = topology.ports()[topology.node_port(node).index()].router;
+    let first = topology.router_ports(router).start;
+    let useful = view
+        .routing()
+        .minimal_ports(RouterId::new(router.index()), dst);
+    let vcs = view.vcs();
+    let mut every_port_has_one = true;
+    for local in bits64(useful) {
+        let port = PortId::new(first + local);
+        let free = (0..vcs).filter(|&vc| view.output_vc_free(port, vc)).count();
+        if free == vcs {
+            return true;
+        }
+        every_port_has_one &= free > 0;
+    }
+    every_port_has_one
+}
+
+impl CongestionControl for Alo {
+    fn may_start_injection(
+        &mut self,
+        view: &NetworkView<'_>,
+        node: NodeId,
+        packet: &Offered,
+        _now: u64,
+    ) -> bool {
+        let allowed = alo_allows(view, node, packet.dst as usize);
+        if !allowed {
+            self.throttled_node_cycles += 1;
+        }
+        allowed
+    }
+
+    fn gauges(&self) -> Gauges {
+        Gauges {
+            throttled_node_cycles: self.throttled_node_cycles,
+            ..Gauges::default()
+        }
+    }
+}

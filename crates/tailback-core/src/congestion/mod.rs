@@ -1,0 +1,16 @@
+//! Congestion management mechanisms. Each one implements [`CongestionControl`] and talks to the
+//! engine only through its hooks and the [`NetworkView`](crate::view::NetworkView).
+//!
+//! - [`Alo`]: At-Least-One local injection limitation.
+//! - [`SelfTuned`]: self-tuned (or static-threshold) global throttling over a [`SideBand`].
+
+mod alo;
+mod self_tuned;
+mod sideband;
+
+pub use alo::{Alo, alo_allows};
+pub use self_tuned::SelfTuned;
+pub use sideband::{SideBand, Snapshot};
+
+#[cfg(doc)]
+use crate::hooks::CongestionControl;
