@@ -24,6 +24,8 @@ pub enum Command {
     Check(CheckArgs),
     /// Measure simulation speed on the reference configurations.
     Bench(BenchArgs),
+    /// Reproduce published figures: list the experiments or run one.
+    Experiment(ExperimentArgs),
 }
 
 /// How results are printed.
@@ -103,4 +105,37 @@ pub struct BenchArgs {
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct ExperimentArgs {
+    #[command(subcommand)]
+    pub command: ExperimentCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ExperimentCommand {
+    /// List the experiments.
+    List,
+    /// Run one experiment: its simulations in parallel, its plots, summary.json, and a table
+    /// with the paper's numbers beside ours.
+    Run(ExperimentRunArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ExperimentRunArgs {
+    /// Experiment name (see `tailback experiment list`).
+    pub name: String,
+    /// Simulations run at once [default: number of cores].
+    #[arg(short = 'j', long = "jobs")]
+    pub jobs: Option<usize>,
+    /// Output directory [default: tailback-out/experiments/NAME].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Keep results already in the output directory and run only what is missing.
+    #[arg(long)]
+    pub resume: bool,
+    /// Short runs and fewer points: checks that everything works, does not reproduce the paper.
+    #[arg(long)]
+    pub quick: bool,
 }

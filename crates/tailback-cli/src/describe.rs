@@ -37,18 +37,41 @@ pub fn pattern(cfg: &Config) -> String {
     cfg.traffic.pattern.name().replace('_', " ")
 }
 
-/// A short plot title: "8x8 torus, uniform at 0.2".
+/// A short plot title: "8x8 torus, uniform at 0.2" (or "8x8 torus, 6-phase schedule").
 pub fn title(cfg: &Config) -> String {
-    format!("{}, {} at {}", shape(cfg), pattern(cfg), cfg.traffic.rate)
+    match &cfg.traffic.phases {
+        Some(phases) => format!("{}, {}-phase schedule", shape(cfg), phases.len()),
+        None => format!("{}, {} at {}", shape(cfg), pattern(cfg), cfg.traffic.rate),
+    }
 }
 
 /// One line naming the workload.
 pub fn traffic(cfg: &Config) -> String {
     let t = &cfg.traffic;
+    let load = match &t.phases {
+        Some(phases) => {
+            let steps: Vec<String> = phases
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{} at {} for {}",
+                        p.pattern.name().replace('_', " "),
+                        p.rate,
+                        p.cycles
+                    )
+                })
+                .collect();
+            let repeat = if t.repeat_phases.unwrap_or(true) {
+                ", repeated"
+            } else {
+                ""
+            };
+            format!("phases: {}{repeat}", steps.join("; "))
+        }
+        None => format!("{} traffic at {} flits/node/cycle", pattern(cfg), t.rate),
+    };
     format!(
-        "{} traffic at {} flits/node/cycle, {}-flit packets, {} process",
-        pattern(cfg),
-        t.rate,
+        "{load}, {}-flit packets, {} process",
         t.packet_flits,
         t.process.name()
     )

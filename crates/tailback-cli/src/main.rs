@@ -4,8 +4,11 @@ mod cli;
 mod commands;
 mod describe;
 mod error;
+mod experiments;
 mod input;
+mod jsonl;
 mod progress;
+mod series;
 mod sweep;
 
 use clap::Parser;
@@ -19,6 +22,7 @@ fn main() {
         Command::Sweep(args) => commands::sweep::run(args),
         Command::Check(args) => commands::check::run(args),
         Command::Bench(args) => commands::bench::run(args),
+        Command::Experiment(args) => commands::experiment::run(args),
     };
     if let Err(error) = result {
         eprintln!("error: {error}");

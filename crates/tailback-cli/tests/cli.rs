@@ -114,7 +114,7 @@ fn bad_configurations_exit_2_listing_every_problem() {
     let config = write_config(
         dir.path(),
         "bad.toml",
-        "[router]\nvcz = 3\nvcs = 0\n[traffic]\nrate = 1.5\n[topology]\nk = \"eight\"\n",
+        "[router]\nvcz = 3\nvcs = 0\n[traffic]\nrate = 9.5\n[topology]\nk = \"eight\"\n",
     );
     let output = tailback().arg("run").arg(&config).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
@@ -123,7 +123,7 @@ fn bad_configurations_exit_2_listing_every_problem() {
     for expected in [
         "router.vcz = 3: unknown key",
         "router.vcs = 0: must be an integer from 1 to 32",
-        "traffic.rate = 1.5",
+        "traffic.rate = 9.5",
         "topology.k = \"eight\": expected an integer",
     ] {
         assert!(err.contains(expected), "missing `{expected}` in:\n{err}");

@@ -80,6 +80,41 @@ pub struct RunSummary {
     pub node_cycles_per_second: f64,
 }
 
+/// One row of a run's time series: what happened during a window of `record.series_window`
+/// cycles ending at `cycle`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeriesRow {
+    /// End of the window (exclusive).
+    pub cycle: u64,
+    /// Flits created by the sources, per node per cycle.
+    pub offered: f64,
+    /// Flits consumed by destination NICs, per node per cycle.
+    pub delivered: f64,
+    /// Packets in the network at the end of the window.
+    pub in_flight_packets: u64,
+    /// Packets waiting in source queues at the end of the window.
+    pub queued_packets: u64,
+    /// Router input VC buffers of network ports with no free slot, at the end of the window.
+    pub full_buffers: u64,
+    /// Fraction of node-cycles in which a node with a waiting packet was throttled.
+    pub throttled_fraction: f64,
+    /// The mechanism's threshold at the end of the window, if it has one.
+    pub threshold: Option<f64>,
+    /// The mechanism's congestion estimate at the end of the window, if it has one.
+    pub estimate: Option<f64>,
+    /// Deadlock recoveries started during the window.
+    pub deadlock_recoveries: u64,
+}
+
+/// Buffer occupancy of every router at the end of a cycle.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Occupancy {
+    /// The cycle.
+    pub cycle: u64,
+    /// Per router (by index): flits in its network input VC buffers over their capacity.
+    pub per_router: Vec<f64>,
+}
+
 /// A run's summary plus the distributions behind it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunReport {
@@ -90,6 +125,10 @@ pub struct RunReport {
     pub latency_cdf: Vec<(u64, f64)>,
     /// Accepted throughput of every node in the window, flits/cycle, by node index.
     pub accepted_per_node: Vec<f64>,
+    /// Time series (empty unless `record.series_window` is set).
+    pub series: Vec<SeriesRow>,
+    /// Occupancy snapshots at the cycles of `record.occupancy_at`.
+    pub occupancy: Vec<Occupancy>,
 }
 
 /// Counters updated while the simulation runs.
@@ -114,6 +153,8 @@ pub(crate) struct Collector {
     pub(crate) delivered_flits: u64,
     /// Packets created over the whole run.
     pub(crate) created_packets: u64,
+    /// Flits created over the whole run.
+    pub(crate) created_flits: u64,
 }
 
 impl Collector {
@@ -134,6 +175,7 @@ impl Collector {
             delivered_packets: 0,
             delivered_flits: 0,
             created_packets: 0,
+            created_flits: 0,
         }
     }
 
@@ -145,6 +187,7 @@ impl Collector {
 
     pub(crate) fn on_created(&mut self, node: usize, packet: &Offered) {
         self.created_packets += 1;
+        self.created_flits += packet.flits as u64;
         if self.in_window(packet.created) {
             self.offered_flits[node] += packet.flits as u64;
             self.measured_created += 1;

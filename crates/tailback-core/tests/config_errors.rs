@@ -107,8 +107,14 @@ fn wrong_types_are_reported_with_expected_and_found_types() {
 fn out_of_range_values_are_reported_with_the_allowed_range() {
     let issue = single_issue("[router]\nvcs = 0\n");
     assert_issue(&issue, "router.vcs", Some("0"), &["from 1 to 32"]);
-    let issue = single_issue("[traffic]\nrate = 1.5\n");
-    assert_issue(&issue, "traffic.rate", Some("1.5"), &["from 0 to 1"]);
+    // Rates go up to one packet per node per cycle (packet_flits flits/node/cycle).
+    let issue = single_issue("[traffic]\nrate = 9.5\n");
+    assert_issue(
+        &issue,
+        "traffic.rate",
+        Some("9.5"),
+        &["from 0 to 8", "8-flit packet"],
+    );
     let issue = single_issue("[nic]\nejection_rate = 0.0\n");
     assert_issue(
         &issue,
@@ -252,7 +258,7 @@ fn all_problems_of_a_file_are_reported_at_once() {
                 [topology]\nk = \"eight\"\nlink_latency = 0\n\
                 [router]\nvcz = 3\nswitching = \"store_and_forward\"\n\
                 [nic]\nejection_rate = 2\n\
-                [traffic]\nrate = 1.5\npacket_flits = 0\n\
+                [traffic]\nrate = -1.5\npacket_flits = 0\n\
                 [sim]\nwarmup_cycles = -1\n";
     let found = issues(text);
     let expected = BTreeSet::from([
@@ -295,7 +301,7 @@ fn contradictions_are_reported_together_with_other_problems() {
     ));
     assert_eq!(found.len(), 5, "{found:#?}");
     assert!(paths(&found).is_superset(&BTreeSet::from(["router.vcs", "sim.measure_cycles"])));
-    let docs_example = "[router]\nvcz = 3\nvcs = 2\n[traffic]\nrate = 1.5\n\
+    let docs_example = "[router]\nvcz = 3\nvcs = 2\n[traffic]\nrate = 9.5\n\
                         [routing]\ndatelines = [0, 4]\n";
     assert_eq!(
         paths(&issues(docs_example)),
@@ -378,7 +384,7 @@ fn configs_modified_in_code_are_revalidated() {
     assert!(cfg.validate().is_ok());
     assert_eq!(cfg, Config::from_toml_str("", "<empty>").unwrap());
     cfg.router.vcs = 0;
-    cfg.traffic.rate = 2.0;
+    cfg.traffic.rate = 9.0;
     let err = cfg.validate().unwrap_err();
     assert_eq!(
         paths(err.issues()),

@@ -3,7 +3,10 @@
 
 use std::path::PathBuf;
 
-use tailback_plot::{PlotError, Point, Series, latency_cdf, latency_throughput, node_heatmap};
+use tailback_plot::{
+    Panel, PlotError, Point, Series, YScale, latency_cdf, latency_throughput, lines, node_heatmap,
+    panels,
+};
 
 fn main() -> Result<(), PlotError> {
     let dir = PathBuf::from(std::env::args().nth(1).unwrap_or("plot-samples".into()));
@@ -59,6 +62,102 @@ fn main() -> Result<(), PlotError> {
         height,
         &values,
         "accepted throughput (flits/node/cycle)",
+    )?;
+    println!("{written:?}");
+
+    let tail = |label: &str, saturation: f64, scale: f64| Series {
+        label: label.into(),
+        points: (1..=16)
+            .map(|i| {
+                let offered = f64::from(i) * 0.04;
+                let load = (offered / saturation).min(0.97);
+                Point {
+                    x: offered,
+                    y: scale * 30.0 / (1.0 - load),
+                    marked: offered > saturation,
+                }
+            })
+            .collect(),
+        saturation: Some(saturation),
+    };
+    let series = [
+        tail("no congestion control", 0.38, 1.0),
+        tail("global throttling", 0.45, 0.9),
+        tail("ALO", 0.5, 0.8),
+    ];
+    let written = lines(
+        &dir.join("lines"),
+        "99th percentile latency vs. offered load",
+        "offered load (flits/node/cycle)",
+        "99th percentile packet latency (cycles)",
+        &series,
+        YScale::Auto,
+    )?;
+    println!("{written:?}");
+
+    let cycles = |f: &dyn Fn(f64) -> f64| -> Vec<Point> {
+        (0..400)
+            .map(|i| {
+                let t = 1000.0 + 50.0 * f64::from(i);
+                Point {
+                    x: t,
+                    y: f(t),
+                    marked: false,
+                }
+            })
+            .collect()
+    };
+    let wave = |t: f64| (t / 1500.0).sin();
+    let time_series = |label: &str, points: Vec<Point>| Series {
+        label: label.into(),
+        points,
+        saturation: None,
+    };
+    let stacked = [
+        Panel {
+            y_label: "delivered throughput (flits/node/cycle)".into(),
+            series: vec![
+                time_series("offered", cycles(&|t| 0.5 + 0.02 * wave(t))),
+                time_series("delivered", cycles(&|t| 0.41 + 0.03 * wave(t * 1.7))),
+            ],
+            scale: YScale::Auto,
+        },
+        Panel {
+            y_label: "throttling threshold".into(),
+            series: vec![time_series("", cycles(&|t| 0.3 + 0.05 * wave(t * 0.6)))],
+            scale: YScale::Linear,
+        },
+        Panel {
+            y_label: "throttled fraction".into(),
+            series: vec![time_series(
+                "",
+                cycles(&|t| (0.2 + 0.2 * wave(t * 2.3)).max(0.0)),
+            )],
+            scale: YScale::Linear,
+        },
+        Panel {
+            y_label: "mean packet latency (cycles)".into(),
+            series: vec![
+                time_series("delivered", cycles(&|t| 40.0 + 30.0 * wave(t).abs())),
+                time_series(
+                    "sampled",
+                    (0..8)
+                        .map(|i| Point {
+                            x: 2000.0 + 2400.0 * f64::from(i),
+                            y: 30.0 * 2f64.powi(i),
+                            marked: i > 5,
+                        })
+                        .collect(),
+                ),
+            ],
+            scale: YScale::Log,
+        },
+    ];
+    let written = panels(
+        &dir.join("panels"),
+        "Global throttling over time",
+        "cycle",
+        &stacked,
     )?;
     println!("{written:?}");
     Ok(())

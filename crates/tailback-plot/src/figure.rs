@@ -7,6 +7,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::types::RangedCoordf64;
@@ -20,8 +21,8 @@ use crate::PlotError;
 /// Font family under which the embedded font is registered; used for all text.
 const FONT_FAMILY: &str = "sans-serif";
 const FONT_BYTES: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
-/// Image size in pixels (SVG user units).
-const SIZE: (u32, u32) = (900, 600);
+/// Default image size in pixels (SVG user units).
+pub(crate) const SIZE: (u32, u32) = (900, 600);
 
 /// What drawing code returns; errors of either backend are boxed.
 pub(crate) type DrawResult<T = ()> = Result<T, Box<dyn Error + Send + Sync>>;
@@ -32,6 +33,11 @@ pub(crate) trait Figure {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
     where
         DB::ErrorType: 'static;
+
+    /// Image size in pixels (SVG user units).
+    fn size(&self) -> (u32, u32) {
+        SIZE
+    }
 }
 
 /// Draws `figure` to `<stem>.svg` and `<stem>.png`, creating the parent
@@ -44,10 +50,11 @@ pub(crate) fn render(stem: &Path, figure: &impl Figure) -> Result<Vec<PathBuf>, 
             source,
         })?;
     }
+    let size = figure.size();
     let svg = with_suffix(stem, "svg");
-    draw_to(&svg, SVGBackend::new(&svg, SIZE), figure)?;
+    draw_to(&svg, SVGBackend::new(&svg, size), figure)?;
     let png = with_suffix(stem, "png");
-    draw_to(&png, BitMapBackend::new(&png, SIZE), figure)?;
+    draw_to(&png, BitMapBackend::new(&png, size), figure)?;
     Ok(vec![svg, png])
 }
 
@@ -131,23 +138,44 @@ where
         .x_label_area_size(50)
         .y_label_area_size(75)
         .build_cartesian_2d(x, y)?;
-    chart
-        .configure_mesh()
+    styled_mesh(&mut chart)
         .x_desc(x_desc)
         .y_desc(y_desc)
-        .x_label_formatter(&tick_label)
+        .draw()?;
+    Ok(chart)
+}
+
+/// The mesh configuration shared by all x-y charts: light grid lines and
+/// tick labels without superfluous decimals; add descriptions and draw.
+pub(crate) fn styled_mesh<'a, 'b, DB, X, Y>(
+    chart: &'b mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+) -> MeshStyle<'a, 'b, X, Y, DB>
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let mut mesh = chart.configure_mesh();
+    mesh.x_label_formatter(&tick_label)
         .y_label_formatter(&tick_label)
         .label_style(font(15))
         .axis_desc_style(font(18))
         .max_light_lines(4)
         .light_line_style(RGBColor(238, 238, 238))
-        .bold_line_style(RGBColor(210, 210, 210))
-        .draw()?;
-    Ok(chart)
+        .bold_line_style(RGBColor(210, 210, 210));
+    mesh
 }
 
-/// A tick label without superfluous decimals ("0", "0.25", "1000").
+/// A tick label without superfluous decimals ("0", "0.25", "1000"); very
+/// small or large magnitudes in scientific notation ("2e-6", "1.5e7").
 pub(crate) fn tick_label(value: &f64) -> String {
+    let magnitude = value.abs();
+    if magnitude != 0.0 && !(1e-4..1e7).contains(&magnitude) {
+        let text = format!("{value:.3e}");
+        let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
+        let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+        return format!("{mantissa}e{exponent}");
+    }
     FloatPrettyPrinter {
         allow_scientific: false,
         min_decimal: 0,
@@ -186,6 +214,11 @@ mod tests {
         assert_eq!(tick_label(&0.0), "0");
         assert_eq!(tick_label(&0.25), "0.25");
         assert_eq!(tick_label(&1000.0), "1000");
+        assert_eq!(tick_label(&0.0001), "0.0001");
+        assert_eq!(tick_label(&9_000_000.0), "9000000");
+        assert_eq!(tick_label(&(2.0 * 10f64.powi(-6))), "2e-6");
+        assert_eq!(tick_label(&-0.000025), "-2.5e-5");
+        assert_eq!(tick_label(&15_000_000.0), "1.5e7");
     }
 
     #[test]

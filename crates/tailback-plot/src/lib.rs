@@ -1,37 +1,70 @@
 //! Plots of Tailback results.
 //!
 //! Every plot is written twice from the same drawing code, as `<stem>.svg`
-//! and `<stem>.png` (900 x 600 px). Text uses an embedded copy of DejaVu Sans,
-//! so no system font libraries are needed. Non-finite values are skipped.
+//! and `<stem>.png` (900 x 600 px; [`panels`] grows with the number of
+//! panels). Text uses an embedded copy of DejaVu Sans, so no system font
+//! libraries are needed. Non-finite values are skipped, and so are absurd
+//! ones in line charts (magnitudes beyond 1e300, or below 1e-300 on a
+//! logarithmic axis).
 #![deny(missing_docs)]
 
 mod cdf;
 mod figure;
 mod heatmap;
-mod throughput;
+mod lines;
+mod panels;
 
 use std::path::{Path, PathBuf};
 
-/// One curve of a latency-throughput plot.
+/// One curve of a line chart ([`latency_throughput`], [`lines`], [`panels`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Series {
     /// Legend label.
     pub label: String,
     /// The points, connected by a line in this order.
     pub points: Vec<Point>,
-    /// Estimated saturation throughput, drawn as a dashed vertical line.
+    /// Estimated saturation throughput (an x value), drawn as a dashed
+    /// vertical line and given in the legend.
     pub saturation: Option<f64>,
 }
 
 /// A point; `marked` points (e.g. runs that saturated) are drawn with a distinct marker.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Point {
-    /// Accepted throughput (flits/node/cycle).
+    /// Horizontal position; accepted throughput (flits/node/cycle) in
+    /// [`latency_throughput`].
     pub x: f64,
-    /// Mean packet latency (cycles).
+    /// Vertical position; mean packet latency (cycles) in
+    /// [`latency_throughput`].
     pub y: f64,
-    /// Draw this point as a red cross instead of the series' marker.
+    /// Draw this point as a red cross (legend: "saturated run") instead of
+    /// the series' marker.
     pub marked: bool,
+}
+
+/// How a y axis is scaled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum YScale {
+    /// Linear, always covering zero.
+    Linear,
+    /// Logarithmic; points whose y is zero or negative are skipped.
+    Log,
+    /// Logarithmic when every value is positive and the largest is more than
+    /// 20 times the smallest, otherwise linear (the rule of
+    /// [`latency_throughput`]).
+    #[default]
+    Auto,
+}
+
+/// One panel of a stacked chart (see [`panels`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Panel {
+    /// Description of the panel's y axis.
+    pub y_label: String,
+    /// The curves drawn in this panel.
+    pub series: Vec<Series>,
+    /// How the panel's y axis is scaled.
+    pub scale: YScale,
 }
 
 /// Why a plot could not be written.
@@ -77,13 +110,76 @@ pub enum PlotError {
 ///
 /// Mean packet latency against accepted throughput, one line per series. The
 /// latency axis is logarithmic when the largest latency is more than 20 times
-/// the smallest.
+/// the smallest. This is [`lines`] with fixed axis descriptions and
+/// [`YScale::Auto`].
 pub fn latency_throughput(
     stem: &Path,
     title: &str,
     series: &[Series],
 ) -> Result<Vec<PathBuf>, PlotError> {
-    figure::render(stem, &throughput::Throughput { title, series })
+    lines(
+        stem,
+        title,
+        "accepted throughput (flits/node/cycle)",
+        "mean packet latency (cycles)",
+        series,
+        YScale::Auto,
+    )
+}
+
+/// A generic line chart: each series is a labelled line through its points
+/// with a marker on each point; marked points are drawn as red crosses and a
+/// series' `saturation` as a dashed vertical line.
+///
+/// Both axes cover zero; the y axis is scaled as `scale` says. The legend
+/// (placed in the corner of the chart that hides the least data) is drawn
+/// unless there is a single series with an empty label and no marked point.
+/// Writes `<stem>.svg` and `<stem>.png` (900 x 600 px); returns the two
+/// paths.
+pub fn lines(
+    stem: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+    scale: YScale,
+) -> Result<Vec<PathBuf>, PlotError> {
+    let lines = lines::Lines {
+        title,
+        x_desc: x_label,
+        y_desc: y_label,
+        series,
+        scale,
+    };
+    figure::render(stem, &lines)
+}
+
+/// Panels stacked vertically over one shared x axis, e.g. time series of
+/// delivered throughput, threshold and throttled fraction over cycles.
+///
+/// The x range is the union of all series of all panels (not forced to
+/// include zero), labelled below the bottom panel only. Each panel has its
+/// own y axis (scaled as its `scale` says, linear ones covering zero) and its
+/// own legend, drawn if it has more than one series or a non-empty label.
+/// Series are drawn as in [`lines`], except that a series with more than 60
+/// points gets no markers (marked points are still drawn). A series label
+/// used in several panels keeps its colour. A panel without drawable points
+/// says "no data"; so does the figure when there are no panels.
+///
+/// Writes `<stem>.svg` and `<stem>.png`, 900 px wide and 250 px high per
+/// panel plus 90 px for title and x axis; returns the two paths.
+pub fn panels(
+    stem: &Path,
+    title: &str,
+    x_label: &str,
+    panels: &[Panel],
+) -> Result<Vec<PathBuf>, PlotError> {
+    let figure = panels::Panels {
+        title,
+        x_desc: x_label,
+        panels,
+    };
+    figure::render(stem, &figure)
 }
 
 /// Latency distribution: the CDF as (latency cycles, cumulative fraction) pairs, increasing.

@@ -4,7 +4,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use tailback_plot::{PlotError, Point, Series, latency_cdf, latency_throughput, node_heatmap};
+use tailback_plot::{
+    Panel, PlotError, Point, Series, YScale, latency_cdf, latency_throughput, lines, node_heatmap,
+    panels,
+};
 
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 
@@ -29,6 +32,23 @@ fn assert_written(paths: &[PathBuf], stem: &Path, texts: &[&str]) {
 /// Whether the SVG of `paths` carries the "no data" note.
 fn notes_no_data(paths: &[PathBuf]) -> bool {
     fs::read_to_string(&paths[0]).unwrap().contains("no data")
+}
+
+/// Width and height of the PNG at `path`, from its header.
+fn png_size(path: &Path) -> (u32, u32) {
+    let png = fs::read(path).unwrap();
+    let word = |at: usize| u32::from_be_bytes(png[at..at + 4].try_into().unwrap());
+    (word(16), word(20))
+}
+
+/// The SVG of `paths`.
+fn svg(paths: &[PathBuf]) -> String {
+    fs::read_to_string(&paths[0]).unwrap()
+}
+
+/// Number of legends in the SVG of `paths` (each has a grey border).
+fn legends(paths: &[PathBuf]) -> usize {
+    svg(paths).matches(r##"stroke="#A0A0A0""##).count()
 }
 
 fn point(x: f64, y: f64, marked: bool) -> Point {
@@ -229,4 +249,321 @@ fn unwritable_output_is_an_error_naming_the_file() {
     let error = latency_cdf(&stem, "t", &[(5, 1.0)]).unwrap_err();
     assert!(matches!(error, PlotError::Draw { .. }), "{error:?}");
     assert!(error.to_string().contains("taken.svg"), "{error}");
+}
+
+const LINES_AXES: [&str; 2] = ["offered load", "99th percentile latency (cycles)"];
+
+/// `lines` with the axes of [`LINES_AXES`].
+fn draw_lines(stem: &Path, title: &str, series: &[Series], scale: YScale) -> Vec<PathBuf> {
+    let [x, y] = LINES_AXES;
+    lines(stem, title, x, y, series, scale).unwrap()
+}
+
+#[test]
+fn lines_draws_labels_legend_saturation_and_marked_points() {
+    let dir = tempfile::tempdir().unwrap();
+    let stem = dir.path().join("lines");
+    let rising = |scale: f64| {
+        (1..=6)
+            .map(|i| point(f64::from(i) * 0.1, scale * f64::from(i), i == 6))
+            .collect()
+    };
+    let all = [
+        series("no control", rising(10.0), Some(0.45)),
+        series("ALO", rising(8.0), Some(1250.0)),
+        series("", rising(5.0), None),
+    ];
+    let paths = draw_lines(&stem, "Tail latency", &all, YScale::Auto);
+    assert_written(
+        &paths,
+        &stem,
+        &[
+            "Tail latency",
+            LINES_AXES[0],
+            LINES_AXES[1],
+            "no control (saturation ≈ 0.450)",
+            "ALO (saturation ≈ 1250)",
+            "saturated run",
+        ],
+    );
+    assert_eq!(png_size(&paths[1]), (900, 600));
+    assert_eq!(legends(&paths), 1);
+    // Markers on unmarked points only: 3 x 5.
+    assert_eq!(svg(&paths).matches("<circle").count(), 15);
+}
+
+#[test]
+fn lines_auto_scale_is_log_when_values_span_more_than_20x() {
+    let dir = tempfile::tempdir().unwrap();
+    let spanning = [series(
+        "s",
+        vec![point(0.1, 20.0, false), point(0.3, 2000.0, false)],
+        None,
+    )];
+    // 1-2-5 ticks of a log axis; a linear 0..2000 axis has no tick at 50.
+    let log_ticks = ["\n50\n", "\n500\n"];
+    let stem = dir.path().join("auto");
+    let paths = draw_lines(&stem, "auto", &spanning, YScale::Auto);
+    assert_written(&paths, &stem, &log_ticks);
+    let paths = draw_lines(
+        &dir.path().join("linear"),
+        "linear",
+        &spanning,
+        YScale::Linear,
+    );
+    assert!(!svg(&paths).contains(log_ticks[0]));
+
+    let narrow = [series(
+        "s",
+        vec![point(0.1, 100.0, false), point(0.3, 1900.0, false)],
+        None,
+    )];
+    let paths = draw_lines(&dir.path().join("narrow"), "narrow", &narrow, YScale::Auto);
+    assert!(!svg(&paths).contains(log_ticks[0]), "19x is linear");
+    let stem = dir.path().join("forced");
+    let paths = draw_lines(&stem, "forced", &narrow, YScale::Log);
+    assert_written(&paths, &stem, &["\n200\n", "\n500\n", "\n1000\n"]);
+}
+
+#[test]
+fn lines_handles_degenerate_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("empty", vec![], YScale::Auto, true),
+        (
+            "no-points",
+            vec![series("none", vec![], None)],
+            YScale::Auto,
+            true,
+        ),
+        (
+            "non-finite",
+            vec![series(
+                "nan",
+                vec![
+                    point(f64::NAN, 1.0, false),
+                    point(1.0, f64::NEG_INFINITY, true),
+                ],
+                Some(f64::INFINITY),
+            )],
+            YScale::Auto,
+            true,
+        ),
+        (
+            "single",
+            vec![series("one", vec![point(3.0, 7.0, true)], None)],
+            YScale::Auto,
+            false,
+        ),
+        (
+            "equal",
+            vec![series("eq", vec![point(2.0, 5.0, false); 3], Some(2.0))],
+            YScale::Log,
+            false,
+        ),
+        (
+            "negative",
+            vec![series(
+                "neg",
+                vec![point(-1.0, -4.0, false), point(-2.0, -4.0, false)],
+                None,
+            )],
+            YScale::Linear,
+            false,
+        ),
+        (
+            "log-some-positive",
+            vec![series(
+                "mixed",
+                vec![
+                    point(1.0, -1.0, false),
+                    point(2.0, 0.0, true),
+                    point(3.0, 40.0, false),
+                ],
+                None,
+            )],
+            YScale::Log,
+            false,
+        ),
+        (
+            "log-none-positive",
+            vec![series(
+                "zeros",
+                vec![point(1.0, 0.0, false), point(2.0, -3.0, true)],
+                None,
+            )],
+            YScale::Log,
+            true,
+        ),
+    ];
+    for (name, input, scale, no_data) in cases {
+        let stem = dir.path().join(name);
+        let paths = draw_lines(&stem, name, &input, scale);
+        assert_written(&paths, &stem, &[name, LINES_AXES[0], LINES_AXES[1]]);
+        assert_eq!(notes_no_data(&paths), no_data, "{name}");
+    }
+}
+
+#[test]
+fn lines_without_labels_has_no_legend() {
+    let dir = tempfile::tempdir().unwrap();
+    let unlabelled = series(
+        "",
+        vec![point(1.0, 2.0, false), point(2.0, 3.0, false)],
+        None,
+    );
+    let two = [unlabelled.clone(), unlabelled];
+    let paths = draw_lines(&dir.path().join("one"), "one", &two[..1], YScale::Auto);
+    assert_eq!(legends(&paths), 0);
+    let paths = draw_lines(&dir.path().join("two"), "two", &two, YScale::Auto);
+    assert_eq!(legends(&paths), 1);
+}
+
+/// A time series over cycles 1000, 1010, ...
+fn over_time(label: &str, n: u32, y: impl Fn(f64) -> f64) -> Series {
+    let points = (0..n)
+        .map(|i| {
+            let t = 1000.0 + 10.0 * f64::from(i);
+            point(t, y(t), false)
+        })
+        .collect();
+    series(label, points, None)
+}
+
+fn panel(y_label: &str, series: Vec<Series>, scale: YScale) -> Panel {
+    Panel {
+        y_label: y_label.into(),
+        series,
+        scale,
+    }
+}
+
+#[test]
+fn panels_stack_charts_on_a_shared_x_axis() {
+    let dir = tempfile::tempdir().unwrap();
+    let stem = dir.path().join("panels");
+    let stacked = [
+        panel(
+            "delivered throughput (flits/node/cycle)",
+            vec![
+                over_time("offered", 200, |_| 0.5),
+                over_time("delivered", 200, |t| 0.4 + t / 1e6),
+            ],
+            YScale::Auto,
+        ),
+        panel(
+            "threshold",
+            vec![over_time("", 200, |t| t / 1e4)],
+            YScale::Linear,
+        ),
+        panel("throttled", vec![over_time("", 50, |_| 0.25)], YScale::Auto),
+    ];
+    let paths = panels(&stem, "Throttling over time", "cycle", &stacked).unwrap();
+    assert_written(
+        &paths,
+        &stem,
+        &[
+            "Throttling over time",
+            "\ncycle\n",
+            "threshold",
+            "throttled",
+            "offered",
+            "\ndelivered\n",
+        ],
+    );
+    assert_eq!(png_size(&paths[1]), (900, 3 * 250 + 90));
+    // Only the first panel has more than one series or a label.
+    assert_eq!(legends(&paths), 1);
+    // Markers only on the 50-point series.
+    assert_eq!(svg(&paths).matches("<circle").count(), 50);
+    // The long y description is broken in two lines.
+    let text = svg(&paths);
+    assert!(text.contains("\ndelivered throughput\n") && text.contains("\n(flits/node/cycle)\n"));
+}
+
+#[test]
+fn panels_use_log_axis_for_values_spanning_more_than_20x() {
+    let dir = tempfile::tempdir().unwrap();
+    let stem = dir.path().join("log");
+    let latency = over_time("", 100, |t| (t - 990.0) * 2.0);
+    let paths = panels(
+        &stem,
+        "log",
+        "cycle",
+        &[panel("latency", vec![latency], YScale::Auto)],
+    )
+    .unwrap();
+    // 1-2-5 ticks of a log axis over 20..2000; a linear one has no tick at 50.
+    assert_written(&paths, &stem, &["\n50\n", "\n500\n"]);
+    assert_eq!(png_size(&paths[1]), (900, 250 + 90));
+}
+
+#[test]
+fn panels_handle_degenerate_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let stem = dir.path().join("none");
+    let paths = panels(&stem, "no panels", "cycle", &[]).unwrap();
+    assert_written(&paths, &stem, &["no panels"]);
+    assert!(notes_no_data(&paths));
+    assert_eq!(png_size(&paths[1]), (900, 250 + 90));
+
+    let nan = series(
+        "",
+        vec![point(f64::NAN, 1.0, false), point(5.0, f64::INFINITY, true)],
+        None,
+    );
+    let cases = [
+        ("empty-panel", vec![Panel::default()], true),
+        (
+            "nan-only",
+            vec![panel("y", vec![nan.clone()], YScale::Auto)],
+            true,
+        ),
+        (
+            "one-empty-of-two",
+            vec![
+                panel("", vec![over_time("", 10, |_| 1.0)], YScale::Log),
+                panel("y", vec![], YScale::Auto),
+            ],
+            true,
+        ),
+        (
+            "single-point",
+            vec![panel(
+                "y",
+                vec![series("p", vec![point(7.0, 3.0, true)], Some(7.0))],
+                YScale::Auto,
+            )],
+            false,
+        ),
+        (
+            "all-equal",
+            vec![
+                panel(
+                    "y",
+                    vec![over_time("a", 1, |_| 0.0), over_time("b", 1, |_| 0.0)],
+                    YScale::Auto,
+                ),
+                panel("z", vec![over_time("", 1, |_| 5.0)], YScale::Log),
+            ],
+            false,
+        ),
+        (
+            "log-non-positive",
+            vec![panel(
+                "y",
+                vec![over_time("", 100, |t| t - 1500.0), nan],
+                YScale::Log,
+            )],
+            false,
+        ),
+    ];
+    for (name, stacked, no_data) in cases {
+        let stem = dir.path().join(name);
+        let paths = panels(&stem, name, "x", &stacked).unwrap();
+        assert_written(&paths, &stem, &[name]);
+        assert_eq!(notes_no_data(&paths), no_data, "{name}");
+        let height = 250 * stacked.len() as u32 + 90;
+        assert_eq!(png_size(&paths[1]), (900, height), "{name}");
+    }
 }

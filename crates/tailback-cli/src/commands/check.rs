@@ -6,7 +6,7 @@ use tailback_core::config::Config;
 use tailback_core::ids::PortId;
 use tailback_core::routing::Routing;
 use tailback_core::topology::{CubeShape, Link, Topology};
-use tailback_core::traffic::Destinations;
+use tailback_core::traffic::Workload;
 
 use crate::cli::{CheckArgs, Format};
 use crate::describe;
@@ -44,8 +44,12 @@ struct NetworkReport {
     vc_classes: usize,
     /// Channel dependency graph acyclic (`None`: network too large to analyse).
     deadlock_free: Option<bool>,
-    /// Channel-load bound on throughput for the configured pattern, flits/node/cycle.
+    /// Channel-load bound on throughput for the configured pattern (the first phase's, for a
+    /// phased workload), flits/node/cycle.
     ideal_throughput: Option<f64>,
+    /// The bound for each phase of a phased workload.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    phase_ideal_throughput: Option<Vec<f64>>,
     /// The channel that sets the bound.
     bottleneck: Option<String>,
     mean_hops: Option<f64>,
@@ -71,10 +75,16 @@ fn analyse(cfg: &Config) -> NetworkReport {
     let routing = Routing::from_config(cfg, &topology);
     let nodes = topology.node_count();
     let small = nodes <= ANALYSIS_NODE_LIMIT;
-    let load = small.then(|| {
-        let pattern = Destinations::new(&cfg.traffic, topology.shape(), cfg.seed);
-        channel_load(&topology, &routing, &pattern)
-    });
+    // One channel-load analysis per traffic phase (one for an unphased workload).
+    let loads: Vec<_> = if small {
+        let workload = Workload::new(&cfg.traffic, topology.shape(), cfg.seed);
+        (0..workload.phase_count())
+            .map(|i| channel_load(&topology, &routing, workload.phase_destinations(i)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let load = loads.first();
     let inputs = topology
         .ports()
         .iter()
@@ -102,13 +112,15 @@ fn analyse(cfg: &Config) -> NetworkReport {
         },
         vc_classes: routing.classes(),
         deadlock_free: small.then(|| is_deadlock_free(&topology, &routing)),
-        ideal_throughput: load.as_ref().map(|l| l.ideal_throughput),
-        bottleneck: load.as_ref().map(|l| match l.bottleneck {
+        phase_ideal_throughput: (loads.len() > 1)
+            .then(|| loads.iter().map(|l| l.ideal_throughput).collect()),
+        ideal_throughput: load.map(|l| l.ideal_throughput),
+        bottleneck: load.map(|l| match l.bottleneck {
             Some(port) => port_name(&topology, port),
             None => "the injection channels".to_string(),
         }),
-        mean_hops: load.as_ref().map(|l| l.mean_hops),
-        zero_load_latency: load.as_ref().map(|l| {
+        mean_hops: load.map(|l| l.mean_hops),
+        zero_load_latency: load.map(|l| {
             let h = l.mean_hops;
             cfg.nic.injection_latency as f64
                 + (h + 1.0) * per_router
@@ -186,6 +198,15 @@ fn print_table(source: &str, r: &NetworkReport) {
             },
         ),
         (
+            "per phase",
+            r.phase_ideal_throughput
+                .as_ref()
+                .map_or_else(String::new, |bounds| {
+                    let listed: Vec<String> = bounds.iter().map(|b| format!("{b:.4}")).collect();
+                    format!("ideal throughput {}", listed.join(", "))
+                }),
+        ),
+        (
             "mean hops",
             r.mean_hops.map_or_else(skipped, |h| format!("{h:.3}")),
         ),
@@ -195,7 +216,7 @@ fn print_table(source: &str, r: &NetworkReport) {
                 .map_or_else(skipped, |l| format!("{l:.1} cycles at the mean hop count")),
         ),
     ];
-    for (label, value) in rows {
+    for (label, value) in rows.iter().filter(|(_, v)| !v.is_empty()) {
         println!("  {label:<19}{value}");
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod check;
+pub mod experiment;
 pub mod run;
 pub mod sweep;
 

@@ -4,7 +4,6 @@
 //! keeps all finished points.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 
 use anyhow::Context;
@@ -13,6 +12,7 @@ use tailback_core::stats::RunSummary;
 
 use super::Point;
 use crate::error::{CliError, CliResult};
+use crate::jsonl::{self, JsonLines};
 
 /// The result of one point.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -38,7 +38,7 @@ impl Record {
 
 /// Open result files of a sweep.
 pub struct Store {
-    jsonl: File,
+    jsonl: JsonLines,
     csv: csv::Writer<File>,
 }
 
@@ -67,21 +67,13 @@ impl Store {
                 )));
             }
             check_manifest(&manifest_path, manifest)?;
-            read_records(&jsonl_path)?
+            jsonl::read(&jsonl_path)?
         } else {
             Vec::new()
         };
         crate::commands::write_json(&manifest_path, manifest)?;
         // Rewrite both files from the valid records, dropping a line cut short by an interrupt.
-        let mut jsonl = File::create(&jsonl_path)
-            .with_context(|| format!("creating {}", jsonl_path.display()))?;
-        for record in &previous {
-            writeln!(
-                jsonl,
-                "{}",
-                serde_json::to_string(record).map_err(anyhow::Error::from)?
-            )?;
-        }
+        let jsonl = JsonLines::create(&jsonl_path, &previous)?;
         let csv_path = dir.join("results.csv");
         let file =
             File::create(&csv_path).with_context(|| format!("creating {}", csv_path.display()))?;
@@ -102,12 +94,7 @@ impl Store {
 
     /// Appends one result to both files and flushes them.
     pub fn append(&mut self, record: &Record) -> CliResult {
-        writeln!(
-            self.jsonl,
-            "{}",
-            serde_json::to_string(record).map_err(anyhow::Error::from)?
-        )?;
-        self.jsonl.flush()?;
+        self.jsonl.append(record)?;
         self.write_csv(record)?;
         self.csv.flush()?;
         Ok(())
@@ -151,24 +138,6 @@ fn check_manifest(path: &Path, manifest: &Manifest) -> CliResult {
         )));
     }
     Ok(())
-}
-
-/// Reads the records of a results file, skipping a line cut short by an interrupt.
-fn read_records(path: &Path) -> CliResult<Vec<Record>> {
-    let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
-    let mut records = Vec::new();
-    for line in BufReader::new(file).lines() {
-        let line = line?;
-        match serde_json::from_str::<Record>(&line) {
-            Ok(record) => records.push(record),
-            Err(_) if line.trim().is_empty() => {}
-            Err(e) => eprintln!(
-                "warning: skipping an unreadable result line in {} ({e})",
-                path.display()
-            ),
-        }
-    }
-    Ok(records)
 }
 
 /// Summary columns of `results.csv`, after the swept keys and the seed.

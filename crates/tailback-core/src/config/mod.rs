@@ -18,12 +18,14 @@ mod congestion;
 mod error;
 mod overrides;
 mod reader;
+mod record;
 mod sections;
 
 pub use congestion::*;
 pub use error::{ConfigError, ConfigIssue};
 pub use overrides::{parse_assignment, set_path};
 pub use reader::Choice;
+pub use record::RecordConfig;
 pub use sections::*;
 
 use reader::{Issues, Section};
@@ -48,6 +50,8 @@ pub struct Config {
     pub congestion: CongestionConfig,
     /// Measurement methodology.
     pub sim: SimConfig,
+    /// Time series and snapshots to record.
+    pub record: RecordConfig,
 }
 
 impl Default for Config {
@@ -74,6 +78,7 @@ impl Config {
         let traffic = TrafficConfig::read(root.section("traffic"));
         let congestion = CongestionConfig::read(root.section("congestion"));
         let sim = SimConfig::read(root.section("sim"));
+        let record = RecordConfig::read(root.section("record"));
         root.finish();
         let config = Config {
             seed,
@@ -84,6 +89,7 @@ impl Config {
             traffic,
             congestion,
             sim,
+            record,
         };
         // Cross-checks run on the values as given: each one is skipped when a key it compares
         // had a problem (its value was then replaced by the default).
@@ -114,7 +120,6 @@ impl Config {
             "router.vc_buffer_flits",
             "traffic.packet_flits",
         ]);
-        let check_pattern = shape && clean(&["traffic.pattern"]);
         let check_hotspots = shape && clean(&["traffic.hotspot_nodes"]);
         let needed = crate::routing::vcs_needed(&self.topology, &self.routing);
         if check_classes && needed > self.router.vcs as usize {
@@ -141,14 +146,26 @@ impl Config {
                 ),
             );
         }
-        if check_pattern
-            && let Err(message) = crate::traffic::check_pattern(&self.traffic, &self.topology.dims)
-        {
-            report(
-                "traffic.pattern",
-                Some(toml::Value::String(self.traffic.pattern.name().into())),
-                message,
-            );
+        // Every pattern in use must fit the network: the single pattern, or each phase's.
+        let patterns: Vec<(String, PatternKind)> = match &self.traffic.phases {
+            None => vec![("traffic.pattern".into(), self.traffic.pattern)],
+            Some(phases) => phases
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (format!("traffic.phases[{i}].pattern"), p.pattern))
+                .collect(),
+        };
+        for (path, kind) in patterns {
+            if shape
+                && clean(&[path.as_str()])
+                && let Err(message) = crate::traffic::check_pattern(kind, &self.topology.dims)
+            {
+                report(
+                    &path,
+                    Some(toml::Value::String(kind.name().into())),
+                    message,
+                );
+            }
         }
         let nodes = self.node_count();
         let hot = match &self.traffic.hotspot_nodes {

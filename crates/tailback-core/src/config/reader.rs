@@ -166,6 +166,17 @@ impl<'a> Section<'a> {
         }
     }
 
+    /// A section for `table`, element `index` of the array at `key`, sharing this section's
+    /// problems (its paths read `key[index].inner`).
+    pub(crate) fn element(&self, key: &str, index: usize, table: &'a toml::Table) -> Section<'a> {
+        Section {
+            table,
+            path: format!("{}[{index}]", self.path_of(key)),
+            used: RefCell::new(Vec::new()),
+            issues: self.issues,
+        }
+    }
+
     /// An integer in `lo..=hi`.
     pub(crate) fn int<T>(&self, key: &'static str, default: T, lo: T, hi: T) -> T
     where

@@ -169,6 +169,7 @@ pub struct RoutingConfig {
     pub algorithm: RoutingAlgorithm,
     /// Dateline coordinates per dimension (torus only). `None` selects the default scheme: the
     /// upper VC class for a whole dimension when the route wraps around that ring.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub datelines: Option<Vec<Vec<u32>>>,
     /// Rule for direction ties at distance k/2.
     pub tie_break: TieBreak,
@@ -346,74 +347,270 @@ choice_enum! {
     }
 }
 
-/// `[traffic]`: the offered workload.
+/// Longest traffic phase, in cycles.
+pub const MAX_PHASE_CYCLES: u64 = 1 << 40;
+
+/// One `[[traffic.phases]]` entry: a stretch of the schedule with its own pattern and rate.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PhaseConfig {
+    /// Length of the phase in cycles.
+    pub cycles: u64,
+    /// Destination pattern of the packets created during the phase.
+    pub pattern: PatternKind,
+    /// Offered load during the phase, flits/node/cycle (0 to `packet_flits`).
+    pub rate: f64,
+}
+
+/// `[traffic]`: the offered workload.
+///
+/// Either one `pattern` at one `rate` for the whole run, or a schedule of `phases`, each with
+/// its own length, pattern and rate (the schedule starts at cycle 0 and, unless
+/// `repeat_phases = false`, starts over after its last phase).
+#[derive(Debug, Clone, PartialEq)]
 pub struct TrafficConfig {
-    /// Destination pattern.
+    /// Destination pattern. With `phases`: the first phase's pattern (derived, not written out).
     pub pattern: PatternKind,
     /// Uniform only: whether a node may send to itself.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub include_self: Option<bool>,
     /// Hotspot only: the hot nodes.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub hotspot_nodes: Option<Vec<u32>>,
     /// Hotspot only: fraction of packets sent to a hot node.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub hotspot_fraction: Option<f64>,
-    /// Offered load in flits/node/cycle.
+    /// Offered load in flits/node/cycle, from 0 to `packet_flits` (one packet per node per
+    /// cycle). With `phases`: the mean rate over one pass of the schedule (derived, not written
+    /// out).
     pub rate: f64,
     /// Packet length in flits.
     pub packet_flits: u32,
-    /// Injection process.
+    /// Injection process (of every phase).
     pub process: ProcessKind,
     /// Periodic only: each packet is delayed by up to this fraction of the interval.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub jitter: Option<f64>,
+    /// A schedule of phases replacing `pattern` and `rate`.
+    pub phases: Option<Vec<PhaseConfig>>,
+    /// With `phases` only: whether the schedule starts over after its last phase (otherwise
+    /// sources stop creating packets).
+    pub repeat_phases: Option<bool>,
+}
+
+impl Serialize for TrafficConfig {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        /// The keys as a user writes them: `pattern` and `rate` only without `phases`.
+        #[derive(Serialize)]
+        struct Written<'a> {
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pattern: Option<PatternKind>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            include_self: Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            hotspot_nodes: Option<&'a Vec<u32>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            hotspot_fraction: Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            rate: Option<f64>,
+            packet_flits: u32,
+            process: ProcessKind,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            jitter: Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            phases: Option<&'a Vec<PhaseConfig>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            repeat_phases: Option<bool>,
+        }
+        let single = self.phases.is_none();
+        Written {
+            pattern: Some(self.pattern).filter(|_| single),
+            include_self: self.include_self,
+            hotspot_nodes: self.hotspot_nodes.as_ref(),
+            hotspot_fraction: self.hotspot_fraction,
+            rate: Some(self.rate).filter(|_| single),
+            packet_flits: self.packet_flits,
+            process: self.process,
+            jitter: self.jitter,
+            phases: self.phases.as_ref(),
+            repeat_phases: self.repeat_phases,
+        }
+        .serialize(ser)
+    }
+}
+
+/// The allowed range of an offered rate: 0 to one packet per node per cycle.
+struct RateBound {
+    /// `packet_flits`, or `None` when the packet length was rejected (no upper bound is then
+    /// checked: it would be about a value the user did not write).
+    max: Option<f64>,
+    /// The range in words.
+    allowed: String,
+}
+
+impl RateBound {
+    fn new(packet_flits: Option<u32>) -> Self {
+        match packet_flits {
+            Some(f) => RateBound {
+                max: Some(f as f64),
+                allowed: format!(
+                    "from 0 to {f} (flits/node/cycle; at most one {f}-flit packet per node per \
+                     cycle)"
+                ),
+            },
+            None => RateBound {
+                max: None,
+                allowed: "of at least 0 (flits/node/cycle)".into(),
+            },
+        }
+    }
+
+    fn allows(&self, x: f64) -> bool {
+        x >= 0.0 && self.max.is_none_or(|max| x <= max)
+    }
+}
+
+/// The keys of a `[[traffic.phases]]` entry, all required.
+const PHASE_KEYS: [&str; 3] = ["cycles", "pattern", "rate"];
+
+/// Reads `traffic.phases`. Each phase is read with its own [`Section`]; its problems are
+/// reported at `traffic.phases[i].key` (the value given is appended to the message, as the
+/// path does not name a key of `[traffic]`). Returns the phases, an invalid value replaced by
+/// its default so that phase `i` stays at index `i`, and whether every phase's pattern was read.
+fn read_phases(s: &Section<'_>, bound: &RateBound) -> Option<(Vec<PhaseConfig>, bool)> {
+    const SHAPE: &str = "an array of tables (`[[traffic.phases]]` entries) with keys cycles, \
+                         pattern and rate";
+    let value = s.value("phases")?;
+    let Some(items) = value.as_array() else {
+        s.problem("phases", format!("expected {SHAPE}"));
+        return None;
+    };
+    if items.is_empty() {
+        s.problem("phases", "needs at least one phase");
+        return None;
+    }
+    let mut phases = Vec::with_capacity(items.len());
+    let mut patterns_known = true;
+    for (i, item) in items.iter().enumerate() {
+        let here = format!("phases[{i}]");
+        let Some(table) = item.as_table() else {
+            s.problem(
+                &here,
+                format!(
+                    "expected a table with keys cycles, pattern and rate; given: {}",
+                    super::reader::render(item)
+                ),
+            );
+            patterns_known = false;
+            phases.push(PhaseConfig {
+                cycles: 1,
+                pattern: PatternKind::Uniform,
+                rate: 0.0,
+            });
+            continue;
+        };
+        let p = s.element("phases", i, table);
+        for key in PHASE_KEYS {
+            if !p.has(key) {
+                p.problem(key, "missing; every phase needs cycles, pattern and rate");
+            }
+        }
+        let cycles = p.int("cycles", 1, 1, MAX_PHASE_CYCLES);
+        let pattern = p.opt_choice("pattern");
+        patterns_known &= pattern.is_some();
+        phases.push(PhaseConfig {
+            cycles,
+            pattern: pattern.unwrap_or(PatternKind::Uniform),
+            rate: p.float("rate", 0.0, |x| bound.allows(x), &bound.allowed),
+        });
+        p.finish();
+    }
+    Some((phases, patterns_known))
 }
 
 impl TrafficConfig {
     pub(crate) fn read(s: Section<'_>) -> Self {
-        let pattern = s.choice("pattern", PatternKind::Uniform);
+        let given_flits = s.opt_int("packet_flits", 1u32, 4096);
+        let packet_flits = given_flits.unwrap_or(8);
+        let bound = RateBound::new(if s.has("packet_flits") {
+            given_flits
+        } else {
+            Some(packet_flits)
+        });
         let process = s.choice("process", ProcessKind::Bernoulli);
-        let only_for = |key: &str, applies: bool, when: &str| {
+        let phased = s.has("phases");
+        let (pattern, rate, phases, patterns_known) = if phased {
+            for key in ["pattern", "rate"] {
+                if s.value(key).is_some() {
+                    s.problem(
+                        key,
+                        "give either `traffic.pattern` and `traffic.rate` or `traffic.phases` \
+                         (each phase has its own pattern and rate), not both",
+                    );
+                }
+            }
+            match read_phases(&s, &bound) {
+                Some((phases, known)) => {
+                    let cycles: f64 = phases.iter().map(|p| p.cycles as f64).sum();
+                    let flits: f64 = phases.iter().map(|p| p.cycles as f64 * p.rate).sum();
+                    (phases[0].pattern, flits / cycles, Some(phases), known)
+                }
+                None => (PatternKind::Uniform, 0.0, None, false),
+            }
+        } else {
+            let pattern = s.opt_choice("pattern");
+            let rate = s.float("rate", 0.2, |x| bound.allows(x), &bound.allowed);
+            (
+                pattern.unwrap_or(PatternKind::Uniform),
+                rate,
+                None,
+                pattern.is_some() || !s.has("pattern"),
+            )
+        };
+        let used: Vec<PatternKind> = match &phases {
+            Some(phases) => phases.iter().map(|p| p.pattern).collect(),
+            None => vec![pattern],
+        };
+        let uses = |kind: PatternKind| used.contains(&kind);
+        let only_for_pattern = |key: &str, kind: PatternKind| {
+            if s.has(key) && patterns_known && !uses(kind) {
+                s.problem(
+                    key,
+                    if phased {
+                        format!("only applies when a phase has pattern = \"{kind}\"")
+                    } else {
+                        format!("only applies when traffic.pattern = \"{kind}\"")
+                    },
+                );
+            }
+        };
+        only_for_pattern("include_self", PatternKind::Uniform);
+        only_for_pattern("hotspot_nodes", PatternKind::Hotspot);
+        only_for_pattern("hotspot_fraction", PatternKind::Hotspot);
+        for (key, applies, when) in [
+            (
+                "jitter",
+                process == ProcessKind::Periodic,
+                "traffic.process = \"periodic\"",
+            ),
+            ("repeat_phases", phased, "traffic.phases is given"),
+        ] {
             if s.has(key) && !applies {
                 s.problem(key, format!("only applies when {when}"));
             }
-        };
-        only_for(
-            "include_self",
-            pattern == PatternKind::Uniform,
-            "traffic.pattern = \"uniform\"",
-        );
-        for key in ["hotspot_nodes", "hotspot_fraction"] {
-            only_for(
-                key,
-                pattern == PatternKind::Hotspot,
-                "traffic.pattern = \"hotspot\"",
-            );
         }
-        only_for(
-            "jitter",
-            process == ProcessKind::Periodic,
-            "traffic.process = \"periodic\"",
-        );
         let hotspot_nodes: Vec<u32> = s
             .opt_int_list("hotspot_nodes", 0, u32::MAX as i64)
             .unwrap_or_default()
             .into_iter()
             .map(|x| x as u32)
             .collect();
-        if pattern == PatternKind::Hotspot && hotspot_nodes.is_empty() {
+        let uniform = uses(PatternKind::Uniform);
+        let hotspot = uses(PatternKind::Hotspot);
+        if hotspot && hotspot_nodes.is_empty() {
             s.problem(
                 "hotspot_nodes",
                 "the hotspot pattern needs at least one hot node",
             );
         }
-        let hotspot = pattern == PatternKind::Hotspot;
         let cfg = TrafficConfig {
             pattern,
-            include_self: Some(s.boolean("include_self", false))
-                .filter(|_| pattern == PatternKind::Uniform),
+            include_self: Some(s.boolean("include_self", false)).filter(|_| uniform),
             hotspot_nodes: Some(hotspot_nodes).filter(|_| hotspot),
             hotspot_fraction: Some(s.float(
                 "hotspot_fraction",
@@ -422,16 +619,13 @@ impl TrafficConfig {
                 "from 0 to 1",
             ))
             .filter(|_| hotspot),
-            rate: s.float(
-                "rate",
-                0.2,
-                |x| (0.0..=1.0).contains(&x),
-                "from 0 to 1 (flits/node/cycle)",
-            ),
-            packet_flits: s.int("packet_flits", 8, 1, 4096),
+            rate,
+            packet_flits,
             process,
             jitter: Some(s.float("jitter", 0.0, |x| (0.0..=1.0).contains(&x), "from 0 to 1"))
                 .filter(|_| process == ProcessKind::Periodic),
+            repeat_phases: Some(s.boolean("repeat_phases", true)).filter(|_| phases.is_some()),
+            phases,
         };
         s.finish();
         cfg

@@ -418,6 +418,21 @@ impl RouterSet {
         !self.active.is_empty()
     }
 
+    /// Input VC buffers of global port `port` with no free slot.
+    pub(crate) fn full_buffers(&self, port: usize) -> u32 {
+        (0..self.vcs)
+            .filter(|&vc| self.ivc[self.slots.port_vc(port, vc)].len as u32 == self.capacity)
+            .count() as u32
+    }
+
+    /// Flits held in the input VC buffers of global port `port`, and their total capacity.
+    pub(crate) fn port_occupancy(&self, port: usize) -> (u64, u64) {
+        let held = (0..self.vcs)
+            .map(|vc| self.ivc[self.slots.port_vc(port, vc)].len as u64)
+            .sum();
+        (held, (self.vcs as u32 * self.capacity) as u64)
+    }
+
     /// Flits buffered in all routers.
     pub(crate) fn buffered_flits(&self) -> u64 {
         self.ivc.iter().map(|s| s.len as u64).sum()

@@ -8,6 +8,7 @@
 //! creation.
 
 mod invariants;
+mod recorder;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -90,6 +91,7 @@ pub struct Simulation<C: CongestionControl = NoControl> {
     control: C,
     stats: Collector,
     flit_hops: u64,
+    recorder: recorder::Recorder,
     now: u64,
 }
 
@@ -141,6 +143,7 @@ impl<C: CongestionControl> Simulation<C> {
             window_start,
             window_start + cfg.sim.measure_cycles,
         );
+        let recorder = recorder::Recorder::new(&cfg.record, &topology);
         Ok(Simulation {
             config: cfg.clone(),
             topology,
@@ -156,6 +159,7 @@ impl<C: CongestionControl> Simulation<C> {
             control,
             stats,
             flit_hops: 0,
+            recorder,
             now: 0,
         })
     }
@@ -227,6 +231,16 @@ impl<C: CongestionControl> Simulation<C> {
             let view = NetworkView::new(&self.routers, &self.topology, &self.routing, now);
             self.control.end_of_cycle(&view, now);
         }
+        self.recorder.end_of_cycle(
+            now,
+            &recorder::Sample {
+                routers: &self.routers,
+                stats: &self.stats,
+                in_flight_packets: self.packets.live() as u64,
+                queued_packets: self.nics.queued_packets() as u64,
+                gauges: self.control.gauges(),
+            },
+        );
         if self.config.sim.check_invariants {
             invariants::check(self);
         }
@@ -282,6 +296,8 @@ impl<C: CongestionControl> Simulation<C> {
             summary,
             latency_cdf: self.stats.latency_cdf(),
             accepted_per_node: self.stats.accepted_per_node(),
+            series: std::mem::take(&mut self.recorder.series),
+            occupancy: std::mem::take(&mut self.recorder.occupancy),
         }
     }
 
@@ -329,7 +345,7 @@ impl<C: CongestionControl> Simulation<C> {
         }
         let next = self.arrivals.peek().map_or(NEVER, |Reverse((t, _))| *t);
         if next > self.now {
-            self.now = next.min(limit);
+            self.now = next.min(limit).min(self.recorder.next_due(self.now));
         }
     }
 

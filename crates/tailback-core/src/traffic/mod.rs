@@ -3,6 +3,16 @@
 //! Each source owns two random streams (creation times and destinations) derived from the run
 //! seed and its node index, so the packets a source offers depend only on the seed and the
 //! traffic settings — never on the network or on congestion management.
+//!
+//! The workload follows a schedule of phases, each with a length, a destination pattern and a
+//! creation process ([`Process`], from the phase's rate). Without `traffic.phases` the schedule
+//! is one endless phase. A packet takes the destination pattern of the phase in which it is
+//! created. Bernoulli sources draw geometric gaps with the phase's probability; a gap that
+//! reaches past the phase's end is dropped and sampling restarts at the boundary with the next
+//! phase's probability, which is exact because the process is memoryless. Periodic sources keep
+//! one random offset (a fraction of the interval) for the whole run and restart the periodic
+//! grid at the start of every phase with that phase's interval. After the last phase the
+//! schedule starts over, or (with `repeat_phases = false`) sources fall silent.
 
 mod pattern;
 
@@ -12,19 +22,19 @@ pub(crate) use pattern::check_pattern;
 use rand::RngExt;
 use rand_distr::{Distribution, Geometric};
 
-use crate::config::{ProcessKind, TrafficConfig};
+use crate::config::{PatternKind, ProcessKind, TrafficConfig};
 use crate::rng::{self, Purpose, StreamRng};
 use crate::topology::CubeShape;
 
 /// A cycle that never comes.
 pub const NEVER: u64 = u64::MAX;
 
-/// When packets are created.
+/// When packets are created (within one phase).
 #[derive(Debug, Clone)]
 pub enum Process {
     /// Geometric inter-arrival times: a packet in each cycle with probability `p`.
     Bernoulli(Geometric),
-    /// A packet every `interval` cycles from a random phase, each delayed by up to
+    /// A packet every `interval` cycles from a random offset, each delayed by up to
     /// `jitter * interval`.
     Periodic {
         /// Cycles between packets.
@@ -34,6 +44,26 @@ pub enum Process {
     },
     /// No packets.
     Silent,
+}
+
+impl Process {
+    /// The process that offers `rate` flits/node/cycle in `packet_flits`-flit packets.
+    fn new(kind: ProcessKind, rate: f64, packet_flits: u32, jitter: f64) -> Process {
+        let packets_per_cycle = rate / packet_flits as f64;
+        if packets_per_cycle <= 0.0 {
+            return Process::Silent;
+        }
+        match kind {
+            ProcessKind::Bernoulli => Process::Bernoulli(
+                Geometric::new(packets_per_cycle.min(1.0))
+                    .expect("a validated rate gives a probability in [0, 1]"),
+            ),
+            ProcessKind::Periodic => Process::Periodic {
+                interval: 1.0 / packets_per_cycle,
+                jitter,
+            },
+        }
+    }
 }
 
 /// A packet as its source creates it.
@@ -47,71 +77,148 @@ pub struct Offered {
     pub flits: u32,
 }
 
+/// One phase of the schedule, as the sources run it.
+#[derive(Debug, Clone)]
+struct Phase {
+    /// Length in cycles ([`NEVER`] for the single phase of an unphased workload).
+    cycles: u64,
+    /// Offset of the phase's start within one pass of the schedule.
+    offset: u64,
+    /// How packets are created during the phase.
+    process: Process,
+    /// Index of the phase's pattern in [`Workload::patterns`].
+    pattern: usize,
+}
+
 #[derive(Debug, Clone)]
 struct Source {
     arrivals: StreamRng,
     destinations: StreamRng,
-    /// Creation time of the next packet.
+    /// Creation time of the next packet ([`NEVER`] if none).
     next: u64,
-    /// Periodic: index of the next packet and the random phase.
+    /// The phase `next` falls in, and that phase's absolute bounds `[start, end)`.
+    phase: usize,
+    start: u64,
+    end: u64,
+    /// Periodic: index of the next grid slot in the current phase.
     count: u64,
-    phase: f64,
+    /// Periodic: the source's random offset, as a fraction of the interval.
+    offset: f64,
 }
 
 /// Packet sources for every node.
 #[derive(Debug, Clone)]
 pub struct Workload {
-    destinations: Destinations,
-    process: Process,
+    /// The distinct destination patterns of the phases.
+    patterns: Vec<Destinations>,
+    phases: Vec<Phase>,
+    /// Length of one pass of the schedule ([`NEVER`] when unphased).
+    period: u64,
+    /// Whether the schedule starts over after its last phase.
+    repeat: bool,
     packet_flits: u32,
     sources: Vec<Source>,
 }
 
 impl Workload {
-    /// Builds the sources of every node of `shape`.
+    /// Builds the sources of every node of `shape`. `cfg` must be valid (as a read
+    /// [`Config`](crate::config::Config) is): with `phases`, at least one phase.
     pub fn new(cfg: &TrafficConfig, shape: &CubeShape, seed: u64) -> Workload {
-        let packets_per_cycle = cfg.rate / cfg.packet_flits as f64;
-        let process = if packets_per_cycle <= 0.0 {
-            Process::Silent
-        } else {
-            match cfg.process {
-                ProcessKind::Bernoulli => Process::Bernoulli(
-                    Geometric::new(packets_per_cycle.min(1.0))
-                        .expect("a validated rate gives a probability in [0, 1]"),
-                ),
-                ProcessKind::Periodic => Process::Periodic {
-                    interval: 1.0 / packets_per_cycle,
-                    jitter: cfg.jitter.unwrap_or(0.0),
-                },
-            }
+        let schedule: Vec<(u64, PatternKind, f64)> = match &cfg.phases {
+            Some(phases) => phases
+                .iter()
+                .map(|p| (p.cycles, p.pattern, p.rate))
+                .collect(),
+            None => vec![(NEVER, cfg.pattern, cfg.rate)],
         };
+        let jitter = cfg.jitter.unwrap_or(0.0);
+        // Deterministic patterns are built once and shared between phases; each phase with a
+        // random permutation or pairing draws its own from the run's pattern stream, in phase
+        // order (so the first one is the table `Destinations::new` builds).
+        let mut pattern_rng = rng::stream(seed, 0, Purpose::Pattern);
+        let mut patterns = Vec::new();
+        let mut kinds: Vec<PatternKind> = Vec::new();
+        let mut phases = Vec::with_capacity(schedule.len());
+        let mut offset = 0u64;
+        for &(cycles, kind, rate) in &schedule {
+            let random = matches!(
+                kind,
+                PatternKind::RandomPermutation | PatternKind::RandomPair
+            );
+            let pattern = match kinds.iter().position(|&k| k == kind) {
+                Some(i) if !random => i,
+                _ => {
+                    patterns.push(Destinations::build(kind, cfg, shape, &mut pattern_rng));
+                    kinds.push(kind);
+                    patterns.len() - 1
+                }
+            };
+            phases.push(Phase {
+                cycles,
+                offset,
+                process: Process::new(cfg.process, rate, cfg.packet_flits, jitter),
+                pattern,
+            });
+            offset = offset.saturating_add(cycles);
+        }
+        let active = phases.iter().any(|p| !matches!(p.process, Process::Silent));
+        let repeat = cfg.phases.is_some() && cfg.repeat_phases.unwrap_or(true);
         let sources = (0..shape.nodes() as u64)
             .map(|node| {
                 let mut s = Source {
                     arrivals: rng::stream(seed, node, Purpose::Arrivals),
                     destinations: rng::stream(seed, node, Purpose::Destinations),
-                    next: 0,
+                    next: NEVER,
+                    phase: 0,
+                    start: 0,
+                    end: phases[0].cycles,
                     count: 0,
-                    phase: 0.0,
+                    offset: 0.0,
                 };
-                if let Process::Periodic { interval, .. } = process {
-                    s.phase = s.arrivals.random::<f64>() * interval;
+                if active {
+                    if cfg.process == ProcessKind::Periodic {
+                        s.offset = s.arrivals.random::<f64>();
+                    }
+                    s.next = advance(&phases, repeat, &mut s, 0);
                 }
-                s.next = first_time(&process, &mut s);
                 s
             })
             .collect();
         Workload {
-            destinations: Destinations::new(cfg, shape, seed),
-            process,
+            patterns,
+            phases,
+            period: offset,
+            repeat,
             packet_flits: cfg.packet_flits,
             sources,
         }
     }
 
-    /// The destination pattern.
+    /// The destination pattern of the first phase (the only one without phases).
     pub fn destinations(&self) -> &Destinations {
-        &self.destinations
+        &self.patterns[self.phases[0].pattern]
+    }
+
+    /// Number of phases in one pass of the schedule (1 without phases).
+    pub fn phase_count(&self) -> usize {
+        self.phases.len()
+    }
+
+    /// The destination pattern of phase `phase`.
+    pub fn phase_destinations(&self, phase: usize) -> &Destinations {
+        &self.patterns[self.phases[phase].pattern]
+    }
+
+    /// The phase the schedule is in at `cycle` (`None` once a non-repeating schedule is over).
+    pub fn phase_at(&self, cycle: u64) -> Option<usize> {
+        let within = if cycle < self.period {
+            cycle
+        } else if self.repeat {
+            cycle % self.period
+        } else {
+            return None;
+        };
+        Some(self.phases.partition_point(|p| p.offset <= within) - 1)
     }
 
     /// Creation time of `node`'s next packet ([`NEVER`] if none).
@@ -120,19 +227,17 @@ impl Workload {
         self.sources[node].next
     }
 
-    /// Takes `node`'s next packet and draws the one after it.
+    /// Takes `node`'s next packet and draws the one after it. The packet's destination follows
+    /// the pattern of the phase it is created in.
     pub fn take(&mut self, node: usize) -> Offered {
         let source = &mut self.sources[node];
         let created = source.next;
-        let dst = self
-            .destinations
-            .pick(node as u32, &mut source.destinations);
-        source.next = match &self.process {
-            Process::Bernoulli(geometric) => created
-                .saturating_add(1)
-                .saturating_add(geometric.sample(&mut source.arrivals)),
-            Process::Periodic { .. } => periodic_time(&self.process, source),
-            Process::Silent => NEVER,
+        let pattern = &self.patterns[self.phases[source.phase].pattern];
+        let dst = pattern.pick(node as u32, &mut source.destinations);
+        source.next = if created == NEVER {
+            NEVER
+        } else {
+            advance(&self.phases, self.repeat, source, created + 1)
         };
         Offered {
             created,
@@ -142,28 +247,70 @@ impl Workload {
     }
 }
 
-fn first_time(process: &Process, source: &mut Source) -> u64 {
-    match process {
-        Process::Bernoulli(geometric) => geometric.sample(&mut source.arrivals),
-        Process::Periodic { .. } => periodic_time(process, source),
-        Process::Silent => NEVER,
+/// Draws the creation time of `source`'s next packet, the first at or after cycle `from`
+/// (which lies in the source's current phase, or at its end), moving the source through the
+/// schedule as far as needed. [`NEVER`] when no packet will come.
+fn advance(phases: &[Phase], repeat: bool, source: &mut Source, mut from: u64) -> u64 {
+    // A periodic phase creates the same slots on every pass, so a whole pass without one means
+    // none will ever come.
+    let mut empty_phases = 0;
+    loop {
+        match phases[source.phase].process {
+            Process::Bernoulli(ref geometric) => {
+                if from < source.end {
+                    let t = from.saturating_add(geometric.sample(&mut source.arrivals));
+                    if t < source.end {
+                        return t;
+                    }
+                }
+                empty_phases = 0;
+            }
+            Process::Periodic { interval, jitter } => {
+                if let Some(t) = periodic_time(interval, jitter, source) {
+                    return t;
+                }
+            }
+            Process::Silent => {}
+        }
+        empty_phases += 1;
+        if empty_phases > phases.len() {
+            return NEVER;
+        }
+        source.phase += 1;
+        if source.phase == phases.len() {
+            if !repeat {
+                return NEVER;
+            }
+            source.phase = 0;
+        }
+        source.start = source.end;
+        source.end = source.start.saturating_add(phases[source.phase].cycles);
+        source.count = 0;
+        if source.start == NEVER {
+            return NEVER;
+        }
+        from = source.start;
     }
 }
 
-/// Time of periodic packet number `source.count` (then advances the count). Packet `i` falls in
-/// `[phase + i T, phase + (i + jitter) T)`, so times never go backwards.
-fn periodic_time(process: &Process, source: &mut Source) -> u64 {
-    let Process::Periodic { interval, jitter } = *process else {
-        unreachable!("periodic_time on a non-periodic process")
-    };
-    let offset = if jitter > 0.0 {
+/// Time of periodic slot number `source.count` of the current phase (then advances the count),
+/// or `None` if that slot falls past the phase's end. Slot `i` falls in
+/// `[start + (offset + i) T, start + (offset + i + jitter) T)`, so times never go backwards; a
+/// jittered time past the phase's end is moved to its last cycle.
+fn periodic_time(interval: f64, jitter: f64, source: &mut Source) -> Option<u64> {
+    let base = source.offset * interval;
+    let count = source.count as f64;
+    if source.end != NEVER && base + count * interval >= (source.end - source.start) as f64 {
+        return None;
+    }
+    let delay = if jitter > 0.0 {
         source.arrivals.random::<f64>() * jitter
     } else {
         0.0
     };
-    let t = source.phase + (source.count as f64 + offset) * interval;
+    let t = base + (count + delay) * interval;
     source.count += 1;
-    t as u64
+    Some(source.start.saturating_add(t as u64).min(source.end - 1))
 }
 
 #[cfg(test)]
@@ -214,5 +361,195 @@ mod tests {
     fn zero_rate_is_silent() {
         let w = workload(0.0, ProcessKind::Bernoulli, 0.0);
         assert_eq!(w.next_time(0), NEVER);
+    }
+
+    /// A phased workload on a 4x4 torus from `[traffic]` text.
+    fn phased(text: &str) -> Workload {
+        let cfg = Config::from_toml_str(&format!("[topology]\nk = 4\n[traffic]\n{text}"), "<t>")
+            .unwrap_or_else(|e| panic!("{e}"));
+        Workload::new(&cfg.traffic, &CubeShape::new(vec![4, 4], true), 5)
+    }
+
+    /// Every packet of `node` created before `horizon`.
+    fn packets(w: &mut Workload, node: usize, horizon: u64) -> Vec<Offered> {
+        let mut out = Vec::new();
+        while w.next_time(node) < horizon {
+            out.push(w.take(node));
+        }
+        out
+    }
+
+    const TWO_PHASES: &str = "packet_flits = 4\n\
+        [[traffic.phases]]\ncycles = 1000\npattern = \"uniform\"\nrate = 0.1\n\
+        [[traffic.phases]]\ncycles = 500\npattern = \"butterfly\"\nrate = 2.0\n";
+
+    #[test]
+    fn phase_at_follows_the_schedule() {
+        let w = phased(TWO_PHASES);
+        assert_eq!(w.phase_count(), 2);
+        let at = |t| w.phase_at(t);
+        assert_eq!(
+            [at(0), at(999), at(1000), at(1499), at(1500), at(2600)],
+            [Some(0), Some(0), Some(1), Some(1), Some(0), Some(1)]
+        );
+        let once = phased(&format!("repeat_phases = false\n{TWO_PHASES}"));
+        assert_eq!((once.phase_at(1499), once.phase_at(1500)), (Some(1), None));
+        assert_eq!(
+            workload(0.2, ProcessKind::Bernoulli, 0.0).phase_at(1 << 50),
+            Some(0)
+        );
+    }
+
+    #[test]
+    fn bernoulli_phases_offer_their_rates() {
+        let mut w = phased(TWO_PHASES);
+        // Packets per phase over 40 passes and 16 nodes: expected 16,000 (uniform, p = 0.025)
+        // and 160,000 (butterfly, p = 0.5); allow 4 standard deviations.
+        let mut count = [0u64; 2];
+        for node in 0..16 {
+            let mut last = 0;
+            for p in packets(&mut w, node, 40 * 1500) {
+                assert!(p.created >= last);
+                last = p.created;
+                count[w.phase_at(p.created).unwrap()] += 1;
+            }
+        }
+        for (phase, (expected, p)) in [(16_000.0, 0.025), (160_000.0, 0.5)]
+            .into_iter()
+            .enumerate()
+        {
+            let sd = f64::sqrt(expected * (1.0 - p));
+            let got = count[phase] as f64;
+            assert!(
+                (got - expected).abs() < 4.0 * sd,
+                "phase {phase}: {got} vs {expected}"
+            );
+        }
+    }
+
+    #[test]
+    fn periodic_phases_restart_the_grid_with_the_source_offset() {
+        let mut w = phased(&format!("process = \"periodic\"\n{TWO_PHASES}"));
+        // Uniform phase: one packet every 40 cycles; butterfly: every 2 cycles.
+        let node = 6;
+        let all = packets(&mut w, node, 3000);
+        let offset = w.sources[node].offset;
+        let grid = |start: u64, interval: f64, len: u64| -> Vec<u64> {
+            (0..)
+                .map(|i| (offset + i as f64) * interval)
+                .take_while(|&t| t < len as f64)
+                .map(|t| start + t as u64)
+                .collect()
+        };
+        let mut expected = grid(0, 40.0, 1000);
+        expected.extend(grid(1000, 2.0, 500));
+        expected.extend(grid(1500, 40.0, 1000));
+        expected.extend(grid(2500, 2.0, 500));
+        let times: Vec<u64> = all.iter().map(|p| p.created).collect();
+        assert_eq!(times, expected);
+        // Exactly 25 or 26 (1000 / 40) and 250 (500 / 2) packets per phase.
+        assert!(matches!(grid(0, 40.0, 1000).len(), 25 | 26));
+        assert_eq!(grid(1000, 2.0, 500).len(), 250);
+    }
+
+    #[test]
+    fn jittered_periodic_packets_stay_in_their_phase() {
+        let text = format!("process = \"periodic\"\njitter = 1.0\n{TWO_PHASES}");
+        let mut w = phased(&text);
+        for node in 0..16 {
+            let mut last = 0;
+            let mut per_phase = [0u64; 2];
+            for p in packets(&mut w, node, 1500) {
+                assert!(p.created >= last);
+                last = p.created;
+                let phase = w.phase_at(p.created).unwrap();
+                per_phase[phase] += 1;
+                // A packet's destination follows the phase it is created in.
+                let table = w.phase_destinations(phase);
+                if phase == 1 {
+                    let mut expected = 0;
+                    table.distribution(node as u32, |d, _| expected = d);
+                    assert_eq!(p.dst, expected);
+                }
+            }
+            assert!(matches!(per_phase[0], 25 | 26), "{per_phase:?}");
+            assert_eq!(per_phase[1], 250);
+        }
+    }
+
+    #[test]
+    fn silent_phases_and_the_end_of_the_schedule() {
+        let text = "repeat_phases = false\n\
+            [[traffic.phases]]\ncycles = 300\npattern = \"uniform\"\nrate = 0\n\
+            [[traffic.phases]]\ncycles = 200\npattern = \"neighbor\"\nrate = 0.5\n";
+        let mut w = phased(text);
+        for node in 0..16 {
+            let all = packets(&mut w, node, NEVER);
+            assert!(!all.is_empty());
+            assert!(all.iter().all(|p| (300..500).contains(&p.created)));
+            assert_eq!(w.next_time(node), NEVER);
+        }
+        // All phases silent: nothing, ever.
+        let w = phased("[[traffic.phases]]\ncycles = 10\npattern = \"uniform\"\nrate = 0\n");
+        assert!((0..16).all(|n| w.next_time(n) == NEVER));
+    }
+
+    #[test]
+    fn periodic_phases_shorter_than_the_offset_end_the_search() {
+        // One packet every 20 cycles in 10-cycle phases: a source whose offset is half the
+        // interval or more never sends (and the search for its next packet terminates); the
+        // others send once per phase.
+        let mut w = phased(
+            "process = \"periodic\"\n[[traffic.phases]]\ncycles = 10\npattern = \"uniform\"\n\
+             rate = 0.4\n[[traffic.phases]]\ncycles = 10\npattern = \"uniform\"\nrate = 0\n",
+        );
+        let mut silent = 0;
+        for node in 0..16 {
+            let offset = w.sources[node].offset;
+            if w.next_time(node) == NEVER {
+                assert!(offset >= 0.5);
+                silent += 1;
+            } else {
+                let all = packets(&mut w, node, 200);
+                let times: Vec<u64> = all.iter().map(|p| p.created).collect();
+                let slot = (offset * 20.0) as u64;
+                assert_eq!(times, (0..10).map(|i| 20 * i + slot).collect::<Vec<_>>());
+            }
+        }
+        assert!(0 < silent && silent < 16, "{silent}");
+    }
+
+    #[test]
+    fn random_patterns_get_one_table_per_phase() {
+        let text = "[[traffic.phases]]\ncycles = 10\npattern = \"random_permutation\"\nrate = 1\n\
+            [[traffic.phases]]\ncycles = 10\npattern = \"uniform\"\nrate = 1\n\
+            [[traffic.phases]]\ncycles = 10\npattern = \"random_permutation\"\nrate = 1\n\
+            [[traffic.phases]]\ncycles = 10\npattern = \"uniform\"\nrate = 1\n";
+        let w = phased(text);
+        let table = |phase| {
+            let mut t = Vec::new();
+            for src in 0..16 {
+                w.phase_destinations(phase)
+                    .distribution(src, |d, _| t.push(d));
+            }
+            t
+        };
+        assert_ne!(table(0), table(2), "two draws from the pattern stream");
+        assert_eq!(
+            w.phases[1].pattern, w.phases[3].pattern,
+            "uniform is shared"
+        );
+        // The first random table is the one `Destinations::new` builds for the run.
+        let cfg = Config::from_toml_str(
+            "[topology]\nk = 4\n[traffic]\npattern = \"random_permutation\"",
+            "<t>",
+        )
+        .unwrap();
+        let single = Destinations::new(&cfg.traffic, &CubeShape::new(vec![4, 4], true), 5);
+        let mut t = Vec::new();
+        for src in 0..16 {
+            single.distribution(src, |d, _| t.push(d));
+        }
+        assert_eq!(table(0), t);
     }
 }

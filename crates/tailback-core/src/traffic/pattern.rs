@@ -35,10 +35,28 @@ pub enum Destinations {
 }
 
 impl Destinations {
-    /// Builds the pattern for `shape`; the random permutation and pairing use the run seed.
+    /// Builds `cfg.pattern` (with phases: the first phase's pattern) for `shape`; the random
+    /// permutation and pairing use the run seed.
     pub fn new(cfg: &TrafficConfig, shape: &CubeShape, seed: u64) -> Destinations {
+        Destinations::build(
+            cfg.pattern,
+            cfg,
+            shape,
+            &mut rng::stream(seed, 0, Purpose::Pattern),
+        )
+    }
+
+    /// Builds pattern `kind` for `shape`, with the pattern-specific settings of `cfg`
+    /// (`include_self`, `hotspot_*`). A random permutation or pairing draws one shuffle from
+    /// `pattern_rng` (the run's pattern stream); other patterns do not touch it.
+    pub fn build(
+        kind: PatternKind,
+        cfg: &TrafficConfig,
+        shape: &CubeShape,
+        pattern_rng: &mut StreamRng,
+    ) -> Destinations {
         let nodes = shape.nodes() as u32;
-        match cfg.pattern {
+        match kind {
             PatternKind::Uniform => Destinations::Uniform {
                 nodes,
                 include_self: cfg.include_self.unwrap_or(false),
@@ -50,9 +68,9 @@ impl Destinations {
             },
             PatternKind::RandomPermutation | PatternKind::RandomPair => {
                 let mut order: Vec<u32> = (0..nodes).collect();
-                order.shuffle(&mut rng::stream(seed, 0, Purpose::Pattern));
+                order.shuffle(pattern_rng);
                 let mut table = vec![0; nodes as usize];
-                if cfg.pattern == PatternKind::RandomPermutation {
+                if kind == PatternKind::RandomPermutation {
                     for (s, &d) in order.iter().enumerate() {
                         table[s] = d;
                     }
@@ -184,10 +202,10 @@ fn fixed_destination(kind: PatternKind, shape: &CubeShape, src: usize) -> usize 
     }
 }
 
-/// Checks that the pattern can be built on a network with radices `dims`.
-pub(crate) fn check_pattern(cfg: &TrafficConfig, dims: &[u32]) -> Result<(), String> {
+/// Checks that pattern `kind` can be built on a network with radices `dims`.
+pub(crate) fn check_pattern(kind: PatternKind, dims: &[u32]) -> Result<(), String> {
     let nodes: u64 = dims.iter().map(|&k| k as u64).product();
-    match cfg.pattern {
+    match kind {
         PatternKind::BitComplement
         | PatternKind::BitReverse
         | PatternKind::BitRotation

@@ -1,0 +1,30 @@
+//! `[record]`: what a run records besides its summary.
+
+use serde::Serialize;
+
+use super::reader::Section;
+
+/// `[record]`: time series and buffer-occupancy snapshots.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecordConfig {
+    /// Record a time series row every this many cycles (0: no time series).
+    pub series_window: u64,
+    /// Cycles at whose end the buffer occupancy of every router is recorded.
+    pub occupancy_at: Vec<u64>,
+}
+
+impl RecordConfig {
+    pub(crate) fn read(s: Section<'_>) -> Self {
+        let cfg = RecordConfig {
+            series_window: s.int("series_window", 0, 0, 1 << 40),
+            occupancy_at: s
+                .opt_int_list("occupancy_at", 0, 1 << 40)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|c| c as u64)
+                .collect(),
+        };
+        s.finish();
+        cfg
+    }
+}

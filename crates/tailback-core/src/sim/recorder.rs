@@ -1,0 +1,130 @@
+//! Time series and occupancy snapshots (`[record]`).
+
+use crate::config::RecordConfig;
+use crate::hooks::Gauges;
+use crate::router::RouterSet;
+use crate::stats::{Collector, Occupancy, SeriesRow};
+use crate::topology::{Link, Topology};
+
+/// Cumulative counters at the start of the current window.
+#[derive(Debug, Clone, Copy, Default)]
+struct Totals {
+    created_flits: u64,
+    delivered_flits: u64,
+    throttled_node_cycles: u64,
+    recoveries: u64,
+}
+
+/// What the recorder reads at the end of a cycle.
+pub(super) struct Sample<'a> {
+    pub(super) routers: &'a RouterSet,
+    pub(super) stats: &'a Collector,
+    pub(super) in_flight_packets: u64,
+    pub(super) queued_packets: u64,
+    pub(super) gauges: Gauges,
+}
+
+/// Records the time series and the occupancy snapshots of a run.
+#[derive(Debug)]
+pub(super) struct Recorder {
+    window: u64,
+    /// Snapshot cycles still to come, latest first.
+    snapshots_due: Vec<u64>,
+    nodes: usize,
+    /// Router input VC buffers of network ports, by router: (router, port) pairs.
+    network_ports: Vec<(usize, usize)>,
+    routers: usize,
+    totals: Totals,
+    pub(super) series: Vec<SeriesRow>,
+    pub(super) occupancy: Vec<Occupancy>,
+}
+
+impl Recorder {
+    pub(super) fn new(cfg: &RecordConfig, topology: &Topology) -> Recorder {
+        let mut snapshots_due = cfg.occupancy_at.clone();
+        snapshots_due.sort_unstable_by(|a, b| b.cmp(a));
+        snapshots_due.dedup();
+        Recorder {
+            window: cfg.series_window,
+            snapshots_due,
+            nodes: topology.node_count(),
+            network_ports: topology
+                .ports()
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| matches!(p.input, Link::Router(_)))
+                .map(|(i, p)| (p.router.index(), i))
+                .collect(),
+            routers: topology.router_count(),
+            totals: Totals::default(),
+            series: Vec::new(),
+            occupancy: Vec::new(),
+        }
+    }
+
+    /// The first cycle from `now` on at whose end something is recorded.
+    pub(super) fn next_due(&self, now: u64) -> u64 {
+        let window_end = now
+            .checked_div(self.window)
+            .map_or(u64::MAX, |windows| (windows + 1) * self.window - 1);
+        let snapshot = self.snapshots_due.last().copied().unwrap_or(u64::MAX);
+        window_end.min(snapshot.max(now))
+    }
+
+    /// Records whatever is due at the end of cycle `now`.
+    pub(super) fn end_of_cycle(&mut self, now: u64, sample: &Sample<'_>) {
+        if self.window > 0 && (now + 1).is_multiple_of(self.window) {
+            self.record_row(now + 1, sample);
+        }
+        while self.snapshots_due.last().is_some_and(|&c| c <= now) {
+            let cycle = self.snapshots_due.pop().unwrap_or(now);
+            self.record_occupancy(cycle, sample.routers);
+        }
+    }
+
+    fn record_row(&mut self, end: u64, sample: &Sample<'_>) {
+        let now = Totals {
+            created_flits: sample.stats.created_flits,
+            delivered_flits: sample.stats.delivered_flits,
+            throttled_node_cycles: sample.gauges.throttled_node_cycles,
+            recoveries: sample.routers.recoveries(),
+        };
+        let node_cycles = (self.nodes as u64 * self.window) as f64;
+        let full_buffers = self
+            .network_ports
+            .iter()
+            .map(|&(_, port)| sample.routers.full_buffers(port) as u64)
+            .sum();
+        self.series.push(SeriesRow {
+            cycle: end,
+            offered: (now.created_flits - self.totals.created_flits) as f64 / node_cycles,
+            delivered: (now.delivered_flits - self.totals.delivered_flits) as f64 / node_cycles,
+            in_flight_packets: sample.in_flight_packets,
+            queued_packets: sample.queued_packets,
+            full_buffers,
+            throttled_fraction: (now.throttled_node_cycles - self.totals.throttled_node_cycles)
+                as f64
+                / node_cycles,
+            threshold: sample.gauges.threshold,
+            estimate: sample.gauges.estimate,
+            deadlock_recoveries: now.recoveries - self.totals.recoveries,
+        });
+        self.totals = now;
+    }
+
+    fn record_occupancy(&mut self, cycle: u64, routers: &RouterSet) {
+        let mut flits = vec![0u64; self.routers];
+        let mut capacity = vec![0u64; self.routers];
+        for &(router, port) in &self.network_ports {
+            let (held, room) = routers.port_occupancy(port);
+            flits[router] += held;
+            capacity[router] += room;
+        }
+        let per_router = flits
+            .iter()
+            .zip(&capacity)
+            .map(|(&f, &c)| if c == 0 { 0.0 } else { f as f64 / c as f64 })
+            .collect();
+        self.occupancy.push(Occupancy { cycle, per_router });
+    }
+}
