@@ -7,6 +7,7 @@ mod error;
 mod experiments;
 mod input;
 mod jsonl;
+mod occupancy;
 mod progress;
 mod series;
 mod sweep;

@@ -4,7 +4,7 @@
 use petgraph::algo::is_cyclic_directed;
 use petgraph::graphmap::DiGraphMap;
 
-use crate::ids::{NodeId, PortId};
+use crate::ids::{NodeId, PortId, RouterId};
 use crate::routing::Routing;
 use crate::topology::{Link, Topology};
 use crate::traffic::Destinations;
@@ -62,15 +62,33 @@ pub fn channel_load(topology: &Topology, routing: &Routing, pattern: &Destinatio
     }
 }
 
+/// A channel of a dependency graph: (router output port, VC class).
+pub type Channel = (u32, u8);
+
 /// The channel dependency graph of `routing` over all source/destination pairs: vertices are
-/// (router output port, VC class) of router-to-router channels, and an edge joins consecutive
-/// channels of some route.
-pub fn dependency_graph(topology: &Topology, routing: &Routing) -> DiGraphMap<(u32, u8), ()> {
+/// (router output port, VC class) of router-to-router channels, and an edge joins channels a
+/// packet may hold and request at the same time.
+///
+/// For dimension-order routing (and Disha's recovery path) the edges join consecutive channels
+/// of the deterministic routes. For Duato's protocol the graph is the *extended* dependency
+/// graph of the escape channels: besides the direct dependencies between consecutive escape
+/// hops it has the indirect ones, from an escape channel to every escape channel the packet may
+/// request after any number of minimal adaptive hops — Duato's condition for deadlock freedom
+/// is that this graph is acyclic.
+pub fn dependency_graph(topology: &Topology, routing: &Routing) -> DiGraphMap<Channel, ()> {
+    match routing {
+        Routing::Duato(_) => extended_escape_graph(topology, routing),
+        Routing::Dor(_) | Routing::Disha(_) => deterministic_graph(topology, routing),
+    }
+}
+
+/// Dependencies between consecutive channels of the deterministic routes.
+fn deterministic_graph(topology: &Topology, routing: &Routing) -> DiGraphMap<Channel, ()> {
     let mut graph = DiGraphMap::new();
     let nodes = topology.node_count();
     for src in 0..nodes {
         for dst in 0..nodes {
-            let mut previous: Option<(u32, u8)> = None;
+            let mut previous: Option<Channel> = None;
             routing.walk(
                 topology,
                 NodeId::new(src),
@@ -92,8 +110,61 @@ pub fn dependency_graph(topology: &Topology, routing: &Routing) -> DiGraphMap<(u
     graph
 }
 
-/// Whether the routing function's channel dependency graph is acyclic (Dally and Seitz's
-/// sufficient condition for deadlock freedom of deterministic routing).
+/// Direct and indirect dependencies between escape channels (see [`dependency_graph`]). The
+/// escape hop depends only on the current router and the destination, so for each destination
+/// an escape channel into router `v` depends on the escape channel out of every router a
+/// minimal path leads to from `v` (`v` included).
+fn extended_escape_graph(topology: &Topology, routing: &Routing) -> DiGraphMap<Channel, ()> {
+    let routers = topology.router_count();
+    let next_router = |port: usize| match topology.ports()[port].output {
+        Link::Router(input) => Some(topology.ports()[input.index()].router),
+        _ => None,
+    };
+    let mut graph = DiGraphMap::new();
+    let mut reached = vec![false; routers];
+    let mut stack = Vec::new();
+    for dst in 0..topology.node_count() {
+        let to = NodeId::new(dst);
+        // The escape channel out of each router towards `dst` and the router it leads to.
+        let escape: Vec<Option<(Channel, RouterId)>> = (0..routers)
+            .map(|r| {
+                let router = RouterId::new(r);
+                let hop = routing.deterministic_hop(router, to, to, 0);
+                let port = topology.router_ports(router).start + hop.port as usize;
+                next_router(port).map(|next| ((port as u32, hop.class), next))
+            })
+            .collect();
+        for &(held, into) in escape.iter().flatten() {
+            graph.add_node(held);
+            reached.fill(false);
+            reached[into.index()] = true;
+            stack.push(into);
+            while let Some(at) = stack.pop() {
+                if let Some((requested, _)) = escape[at.index()] {
+                    graph.add_edge(held, requested, ());
+                }
+                let start = topology.router_ports(at).start;
+                let mut ports = routing.minimal_ports(at, dst);
+                while ports != 0 {
+                    let port = ports.trailing_zeros() as usize;
+                    ports &= ports - 1;
+                    if let Some(next) = next_router(start + port)
+                        && !reached[next.index()]
+                    {
+                        reached[next.index()] = true;
+                        stack.push(next);
+                    }
+                }
+            }
+        }
+    }
+    graph
+}
+
+/// Whether the routing function is free of permanent deadlock by its dependency graph
+/// ([`dependency_graph`]): acyclic for DOR (Dally and Seitz's condition) and for Duato's escape
+/// channels (Duato's condition). Under Disha the adaptive channels may deadlock and are
+/// recovered; the answer is then whether the recovery path is acyclic.
 pub fn is_deadlock_free(topology: &Topology, routing: &Routing) -> bool {
     !is_cyclic_directed(&dependency_graph(topology, routing))
 }

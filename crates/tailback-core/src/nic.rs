@@ -156,6 +156,12 @@ impl NicSet {
         self.slots.port_vc(node, vc)
     }
 
+    /// Whether `node`'s source queue has room for another packet (`limit`: its capacity).
+    #[inline]
+    pub(crate) fn has_room(&self, node: usize, limit: Option<u32>) -> bool {
+        limit.is_none_or(|limit| self.nics[node].queue.len() < limit as usize)
+    }
+
     /// Appends a newly created packet to `node`'s source queue.
     pub(crate) fn enqueue(&mut self, node: usize, packet: Offered) {
         self.nics[node].queue.push_back(packet);

@@ -62,6 +62,10 @@ pub struct RunSummary {
     pub packets_measured: u64,
     /// Measured packets delivered (all of them unless the drain cap was hit).
     pub packets_delivered: u64,
+    /// Packets created in the window but refused by a full source queue
+    /// (`nic.source_queue_packets`); they count as offered, not as measured.
+    #[serde(default)]
+    pub packets_refused: u64,
     /// The drain cap was hit or accepted throughput fell short of offered: latency figures
     /// describe only the delivered packets and the network is past saturation.
     pub saturated: bool,
@@ -145,6 +149,8 @@ pub(crate) struct Collector {
     hops_sum: u64,
     measured_created: u64,
     measured_delivered: u64,
+    /// Packets created in the window and refused by a full source queue.
+    window_refused: u64,
     /// Measured packets not yet delivered.
     pub(crate) measured_outstanding: u64,
     /// Packets delivered over the whole run.
@@ -155,6 +161,8 @@ pub(crate) struct Collector {
     pub(crate) created_packets: u64,
     /// Flits created over the whole run.
     pub(crate) created_flits: u64,
+    /// Packets refused by a full source queue over the whole run.
+    pub(crate) refused_packets: u64,
 }
 
 impl Collector {
@@ -171,10 +179,12 @@ impl Collector {
             hops_sum: 0,
             measured_created: 0,
             measured_delivered: 0,
+            window_refused: 0,
             measured_outstanding: 0,
             delivered_packets: 0,
             delivered_flits: 0,
             created_packets: 0,
+            refused_packets: 0,
             created_flits: 0,
         }
     }
@@ -185,11 +195,19 @@ impl Collector {
         (self.window_start..self.window_end).contains(&t)
     }
 
-    pub(crate) fn on_created(&mut self, node: usize, packet: &Offered) {
+    /// A source created `packet`; `queued` is false when its full source queue refused it
+    /// (its flits still count as offered, but it is not measured).
+    pub(crate) fn on_created(&mut self, node: usize, packet: &Offered, queued: bool) {
         self.created_packets += 1;
         self.created_flits += packet.flits as u64;
-        if self.in_window(packet.created) {
+        let in_window = self.in_window(packet.created);
+        if in_window {
             self.offered_flits[node] += packet.flits as u64;
+        }
+        if !queued {
+            self.refused_packets += 1;
+            self.window_refused += u64::from(in_window);
+        } else if in_window {
             self.measured_created += 1;
             self.measured_outstanding += 1;
         }
@@ -309,6 +327,7 @@ impl Collector {
             },
             packets_measured: self.measured_created,
             packets_delivered: delivered,
+            packets_refused: self.window_refused,
             saturated: saturation_reason.is_some(),
             saturation_reason,
             cycles,
@@ -339,6 +358,7 @@ mod tests {
                     dst: 1,
                     flits: 4,
                 },
+                true,
             );
         }
         // Latencies 30_000 to 30_099 cycles, far beyond the histogram's initial range.

@@ -1,7 +1,7 @@
-//! Random small networks under random workloads, with the engine's per-cycle invariant checker
-//! on: no run panics (conservation of flits and credits, VC ownership, work bookkeeping, in-order
-//! complete delivery), every measured packet of a run that drains is delivered, and a run is
-//! reproducible.
+//! Random small networks (every routing algorithm and congestion mechanism) under random
+//! workloads, with the engine's per-cycle invariant checker on: no run panics (conservation of
+//! flits and credits, VC ownership, work bookkeeping, in-order complete delivery), every
+//! measured packet of a run that drains is delivered, and a run is reproducible.
 
 mod common;
 
@@ -64,6 +64,19 @@ fn traffic_pattern(dims: &[u32], pick: usize, salt: u32) -> String {
     }
 }
 
+/// The `[congestion]` lines of a mechanism number, side-band choice and static threshold.
+fn congestion_section((mechanism, ideal, threshold): (u32, bool, u32)) -> String {
+    let sideband = if ideal { "ideal" } else { "dimensionwise" };
+    match mechanism {
+        0 => "mechanism = \"none\"\n".into(),
+        1 => "mechanism = \"alo\"\n".into(),
+        2 => format!("mechanism = \"self_tuned\"\nsideband = \"{sideband}\"\n"),
+        _ => format!(
+            "mechanism = \"self_tuned\"\nsideband = \"{sideband}\"\nstatic_threshold = {threshold}\n"
+        ),
+    }
+}
+
 /// The TOML text of a random small, valid configuration.
 fn config_text() -> impl Strategy<Value = String> {
     let shape = (any::<bool>(), prop::collection::vec(2u32..=6, 1..=3));
@@ -72,7 +85,8 @@ fn config_text() -> impl Strategy<Value = String> {
         [0u32..=2, 0u32..=2, 0u32..=2, 0u32..=2],
         (1u32..=3, 1u32..=3),
     );
-    let routing = (0u32..=2, any::<bool>());
+    let routing = (0u32..=2, any::<bool>(), 0u32..=2, 1u32..=16);
+    let congestion = (0u32..=3, any::<bool>(), 0u32..=40);
     let nic = prop_oneof![Just(1.0), (0.0f64..0.8).prop_map(|x| 1.0 - x)];
     let traffic = (
         any::<usize>(),
@@ -82,17 +96,24 @@ fn config_text() -> impl Strategy<Value = String> {
         0.0f64..=1.0,
         0.0f64..=1.0,
     );
-    (shape, router, routing, nic, traffic, 0u64..=i64::MAX as u64).prop_map(
-        |((torus, dims), router, routing, ejection_rate, traffic, seed)| {
+    let seed = 0u64..=i64::MAX as u64;
+    (shape, router, routing, congestion, nic, traffic, seed).prop_map(
+        |((torus, dims), router, routing, congestion, ejection_rate, traffic, seed)| {
             let ((extra_vcs, buffer, cut_through, allocator), delays, (link, credit)) = router;
-            let (scheme, balanced) = routing;
+            let (scheme, balanced, algorithm, timeout) = routing;
             let (pick, salt, packet, periodic, rate, jitter) = traffic;
             let n = dims.len() as u32;
             // Mesh: no datelines, one class. Torus: the wrap scheme (two classes) or one
-            // dateline per ring (one class more per dimension crossed).
+            // dateline per ring (one class more per dimension crossed). Duato adds adaptive
+            // VCs to the escape classes; Disha needs one VC.
             let datelines = torus && scheme == 2;
             let classes = if !torus { 1 } else if datelines { 1 + n } else { 2 };
-            let vcs = (classes + extra_vcs).min(4);
+            let (algorithm, needed) = match algorithm {
+                0 => ("algorithm = \"dor\"\n".to_string(), classes),
+                1 => ("algorithm = \"duato\"\n".to_string(), classes + 1),
+                _ => (format!("algorithm = \"disha\"\ndisha_timeout = {timeout}\n"), 1),
+            };
+            let vcs = (needed + extra_vcs).min(needed.max(4));
             // Virtual cut-through needs whole packets to fit in a buffer.
             let packet = if cut_through { 1 + (packet - 1) % buffer } else { packet };
             let allocator = match allocator {
@@ -105,9 +126,10 @@ fn config_text() -> impl Strategy<Value = String> {
                  [router]\nvcs = {vcs}\nvc_buffer_flits = {buffer}\nswitching = \"{}\"\n{allocator}\n\
                  routing_delay = {}\nvc_alloc_delay = {}\nswitch_alloc_delay = {}\n\
                  crossbar_delay = {}\ncredit_latency = {credit}\n\
-                 [routing]\ntie_break = \"{}\"\n{}\
+                 [routing]\ntie_break = \"{}\"\n{}{algorithm}\
+                 [congestion]\n{}\
                  [nic]\nejection_rate = {ejection_rate}\n\
-                 [traffic]\n{}rate = {rate}\npacket_flits = {packet}\n{}\
+                 [traffic]\n{}{}rate = {rate}\npacket_flits = {packet}\n{}\
                  [sim]\nwarmup_cycles = 100\nmeasure_cycles = 400\ndrain_cycles_max = 3000\n\
                  check_invariants = true\n",
                 if torus { "torus" } else { "mesh" },
@@ -118,7 +140,9 @@ fn config_text() -> impl Strategy<Value = String> {
                 delays[3],
                 if balanced { "balanced" } else { "positive" },
                 if datelines { "datelines = [0]\n" } else { "" },
+                congestion_section(congestion),
                 traffic_pattern(&dims, pick, salt),
+                if salt % 5 == 0 { "self_packets = \"skip\"\n" } else { "" },
                 if periodic {
                     format!("process = \"periodic\"\njitter = {jitter}\n")
                 } else {
@@ -216,7 +240,7 @@ fn check_report_consistency(cfg: &Config, report: &RunReport) -> Result<(), Test
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     #[test]
     fn random_small_networks_keep_invariants_deliver_and_repeat(text in config_text()) {

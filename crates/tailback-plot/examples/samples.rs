@@ -58,10 +58,10 @@ fn main() -> Result<(), PlotError> {
     let written = node_heatmap(
         &dir.join("heatmap"),
         "Accepted throughput per node",
-        width,
-        height,
+        (width, height),
         &values,
         "accepted throughput (flits/node/cycle)",
+        None,
     )?;
     println!("{written:?}");
 

@@ -38,6 +38,8 @@ pub(crate) struct Heatmap<'a> {
     pub height: usize,
     pub values: &'a [f64],
     pub value_label: &'a str,
+    /// Fixed colour scale bounds (otherwise those of the finite values).
+    pub range: Option<(f64, f64)>,
 }
 
 impl Figure for Heatmap<'_> {
@@ -48,8 +50,8 @@ impl Figure for Heatmap<'_> {
         let area = titled(root, self.title)?;
         let (grid_area, bar_area) =
             area.split_horizontally(area.dim_in_pixel().0.saturating_sub(BAR_STRIP));
-        let scale =
-            min_max(self.values.iter().copied().filter(|v| v.is_finite())).map(ColourScale::new);
+        let finite = min_max(self.values.iter().copied().filter(|v| v.is_finite()));
+        let scale = finite.and(self.range).or(finite).map(ColourScale::new);
         self.draw_grid(&grid_area, scale)?;
         match scale {
             Some(scale) => draw_colour_bar(&bar_area, scale, self.value_label),
@@ -156,8 +158,10 @@ struct ColourScale {
 
 impl ColourScale {
     /// A scale from `lo` to `hi`; equal bounds are widened so that the single
-    /// value maps to the middle colour.
+    /// value maps to the middle colour, and bounds so far apart that their
+    /// distance overflows are narrowed to keep it finite.
     fn new((lo, hi): (f64, f64)) -> Self {
+        let (lo, hi) = (lo.max(-f64::MAX / 4.0), hi.min(f64::MAX / 4.0));
         if hi > lo {
             return Self { lo, hi };
         }
@@ -190,6 +194,14 @@ mod tests {
         assert_eq!(scale.colour(3.0), RGBColor(33, 145, 140));
         assert_eq!(scale.colour(4.0), RGBColor(253, 231, 37));
         assert_eq!(scale.colour(9.0), scale.colour(4.0));
+    }
+
+    #[test]
+    fn extreme_bounds_keep_a_finite_span() {
+        let scale = ColourScale::new((-f64::MAX, f64::MAX));
+        assert!((scale.hi - scale.lo).is_finite());
+        assert_eq!(scale.colour(f64::MAX), RGBColor(253, 231, 37));
+        assert_eq!(scale.colour(-f64::MAX), RGBColor(68, 1, 84));
     }
 
     #[test]

@@ -195,17 +195,19 @@ pub fn latency_cdf(
 
 /// A heat map of one value per node on a 2-D grid (`width` x `height`, node
 /// i at x = i % width, y = i / width), e.g. accepted throughput per node;
-/// `value_label` names the colour scale.
+/// `value_label` names the colour scale, which spans `range` (values outside
+/// take the end colours; maps drawn with the same range compare directly) or,
+/// when `None`, the finite values.
 ///
 /// Writes `<stem>.svg` and `<stem>.png`; returns the two paths. Fails with
 /// [`PlotError::HeatmapSize`] unless `values.len() == width * height`.
 pub fn node_heatmap(
     stem: &Path,
     title: &str,
-    width: usize,
-    height: usize,
+    (width, height): (usize, usize),
     values: &[f64],
     value_label: &str,
+    range: Option<(f64, f64)>,
 ) -> Result<Vec<PathBuf>, PlotError> {
     if width.checked_mul(height) != Some(values.len()) {
         return Err(PlotError::HeatmapSize {
@@ -221,6 +223,7 @@ pub fn node_heatmap(
         height,
         values,
         value_label,
+        range,
     };
     figure::render(stem, &heatmap)
 }

@@ -19,7 +19,7 @@ use crate::{Point, Series, YScale};
 /// axis is logarithmic.
 const LOG_RATIO: f64 = 20.0;
 /// Series colours (colour-blind friendly); red is kept for marked points.
-pub(crate) const PALETTE: [RGBColor; 7] = [
+pub(crate) const PALETTE: [RGBColor; 10] = [
     RGBColor(0, 114, 178),
     RGBColor(230, 159, 0),
     RGBColor(0, 158, 115),
@@ -27,6 +27,9 @@ pub(crate) const PALETTE: [RGBColor; 7] = [
     RGBColor(86, 180, 233),
     RGBColor(0, 0, 0),
     RGBColor(140, 86, 75),
+    RGBColor(117, 112, 179),
+    RGBColor(102, 166, 30),
+    RGBColor(128, 128, 128),
 ];
 const MARKED: RGBColor = RGBColor(220, 0, 0);
 /// Legend entry of the marked points.

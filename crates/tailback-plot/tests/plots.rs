@@ -196,23 +196,50 @@ fn node_heatmap_draws_grid_and_colour_bar() {
     let dir = tempfile::tempdir().unwrap();
     let stem = dir.path().join("heatmap");
     let values: Vec<f64> = (0..32).map(|i| f64::from(i) / 32.0).collect();
-    let paths = node_heatmap(&stem, "Per node", 8, 4, &values, "accepted (flits/cycle)").unwrap();
+    let paths = node_heatmap(
+        &stem,
+        "Per node",
+        (8, 4),
+        &values,
+        "accepted (flits/cycle)",
+        None,
+    )
+    .unwrap();
     assert_written(&paths, &stem, &["Per node", "accepted (flits/cycle)"]);
+}
+
+#[test]
+fn node_heatmap_with_a_fixed_range_labels_its_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let stem = dir.path().join("fixed");
+    let values = [0.2, 0.3, 0.4, 0.5];
+    let paths = node_heatmap(&stem, "Fixed", (2, 2), &values, "share", Some((0.0, 1.0))).unwrap();
+    // The colour bar runs over the fixed range: it has ticks below and above the values.
+    let svg = fs::read_to_string(&paths[0]).unwrap();
+    let texts: Vec<&str> = svg
+        .split("</text>")
+        .filter_map(|t| t.rsplit('>').next())
+        .map(str::trim)
+        .collect();
+    for tick in ["0.1", "0.9"] {
+        assert!(texts.contains(&tick), "no tick at {tick}: {texts:?}");
+    }
 }
 
 #[test]
 fn node_heatmap_handles_degenerate_values() {
     let dir = tempfile::tempdir().unwrap();
-    let cases: [(&str, usize, &[f64], bool); 4] = [
+    let cases: [(&str, usize, &[f64], bool); 5] = [
         ("equal", 2, &[3.0; 4], false),
         ("some-nan", 2, &[f64::NAN, 1.0], false),
         ("all-nan", 2, &[f64::NAN, f64::INFINITY], true),
         ("empty", 0, &[], true),
+        ("extremes", 2, &[-f64::MAX, f64::MAX], false),
     ];
     for (name, width, values, no_data) in cases {
         let stem = dir.path().join(name);
         let height = values.len().checked_div(width).unwrap_or(0);
-        let paths = node_heatmap(&stem, name, width, height, values, "value").unwrap();
+        let paths = node_heatmap(&stem, name, (width, height), values, "value", None).unwrap();
         assert_written(&paths, &stem, &[name]);
         assert_eq!(notes_no_data(&paths), no_data, "{name}");
     }
@@ -223,7 +250,7 @@ fn node_heatmap_rejects_wrong_length() {
     let dir = tempfile::tempdir().unwrap();
     let stem = dir.path().join("bad");
     for (width, height) in [(3, 3), (usize::MAX, 2)] {
-        let error = node_heatmap(&stem, "bad", width, height, &[1.0; 4], "v").unwrap_err();
+        let error = node_heatmap(&stem, "bad", (width, height), &[1.0; 4], "v", None).unwrap_err();
         assert!(
             matches!(error, PlotError::HeatmapSize { len: 4, .. }),
             "{error:?}"

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 use tailback_core::analysis::{channel_load, is_deadlock_free};
-use tailback_core::config::Config;
+use tailback_core::config::{Config, RoutingAlgorithm};
 use tailback_core::ids::PortId;
 use tailback_core::routing::Routing;
 use tailback_core::topology::{CubeShape, Link, Topology};
@@ -42,7 +42,11 @@ struct NetworkReport {
     channels: Channels,
     vc_buffers: Buffers,
     vc_classes: usize,
-    /// Channel dependency graph acyclic (`None`: network too large to analyse).
+    /// The routing algorithm (`dor`, `duato`, `disha`).
+    routing: RoutingAlgorithm,
+    /// Free of permanent deadlock by the dependency graph: DOR's acyclic, Duato's extended
+    /// escape graph acyclic, Disha's recovery path acyclic (`None`: network too large to
+    /// analyse).
     deadlock_free: Option<bool>,
     /// Channel-load bound on throughput for the configured pattern (the first phase's, for a
     /// phased workload), flits/node/cycle.
@@ -111,6 +115,7 @@ fn analyse(cfg: &Config) -> NetworkReport {
             total_flits: inputs * vcs * r.vc_buffer_flits as usize,
         },
         vc_classes: routing.classes(),
+        routing: cfg.routing.algorithm,
         deadlock_free: small.then(|| is_deadlock_free(&topology, &routing)),
         phase_ideal_throughput: (loads.len() > 1)
             .then(|| loads.iter().map(|l| l.ideal_throughput).collect()),
@@ -179,13 +184,24 @@ fn print_table(source: &str, r: &NetworkReport) {
         ),
         (
             "deadlock",
-            match r.deadlock_free {
-                Some(true) => format!(
+            match (r.deadlock_free, r.routing) {
+                (Some(true), RoutingAlgorithm::Dor) => format!(
                     "free: channel dependency graph over {} VC classes is acyclic",
                     r.vc_classes
                 ),
-                Some(false) => "POSSIBLE: the channel dependency graph has a cycle".to_string(),
-                None => skipped(),
+                (Some(true), RoutingAlgorithm::Duato) => format!(
+                    "free: the extended dependency graph of the escape channels ({} DOR \
+                     classes; direct and indirect dependencies) is acyclic",
+                    r.vc_classes
+                ),
+                (Some(true), RoutingAlgorithm::Disha) => "recovered: adaptive channels may \
+                     deadlock; blocked packets time out and leave one at a time over the \
+                     recovery path, whose dependency graph is acyclic"
+                    .to_string(),
+                (Some(false), _) => {
+                    "POSSIBLE: the channel dependency graph has a cycle".to_string()
+                }
+                (None, _) => skipped(),
             },
         ),
         (

@@ -72,10 +72,18 @@ fn run_one(args: ExperimentRunArgs) -> CliResult {
         println!("(quick mode: short runs for checking, not a reproduction)");
     }
     print!("{}", experiments::table(&outcome.comparisons));
-    let written: Vec<String> = std::iter::once(&summary_path)
-        .chain(&outcome.files)
-        .map(|p| p.display().to_string())
-        .collect();
-    println!("wrote {}", written.join(", "));
+    if outcome.files.len() <= 6 {
+        let written: Vec<String> = std::iter::once(&summary_path)
+            .chain(&outcome.files)
+            .map(|p| p.display().to_string())
+            .collect();
+        println!("wrote {}", written.join(", "));
+    } else {
+        println!(
+            "wrote summary.json and {} plot files (listed in it) in {}",
+            outcome.files.len(),
+            ctx.out.display()
+        );
+    }
     Ok(())
 }

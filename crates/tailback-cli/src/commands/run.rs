@@ -74,26 +74,22 @@ fn write_outputs(out: &Path, cfg: &Config, report: &RunReport) -> anyhow::Result
         &report.latency_cdf,
     )?);
     if let [width, height] = cfg.topology.dims[..] {
-        let (width, height) = (width as usize, height as usize);
         written.extend(tailback_plot::node_heatmap(
             &out.join("accepted_per_node"),
             &format!("Accepted throughput per node: {title}"),
-            width,
-            height,
+            (width as usize, height as usize),
             &report.accepted_per_node,
             "flits/cycle",
+            None,
         )?);
-        for snapshot in &report.occupancy {
-            written.extend(tailback_plot::node_heatmap(
-                &out.join(format!("occupancy_{}", snapshot.cycle)),
-                &format!("Buffer occupancy at cycle {}: {title}", snapshot.cycle),
-                width,
-                height,
-                &snapshot.per_router,
-                "occupied fraction",
-            )?);
-        }
     }
+    written.extend(crate::occupancy::plot(
+        out,
+        "",
+        &title,
+        &cfg.topology.dims,
+        &report.occupancy,
+    )?);
     if !report.series.is_empty() {
         written.push(crate::series::write_csv(
             &out.join("series.csv"),

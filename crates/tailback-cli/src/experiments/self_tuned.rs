@@ -2,10 +2,10 @@
 //! Networks", HPCA 2001 (seed 000): Figs. 1, 3, 4, 5 and 7.
 //!
 //! Base configuration: `experiments/self-tuned/network.toml`; bursty load:
-//! `experiments/self-tuned/bursty.toml`. Latencies compared with the paper's are network
-//! latencies (injection to delivery): past saturation sources queue without bound, and the
-//! paper's Tune latencies (about 160 cycles under a load above the network's capacity) can only
-//! exclude source queueing.
+//! `experiments/self-tuned/bursty.toml`. The load sweeps plot network latency (injection to
+//! delivery): past saturation their sources queue without bound. The bursty load gives each
+//! source a one-packet queue (a node that cannot inject stops generating), so its latencies are
+//! creation to delivery, as the paper's.
 
 use std::collections::BTreeMap;
 
@@ -17,7 +17,15 @@ use super::{Comparison, Context, Experiment, Job, Outcome, run_jobs};
 use crate::error::{CliError, CliResult};
 
 const NETWORK: &str = include_str!("../../../../experiments/self-tuned/network.toml");
-const BURSTY: &str = include_str!("../../../../experiments/self-tuned/bursty.toml");
+/// Overlays on the base configuration: (file, text).
+const BURSTY: (&str, &str) = (
+    "experiments/self-tuned/bursty.toml",
+    include_str!("../../../../experiments/self-tuned/bursty.toml"),
+);
+const HOTSPOT: (&str, &str) = (
+    "experiments/self-tuned/hotspot.toml",
+    include_str!("../../../../experiments/self-tuned/hotspot.toml"),
+);
 
 /// The experiments of this paper.
 pub fn experiments() -> Vec<Experiment> {
@@ -47,6 +55,12 @@ pub fn experiments() -> Vec<Experiment> {
             run: fig5,
         },
         Experiment {
+            name: "self-tuned-tree",
+            title: "A congestion tree growing from a hot spot, without throttling and with self-tuning (buffer occupancy maps)",
+            source: "illustration of Thottethodi et al., HPCA 2001 (seed 000), section 1; no figure",
+            run: tree,
+        },
+        Experiment {
             name: "self-tuned-fig7",
             title: "Bursty load: delivered throughput over time and average latency of Base, ALO and Tune",
             source: "Thottethodi et al., HPCA 2001 (seed 000), Figs. 6 and 7, section 5.2.3",
@@ -55,11 +69,19 @@ pub fn experiments() -> Vec<Experiment> {
     ]
 }
 
-/// The two deadlock configurations: name and routing setting.
-const DEADLOCK: [(&str, &str); 2] = [
-    ("recovery", "routing.algorithm=disha"),
-    ("avoidance", "routing.algorithm=duato"),
+/// The two deadlock configurations: name and settings. The paper's avoidance network has one
+/// escape VC and two adaptive ones; dimension-order routing on a torus needs two escape classes
+/// (one VC each), so ours has four VCs, keeping the paper's two adaptive VCs.
+const DEADLOCK: [(&str, &[&str]); 2] = [
+    ("recovery", &["routing.algorithm=disha"]),
+    ("avoidance", AVOIDANCE),
 ];
+
+/// Duato's protocol with two escape VCs and two adaptive ones.
+const AVOIDANCE: &[&str] = &["routing.algorithm=duato", "router.vcs=4"];
+
+/// Duato's protocol within the paper's three VCs: two escape VCs and one adaptive VC.
+const AVOIDANCE_THREE_VCS: &[&str] = &["routing.algorithm=duato", "router.vcs=3"];
 
 /// The mechanisms compared in Figs. 3 and 7.
 const MECHANISMS: [(&str, &[&str]); 3] = [
@@ -77,14 +99,12 @@ fn loads(ctx: &Context) -> Vec<f64> {
     }
 }
 
-/// The base configuration tree, with the bursty-load file merged in when asked.
-fn base(bursty: bool) -> CliResult<toml::Table> {
+/// The base configuration tree, with an overlay file merged in.
+fn base(overlay: Option<(&str, &str)>) -> CliResult<toml::Table> {
     let mut table =
         tailback_core::config::parse_table(NETWORK, "experiments/self-tuned/network.toml")?;
-    if bursty {
-        let over =
-            tailback_core::config::parse_table(BURSTY, "experiments/self-tuned/bursty.toml")?;
-        merge(&mut table, over);
+    if let Some((file, text)) = overlay {
+        merge(&mut table, tailback_core::config::parse_table(text, file)?);
     }
     Ok(table)
 }
@@ -122,7 +142,7 @@ fn job(ctx: &Context, table: &toml::Table, id: String, sets: &[&str]) -> CliResu
 
 /// Jobs of a load sweep for each named variant; ids are `variant@load`.
 fn load_sweep(ctx: &Context, variants: &[(String, Vec<String>)]) -> CliResult<Vec<Job>> {
-    let table = base(false)?;
+    let table = base(None)?;
     let mut jobs = Vec::new();
     for (name, sets) in variants {
         for load in loads(ctx) {
@@ -161,29 +181,99 @@ fn curve(ctx: &Context, reports: &BTreeMap<String, RunReport>, name: &str) -> Ve
         .collect()
 }
 
-/// Peak accepted throughput, the load it was reached at, and the throughput at the highest load.
-fn peak_and_last(points: &[LoadPoint]) -> (f64, f64, f64) {
-    let peak = points
-        .iter()
-        .max_by(|a, b| a.accepted.total_cmp(&b.accepted))
-        .map_or((0.0, 0.0), |p| (p.accepted, p.offered));
-    (peak.0, peak.1, points.last().map_or(0.0, |p| p.accepted))
+/// A load curve past saturation: its peak, and what it delivers at the loads above the first
+/// one that comes within 5% of the peak (the knee).
+#[derive(Debug, Clone, Copy)]
+struct PastKnee {
+    peak: f64,
+    /// Load of the peak.
+    peak_load: f64,
+    /// Load of the knee.
+    knee_load: f64,
+    /// Mean and lowest accepted throughput at the loads above the knee (the peak when there
+    /// are none).
+    mean: f64,
+    lowest: f64,
 }
 
-/// "peak 0.232 at 0.30; 0.051 at 0.80 (22% of peak)".
-fn describe_curve(points: &[LoadPoint]) -> String {
-    let (peak, at, last) = peak_and_last(points);
-    let top = points.last().map_or(0.0, |p| p.offered);
-    format!(
-        "peak {peak:.3} at {at:.2}; {last:.3} at {top:.2} ({:.0}% of peak)",
-        100.0 * last / peak.max(1e-12)
-    )
+impl PastKnee {
+    fn of(points: &[LoadPoint]) -> PastKnee {
+        let (peak, peak_load) = points
+            .iter()
+            .max_by(|a, b| a.accepted.total_cmp(&b.accepted))
+            .map_or((0.0, 0.0), |p| (p.accepted, p.offered));
+        let knee = points
+            .iter()
+            .position(|p| p.accepted >= 0.95 * peak)
+            .unwrap_or(0);
+        let beyond: Vec<f64> = points[knee + 1..].iter().map(|p| p.accepted).collect();
+        let (mean, lowest) = if beyond.is_empty() {
+            (peak, peak)
+        } else {
+            (
+                beyond.iter().sum::<f64>() / beyond.len() as f64,
+                beyond.iter().copied().fold(f64::INFINITY, f64::min),
+            )
+        };
+        PastKnee {
+            peak,
+            peak_load,
+            knee_load: points.get(knee).map_or(0.0, |p| p.offered),
+            mean,
+            lowest,
+        }
+    }
+
+    /// Mean past the knee as a fraction of the peak.
+    fn mean_share(&self) -> f64 {
+        self.mean / self.peak.max(1e-12)
+    }
+
+    /// Lowest past the knee as a fraction of the peak.
+    fn lowest_share(&self) -> f64 {
+        self.lowest / self.peak.max(1e-12)
+    }
+
+    /// "peak 0.300 at 0.30; above 0.30: mean 0.174 (58%), lowest 0.160 (53%)".
+    fn describe(&self) -> String {
+        format!(
+            "peak {:.3} at {:.2}; above {:.2}: mean {:.3} ({:.0}%), lowest {:.3} ({:.0}%)",
+            self.peak,
+            self.peak_load,
+            self.knee_load,
+            self.mean,
+            100.0 * self.mean_share(),
+            self.lowest,
+            100.0 * self.lowest_share()
+        )
+    }
 }
 
-/// Throughput at the highest load as a fraction of the peak.
-fn retained(points: &[LoadPoint]) -> f64 {
-    let (peak, _, last) = peak_and_last(points);
-    last / peak.max(1e-12)
+/// A comparison of a curve past saturation with the paper's claim about it: `holds` judges
+/// the curve.
+fn judge(
+    what: impl Into<String>,
+    claim: &str,
+    points: &[LoadPoint],
+    holds: fn(&PastKnee) -> bool,
+) -> Comparison {
+    let past = PastKnee::of(points);
+    Comparison::new(what, claim, past.describe(), Some(holds(&past)))
+}
+
+/// The curve collapses: past the knee it delivers on average less than 75% of its peak.
+fn collapses(p: &PastKnee) -> bool {
+    p.mean_share() < 0.75
+}
+
+/// The curve degrades: past the knee it delivers on average less than 85% of its peak.
+fn degrades(p: &PastKnee) -> bool {
+    p.mean_share() < 0.85
+}
+
+/// The curve holds: past the knee it never falls more than 15% below its peak.
+fn holds_peak(p: &PastKnee) -> bool {
+    p.lowest_share() >= 0.85
 }
 
 /// A plot series from a curve.
@@ -268,15 +358,18 @@ fn fig1(ctx: &Context) -> CliResult<Outcome> {
     let mut comparisons: Vec<Comparison> = curves
         .iter()
         .map(|(name, points)| {
-            Comparison::new(
+            judge(
                 format!("{name}: throughput past saturation"),
                 "rises, then drops sharply",
-                describe_curve(points),
-                Some(retained(points) < 0.75),
+                points,
+                collapses,
             )
         })
         .collect();
-    let (uniform_at, butterfly_at) = (peak_and_last(&curves[0].1).1, peak_and_last(&curves[1].1).1);
+    let (uniform_at, butterfly_at) = (
+        PastKnee::of(&curves[0].1).peak_load,
+        PastKnee::of(&curves[1].1).peak_load,
+    );
     comparisons.push(Comparison::new(
         "saturation load, uniform vs butterfly",
         "different",
@@ -290,10 +383,18 @@ fn fig3(ctx: &Context) -> CliResult<Outcome> {
     let mut specs = Vec::new();
     for (deadlock, routing) in DEADLOCK {
         for (mechanism, sets) in MECHANISMS {
-            let mut all = vec![routing, "traffic.pattern=uniform"];
+            let mut all = vec!["traffic.pattern=uniform"];
+            all.extend_from_slice(routing);
             all.extend_from_slice(sets);
             specs.push((format!("{mechanism}, {deadlock}"), all));
         }
+    }
+    // Within the paper's three VCs, Duato's protocol on a torus keeps one adaptive VC.
+    for (mechanism, sets) in [MECHANISMS[0], MECHANISMS[2]] {
+        let mut all = vec!["traffic.pattern=uniform"];
+        all.extend_from_slice(AVOIDANCE_THREE_VCS);
+        all.extend_from_slice(sets);
+        specs.push((format!("{mechanism}, avoidance, 3 VCs"), all));
     }
     let specs = variants(&specs);
     let reports = run_jobs(ctx, &load_sweep(ctx, &specs)?)?;
@@ -307,23 +408,23 @@ fn fig3(ctx: &Context) -> CliResult<Outcome> {
     let mut comparisons = Vec::new();
     for (deadlock, _) in DEADLOCK {
         let get = |m: &str| by_name[format!("{m}, {deadlock}").as_str()];
-        comparisons.push(Comparison::new(
+        comparisons.push(judge(
             format!("Base, {deadlock}"),
             "collapses past saturation",
-            describe_curve(get("Base")),
-            Some(retained(get("Base")) < 0.75),
+            get("Base"),
+            collapses,
         ));
-        comparisons.push(Comparison::new(
+        comparisons.push(judge(
             format!("ALO, {deadlock}"),
             "helps early, still degrades",
-            describe_curve(get("ALO")),
-            Some(retained(get("ALO")) < 0.85),
+            get("ALO"),
+            degrades,
         ));
-        comparisons.push(Comparison::new(
+        comparisons.push(judge(
             format!("Tune, {deadlock}"),
             "stays near its peak",
-            describe_curve(get("Tune")),
-            Some(retained(get("Tune")) >= 0.85),
+            get("Tune"),
+            holds_peak,
         ));
         let latency_at_top = |m: &str| get(m).last().and_then(|p| p.network_latency);
         if let (Some(tune), Some(base)) = (latency_at_top("Tune"), latency_at_top("Base")) {
@@ -334,6 +435,15 @@ fn fig3(ctx: &Context) -> CliResult<Outcome> {
                 Some(tune < base),
             ));
         }
+    }
+    for mechanism in ["Base", "Tune"] {
+        let name = format!("{mechanism}, avoidance, 3 VCs");
+        comparisons.push(Comparison::new(
+            name.clone(),
+            "- (the paper's network has two adaptive VCs; this one has one)",
+            PastKnee::of(by_name[name.as_str()]).describe(),
+            None,
+        ));
     }
     let last = |name: &str| by_name[name].last().map_or(0.0, |p| p.accepted);
     let (recovery, avoidance) = (last("Base, recovery"), last("Base, avoidance"));
@@ -381,9 +491,10 @@ fn plot_series(
 }
 
 fn fig4(ctx: &Context) -> CliResult<Outcome> {
-    let table = base(false)?;
+    let table = base(None)?;
     let common = [
-        "routing.algorithm=duato",
+        AVOIDANCE[0],
+        AVOIDANCE[1],
         "traffic.pattern=uniform",
         // One packet every 10 cycles at every node: 1.6 flits/node/cycle.
         "traffic.rate=1.6",
@@ -499,58 +610,55 @@ fn fig5(ctx: &Context) -> CliResult<Outcome> {
             .expect("variant exists")
             .1
     };
-    let last = |name: &str| get(name).last().map_or(0.0, |p| p.accepted);
     let comparisons = vec![
-        Comparison::new(
+        judge(
             "Static 250, uniform",
             "works well",
-            describe_curve(get("Static 250, uniform")),
-            Some(retained(get("Static 250, uniform")) >= 0.85),
+            get("Static 250, uniform"),
+            holds_peak,
         ),
-        Comparison::new(
+        judge(
             "Static 250, butterfly",
             "does not prevent saturation",
-            describe_curve(get("Static 250, butterfly")),
-            Some(retained(get("Static 250, butterfly")) < 0.75),
+            get("Static 250, butterfly"),
+            collapses,
         ),
-        Comparison::new(
+        judge(
             "Static 50, butterfly",
             "works well",
-            describe_curve(get("Static 50, butterfly")),
-            Some(retained(get("Static 50, butterfly")) >= 0.85),
+            get("Static 50, butterfly"),
+            holds_peak,
         ),
         Comparison::new(
-            "Static 50 vs Tune, uniform, highest load",
+            "Static 50 vs Tune, uniform, mean above the knee",
             "Static 50 over-throttles",
             format!(
                 "{:.3} vs {:.3}",
-                last("Static 50, uniform"),
-                last("Tune, uniform")
+                PastKnee::of(get("Static 50, uniform")).mean,
+                PastKnee::of(get("Tune, uniform")).mean
             ),
-            Some(last("Static 50, uniform") < last("Tune, uniform")),
+            Some(
+                PastKnee::of(get("Static 50, uniform")).mean
+                    < PastKnee::of(get("Tune, uniform")).mean,
+            ),
         ),
-        Comparison::new(
-            "Tune, uniform",
-            "good",
-            describe_curve(get("Tune, uniform")),
-            Some(retained(get("Tune, uniform")) >= 0.85),
-        ),
-        Comparison::new(
+        judge("Tune, uniform", "good", get("Tune, uniform"), holds_peak),
+        judge(
             "Tune, butterfly",
             "good",
-            describe_curve(get("Tune, butterfly")),
-            Some(retained(get("Tune, butterfly")) >= 0.85),
+            get("Tune, butterfly"),
+            holds_peak,
         ),
     ];
     Ok(Outcome { comparisons, files })
 }
 
 fn fig7(ctx: &Context) -> CliResult<Outcome> {
-    let table = base(true)?;
+    let table = base(Some(BURSTY))?;
     let mut jobs = Vec::new();
     for (deadlock, routing) in DEADLOCK {
         for (mechanism, sets) in MECHANISMS {
-            let all: Vec<&str> = [routing].into_iter().chain(sets.iter().copied()).collect();
+            let all: Vec<&str> = routing.iter().chain(sets.iter()).copied().collect();
             jobs.push(job(ctx, &table, format!("{mechanism}, {deadlock}"), &all)?);
         }
     }
@@ -587,7 +695,7 @@ fn fig7(ctx: &Context) -> CliResult<Outcome> {
         let latency = |m: &str| {
             reports[&format!("{m}, {deadlock}")]
                 .summary
-                .network_latency
+                .latency
                 .mean
                 .unwrap_or(f64::NAN)
         };
@@ -611,5 +719,82 @@ fn fig7(ctx: &Context) -> CliResult<Outcome> {
             Some(latency("Tune") < 0.5 * latency("Base")),
         ));
     }
+    Ok(Outcome { comparisons, files })
+}
+
+/// Occupancy above which a router counts as part of the tree.
+const TREE_OCCUPANCY: f64 = 0.25;
+
+fn tree(ctx: &Context) -> CliResult<Outcome> {
+    let table = base(Some(HOTSPOT))?;
+    let variants = [("Base", MECHANISMS[0].1), ("Tune", MECHANISMS[2].1)];
+    let jobs = variants
+        .iter()
+        .map(|(name, sets)| job(ctx, &table, name.to_string(), sets))
+        .collect::<CliResult<Vec<_>>>()?;
+    let dims = jobs[0].config.topology.dims.clone();
+    let hot = jobs[0]
+        .config
+        .traffic
+        .hotspot_nodes
+        .as_ref()
+        .and_then(|h| h.first().copied())
+        .unwrap_or(0) as usize;
+    let reports = run_jobs(ctx, &jobs)?;
+    let mut files = Vec::new();
+    for (name, _) in variants {
+        files.extend(crate::occupancy::plot(
+            &ctx.out,
+            &format!("tree-{}-", name.to_lowercase()),
+            &format!("hot spot, {name}"),
+            &dims,
+            &reports[name].occupancy,
+        )?);
+    }
+    let runs: Vec<(String, &[SeriesRow])> = variants
+        .iter()
+        .map(|(name, _)| (name.to_string(), reports[*name].series.as_slice()))
+        .collect();
+    files.extend(plot_series(ctx, "tree-series", "Hot spot", &runs)?);
+    let (base, tune) = (&reports["Base"], &reports["Tune"]);
+    let mut comparisons = Vec::new();
+    for (b, t) in base.occupancy.iter().zip(&tune.occupancy) {
+        let in_tree =
+            |per_router: &[f64]| per_router.iter().filter(|&&o| o > TREE_OCCUPANCY).count();
+        comparisons.push(Comparison::new(
+            format!(
+                "routers over {:.0}% full at cycle {}",
+                100.0 * TREE_OCCUPANCY,
+                b.cycle
+            ),
+            "-",
+            format!(
+                "Base {}, Tune {} of {}",
+                in_tree(&b.per_router),
+                in_tree(&t.per_router),
+                b.per_router.len()
+            ),
+            None,
+        ));
+    }
+    let others = |r: &RunReport| {
+        let per_node = &r.accepted_per_node;
+        (per_node.iter().sum::<f64>() - per_node[hot]) / (per_node.len() - 1) as f64
+    };
+    comparisons.push(Comparison::new(
+        format!("accepted at the hot node {hot} (flits/cycle; it can take 1)"),
+        "-",
+        format!(
+            "Base {:.3}, Tune {:.3}",
+            base.accepted_per_node[hot], tune.accepted_per_node[hot]
+        ),
+        None,
+    ));
+    comparisons.push(Comparison::new(
+        "accepted at the other nodes (mean, flits/node/cycle)",
+        "-",
+        format!("Base {:.3}, Tune {:.3}", others(base), others(tune)),
+        None,
+    ));
     Ok(Outcome { comparisons, files })
 }

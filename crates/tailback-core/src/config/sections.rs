@@ -288,6 +288,10 @@ pub struct NicConfig {
     pub ejection_latency: u32,
     /// Flits per cycle the NIC consumes from the network, in (0, 1].
     pub ejection_rate: f64,
+    /// Most packets waiting in the source queue for injection to start (the one being
+    /// injected is not counted); a packet created when it is full is refused. Absent: unbounded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_queue_packets: Option<u32>,
 }
 
 impl NicConfig {
@@ -301,6 +305,7 @@ impl NicConfig {
                 |x| x > 0.0 && x <= 1.0,
                 "greater than 0 and at most 1 (flits/cycle)",
             ),
+            source_queue_packets: s.opt_int("source_queue_packets", 1, 1 << 20),
         };
         s.finish();
         cfg
@@ -334,6 +339,16 @@ choice_enum! {
         RandomPair = "random_pair",
         /// A fraction of packets goes to a set of hot nodes, the rest is uniform.
         Hotspot = "hotspot",
+    }
+}
+
+choice_enum! {
+    /// What happens to a packet whose destination is its own source.
+    pub enum SelfPackets {
+        /// Created and delivered through the source's own router (zero hops).
+        Deliver = "deliver",
+        /// Not created: the source leaves that creation slot empty.
+        Skip = "skip",
     }
 }
 
@@ -386,6 +401,8 @@ pub struct TrafficConfig {
     pub process: ProcessKind,
     /// Periodic only: each packet is delayed by up to this fraction of the interval.
     pub jitter: Option<f64>,
+    /// Packets addressed to their own source: delivered locally or not created.
+    pub self_packets: SelfPackets,
     /// A schedule of phases replacing `pattern` and `rate`.
     pub phases: Option<Vec<PhaseConfig>>,
     /// With `phases` only: whether the schedule starts over after its last phase (otherwise
@@ -413,6 +430,8 @@ impl Serialize for TrafficConfig {
             #[serde(skip_serializing_if = "Option::is_none")]
             jitter: Option<f64>,
             #[serde(skip_serializing_if = "Option::is_none")]
+            self_packets: Option<SelfPackets>,
+            #[serde(skip_serializing_if = "Option::is_none")]
             phases: Option<&'a Vec<PhaseConfig>>,
             #[serde(skip_serializing_if = "Option::is_none")]
             repeat_phases: Option<bool>,
@@ -427,6 +446,7 @@ impl Serialize for TrafficConfig {
             packet_flits: self.packet_flits,
             process: self.process,
             jitter: self.jitter,
+            self_packets: Some(self.self_packets).filter(|&x| x != SelfPackets::Deliver),
             phases: self.phases.as_ref(),
             repeat_phases: self.repeat_phases,
         }
@@ -624,6 +644,7 @@ impl TrafficConfig {
             process,
             jitter: Some(s.float("jitter", 0.0, |x| (0.0..=1.0).contains(&x), "from 0 to 1"))
                 .filter(|_| process == ProcessKind::Periodic),
+            self_packets: s.choice("self_packets", SelfPackets::Deliver),
             repeat_phases: Some(s.boolean("repeat_phases", true)).filter(|_| phases.is_some()),
             phases,
         };

@@ -105,6 +105,12 @@ impl Dor {
         }
     }
 
+    /// Whether the classes count dateline crossings (`routing.datelines`), which makes an
+    /// escape hop's class depend on the direction the rest of the route takes around each ring.
+    pub fn counts_crossings(&self) -> bool {
+        matches!(self.scheme, ClassScheme::Datelines { .. })
+    }
+
     /// Number of VC classes the scheme uses.
     pub fn classes(&self) -> usize {
         self.class_vcs.len()
@@ -202,10 +208,11 @@ impl Dor {
         count
     }
 
-    /// Local ports of every minimal hop from `router` towards `dst` (both directions of a ring
-    /// at distance exactly k/2); empty at the destination.
+    /// Local ports of every minimal hop from `router` towards `dst`; empty at the destination.
+    /// On a ring at distance exactly k/2 both directions are minimal; with `ties_both_ways`
+    /// false only the one the tie rule picks counts.
     #[inline]
-    pub fn minimal_ports(&self, router: usize, dst: usize) -> u64 {
+    pub fn minimal_ports(&self, router: usize, dst: usize, ties_both_ways: bool) -> u64 {
         let n = self.dims.len();
         let here = &self.coords[router * n..router * n + n];
         let there = &self.coords[dst * n..dst * n + n];
@@ -219,6 +226,9 @@ impl Dor {
             let forward = (t + k - c) % k;
             let (plus, minus) = if !self.wrap {
                 (t > c, t < c)
+            } else if 2 * forward == k && !ties_both_ways {
+                let positive = self.positive(d, c, t);
+                (positive, !positive)
             } else {
                 (2 * forward <= k, 2 * forward >= k)
             };
@@ -402,17 +412,19 @@ mod tests {
             2,
         );
         // From (1,0) to (5,2): distance 4 in x is a tie (both x ports), y goes positive.
-        let ports = torus.minimal_ports(1, 5 + 2 * 8);
+        let ports = torus.minimal_ports(1, 5 + 2 * 8, true);
         assert_eq!(ports, 0b0111);
+        // Following the balanced tie rule, odd coordinates take the tie the negative way.
+        assert_eq!(torus.minimal_ports(1, 5 + 2 * 8, false), 0b0110);
         assert_eq!(torus.distance(1, 5 + 2 * 8), 6);
-        assert_eq!(torus.minimal_ports(9, 9), 0);
+        assert_eq!(torus.minimal_ports(9, 9, true), 0);
         assert_eq!(torus.diameter(), 8);
         let mesh = Dor::new(
             &CubeShape::new(vec![4, 3], false),
             &cfg(None, TieBreak::Balanced),
             1,
         );
-        assert_eq!(mesh.minimal_ports(11, 0), 0b1010);
+        assert_eq!(mesh.minimal_ports(11, 0, true), 0b1010);
         assert_eq!(mesh.distance(11, 0), 5);
         assert_eq!(mesh.diameter(), 5);
     }

@@ -49,6 +49,11 @@ pub enum DeadlockHandling {
 pub struct Adaptive {
     dor: Dor,
     adaptive_vcs: u32,
+    /// Whether adaptive hops may take either direction of a ring at distance k/2. Duato with
+    /// dateline classes may not: going the other way than the escape route would change the
+    /// datelines the rest of the route crosses, and so lower the class of a later escape hop,
+    /// which closes cycles in the extended dependency graph.
+    ties_both_ways: bool,
 }
 
 /// A built routing function.
@@ -60,6 +65,13 @@ pub enum Routing {
     Duato(Adaptive),
     /// Fully adaptive on all VCs, with deadlock recovery.
     Disha(Adaptive),
+}
+
+impl Adaptive {
+    #[inline]
+    fn minimal_ports(&self, router: usize, dst: usize) -> u64 {
+        self.dor.minimal_ports(router, dst, self.ties_both_ways)
+    }
 }
 
 impl Routing {
@@ -74,6 +86,7 @@ impl Routing {
                 let escape_vcs = (1u32 << dor.classes()) - 1;
                 Routing::Duato(Adaptive {
                     adaptive_vcs: dor.all_vcs() & !escape_vcs,
+                    ties_both_ways: !dor.counts_crossings(),
                     dor,
                 })
             }
@@ -81,6 +94,7 @@ impl Routing {
                 let dor = Dor::escape(shape, &cfg.routing, vcs);
                 Routing::Disha(Adaptive {
                     adaptive_vcs: dor.all_vcs(),
+                    ties_both_ways: true,
                     dor,
                 })
             }
@@ -100,11 +114,11 @@ impl Routing {
             },
             Routing::Duato(a) => Route {
                 escape: a.dor.escape_hop(r, d),
-                adaptive_ports: a.dor.minimal_ports(r, d),
+                adaptive_ports: a.minimal_ports(r, d),
                 adaptive_vcs: a.adaptive_vcs,
             },
             Routing::Disha(a) => {
-                let adaptive_ports = a.dor.minimal_ports(r, d);
+                let adaptive_ports = a.minimal_ports(r, d);
                 let escape = if adaptive_ports == 0 {
                     a.dor.escape_hop(r, d)
                 } else {
@@ -133,9 +147,13 @@ impl Routing {
         }
     }
 
-    /// Local ports of every minimal hop from `router` towards node `dst` (empty there).
+    /// Local ports of every minimal hop from `router` towards node `dst` (empty there): the
+    /// hops adaptive routing may take (for DOR, every minimal hop).
     pub fn minimal_ports(&self, router: RouterId, dst: usize) -> u64 {
-        self.dor().minimal_ports(router.index(), dst)
+        match self {
+            Routing::Dor(dor) => dor.minimal_ports(router.index(), dst, true),
+            Routing::Duato(a) | Routing::Disha(a) => a.minimal_ports(router.index(), dst),
+        }
     }
 
     /// Minimal number of hops from `router` to node `dst`.

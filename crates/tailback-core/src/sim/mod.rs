@@ -32,8 +32,10 @@ use crate::view::NetworkView;
 pub struct Progress {
     /// Current cycle.
     pub cycle: u64,
-    /// Packets created by all sources.
+    /// Packets created by all sources (refused ones included).
     pub created_packets: u64,
+    /// Packets refused by a full source queue.
+    pub refused_packets: u64,
     /// Packets delivered to their destinations.
     pub delivered_packets: u64,
     /// Flits consumed by destination NICs.
@@ -44,6 +46,8 @@ pub struct Progress {
     pub queued_packets: u64,
     /// Router-to-router flit traversals.
     pub flit_hops: u64,
+    /// Deadlock recoveries started (Disha).
+    pub deadlock_recoveries: u64,
 }
 
 /// Why a scripted packet was refused.
@@ -189,11 +193,13 @@ impl<C: CongestionControl> Simulation<C> {
         Progress {
             cycle: self.now,
             created_packets: self.stats.created_packets,
+            refused_packets: self.stats.refused_packets,
             delivered_packets: self.stats.delivered_packets,
             delivered_flits: self.stats.delivered_flits,
             in_flight_packets: self.packets.live() as u64,
             queued_packets: self.nics.queued_packets() as u64,
             flit_hops: self.flit_hops,
+            deadlock_recoveries: self.routers.recoveries(),
         }
     }
 
@@ -302,8 +308,8 @@ impl<C: CongestionControl> Simulation<C> {
     }
 
     /// Adds a packet of `flits` flits from `src` to `dst`, created now, to the back of `src`'s
-    /// source queue, besides the configured workload. Use it to script traffic in tests and
-    /// tools; [`step`](Self::step) then moves it like any other packet.
+    /// source queue (whatever its limit), besides the configured workload. Use it to script
+    /// traffic in tests and tools; [`step`](Self::step) then moves it like any other packet.
     pub fn offer(&mut self, src: NodeId, dst: NodeId, flits: u32) -> Result<(), OfferError> {
         let nodes = self.topology.node_count();
         for node in [src, dst] {
@@ -327,7 +333,7 @@ impl<C: CongestionControl> Simulation<C> {
             dst: dst.index() as u32,
             flits,
         };
-        self.stats.on_created(src.index(), &packet);
+        self.stats.on_created(src.index(), &packet, true);
         self.nics.enqueue(src.index(), packet);
         Ok(())
     }
@@ -395,8 +401,13 @@ impl<C: CongestionControl> Simulation<C> {
             self.arrivals.pop();
             let node = node as usize;
             let packet = self.workload.take(node);
-            self.stats.on_created(node, &packet);
-            self.nics.enqueue(node, packet);
+            let queued = self
+                .nics
+                .has_room(node, self.config.nic.source_queue_packets);
+            self.stats.on_created(node, &packet, queued);
+            if queued {
+                self.nics.enqueue(node, packet);
+            }
             let next = self.workload.next_time(node);
             if next != NEVER {
                 self.arrivals.push(Reverse((next, node as u32)));

@@ -22,7 +22,7 @@ pub(crate) use pattern::check_pattern;
 use rand::RngExt;
 use rand_distr::{Distribution, Geometric};
 
-use crate::config::{PatternKind, ProcessKind, TrafficConfig};
+use crate::config::{PatternKind, ProcessKind, SelfPackets, TrafficConfig};
 use crate::rng::{self, Purpose, StreamRng};
 use crate::topology::CubeShape;
 
@@ -96,6 +96,8 @@ struct Source {
     destinations: StreamRng,
     /// Creation time of the next packet ([`NEVER`] if none).
     next: u64,
+    /// Destination of the next packet.
+    dst: u32,
     /// The phase `next` falls in, and that phase's absolute bounds `[start, end)`.
     phase: usize,
     start: u64,
@@ -117,6 +119,8 @@ pub struct Workload {
     /// Whether the schedule starts over after its last phase.
     repeat: bool,
     packet_flits: u32,
+    /// Whether packets addressed to their source are left out.
+    skip_self: bool,
     sources: Vec<Source>,
 }
 
@@ -163,35 +167,44 @@ impl Workload {
         }
         let active = phases.iter().any(|p| !matches!(p.process, Process::Silent));
         let repeat = cfg.phases.is_some() && cfg.repeat_phases.unwrap_or(true);
-        let sources = (0..shape.nodes() as u64)
-            .map(|node| {
-                let mut s = Source {
-                    arrivals: rng::stream(seed, node, Purpose::Arrivals),
-                    destinations: rng::stream(seed, node, Purpose::Destinations),
-                    next: NEVER,
-                    phase: 0,
-                    start: 0,
-                    end: phases[0].cycles,
-                    count: 0,
-                    offset: 0.0,
-                };
-                if active {
-                    if cfg.process == ProcessKind::Periodic {
-                        s.offset = s.arrivals.random::<f64>();
-                    }
-                    s.next = advance(&phases, repeat, &mut s, 0);
-                }
-                s
-            })
-            .collect();
-        Workload {
+        let mut workload = Workload {
             patterns,
             phases,
             period: offset,
             repeat,
             packet_flits: cfg.packet_flits,
-            sources,
+            skip_self: cfg.self_packets == SelfPackets::Skip,
+            sources: Vec::with_capacity(shape.nodes()),
+        };
+        for node in 0..shape.nodes() {
+            let mut s = Source {
+                arrivals: rng::stream(seed, node as u64, Purpose::Arrivals),
+                destinations: rng::stream(seed, node as u64, Purpose::Destinations),
+                next: NEVER,
+                dst: node as u32,
+                phase: 0,
+                start: 0,
+                end: workload.phases[0].cycles,
+                count: 0,
+                offset: 0.0,
+            };
+            if active {
+                if cfg.process == ProcessKind::Periodic {
+                    s.offset = s.arrivals.random::<f64>();
+                }
+                draw_next(
+                    &workload.phases,
+                    &workload.patterns,
+                    repeat,
+                    workload.skip_self,
+                    node as u32,
+                    &mut s,
+                    0,
+                );
+            }
+            workload.sources.push(s);
         }
+        workload
     }
 
     /// The destination pattern of the first phase (the only one without phases).
@@ -230,20 +243,74 @@ impl Workload {
     /// Takes `node`'s next packet and draws the one after it. The packet's destination follows
     /// the pattern of the phase it is created in.
     pub fn take(&mut self, node: usize) -> Offered {
-        let source = &mut self.sources[node];
-        let created = source.next;
-        let pattern = &self.patterns[self.phases[source.phase].pattern];
-        let dst = pattern.pick(node as u32, &mut source.destinations);
-        source.next = if created == NEVER {
-            NEVER
-        } else {
-            advance(&self.phases, self.repeat, source, created + 1)
+        let Workload {
+            patterns,
+            phases,
+            repeat,
+            packet_flits,
+            skip_self,
+            sources,
+            ..
+        } = self;
+        let source = &mut sources[node];
+        let offered = Offered {
+            created: source.next,
+            dst: source.dst,
+            flits: *packet_flits,
         };
-        Offered {
-            created,
-            dst,
-            flits: self.packet_flits,
+        if source.next != NEVER {
+            let from = source.next + 1;
+            draw_next(
+                phases,
+                patterns,
+                *repeat,
+                *skip_self,
+                node as u32,
+                source,
+                from,
+            );
         }
+        offered
+    }
+}
+
+/// Draws `source`'s next packet at or after cycle `from`: its creation time, then its
+/// destination from the pattern of the phase it falls in. With `skip_self`, a packet addressed
+/// to `node` itself is dropped and the following one drawn (a phase whose pattern sends every
+/// packet of `node` to itself is passed over whole).
+fn draw_next(
+    phases: &[Phase],
+    patterns: &[Destinations],
+    repeat: bool,
+    skip_self: bool,
+    node: u32,
+    source: &mut Source,
+    mut from: u64,
+) {
+    let mut passed_over = 0;
+    loop {
+        source.next = advance(phases, repeat, source, from);
+        if source.next == NEVER {
+            return;
+        }
+        let pattern = &patterns[phases[source.phase].pattern];
+        source.dst = pattern.pick(node, &mut source.destinations);
+        if !(skip_self && source.dst == node) {
+            return;
+        }
+        from = if pattern.only_to_self(node) {
+            passed_over += 1;
+            if passed_over > phases.len() || source.end == NEVER {
+                source.next = NEVER;
+                return;
+            }
+            // Nothing of this phase can be sent: leave it (a periodic source by running out
+            // of slots, any source by starting from the phase's end).
+            source.count = u64::MAX;
+            source.end
+        } else {
+            source.next + 1
+        };
     }
 }
 
@@ -551,5 +618,57 @@ mod tests {
             single.distribution(src, |d, _| t.push(d));
         }
         assert_eq!(table(0), t);
+    }
+
+    #[test]
+    fn skipped_self_packets_leave_fixed_points_silent_and_others_unchanged() {
+        // Butterfly on 16 nodes swaps bits 3 and 0: nodes with equal bits send to themselves.
+        let single = |skip: &str| phased(&format!("pattern = \"butterfly\"\nrate = 0.3\n{skip}"));
+        let (mut deliver, mut skip) = (single(""), single("self_packets = \"skip\""));
+        for node in 0..16 {
+            let fixed = (node & 1) == (node >> 3);
+            let (all, kept) = (
+                packets(&mut deliver, node, 5000),
+                packets(&mut skip, node, 5000),
+            );
+            assert!(!all.is_empty());
+            if fixed {
+                assert!(all.iter().all(|p| p.dst == node as u32));
+                assert!(kept.is_empty());
+                assert_eq!(skip.next_time(node), NEVER);
+            } else {
+                assert_eq!(all, kept);
+            }
+        }
+        // In a repeating schedule a fixed point still sends in every phase that lets it.
+        for process in ["bernoulli", "periodic"] {
+            let mut w = phased(&format!(
+                "self_packets = \"skip\"\nprocess = \"{process}\"\n\
+                 [[traffic.phases]]\ncycles = 100\npattern = \"butterfly\"\nrate = 1\n\
+                 [[traffic.phases]]\ncycles = 100\npattern = \"neighbor\"\nrate = 1\n"
+            ));
+            let all = packets(&mut w, 0, 2000);
+            assert!(all.iter().all(|p| p.dst != 0 && (p.created / 100) % 2 == 1));
+            for phase in (1..20).step_by(2) {
+                let sent = all.iter().filter(|p| p.created / 100 == phase).count();
+                assert!(sent >= 5, "{process}: {sent} packets in phase {phase}");
+            }
+        }
+    }
+
+    #[test]
+    fn skipped_self_packets_thin_uniform_traffic_with_self() {
+        let mut w = phased(
+            "pattern = \"uniform\"\ninclude_self = true\nrate = 1\nself_packets = \"skip\"\n",
+        );
+        let all = packets(&mut w, 3, 80_000);
+        assert!(all.iter().all(|p| p.dst != 3));
+        // 10,000 packets offered, one in 16 addressed to the source and dropped.
+        let expected = 10_000.0 * 15.0 / 16.0;
+        assert!(
+            (all.len() as f64 - expected).abs() < 0.05 * expected,
+            "{}",
+            all.len()
+        );
     }
 }

@@ -118,6 +118,16 @@ impl Destinations {
         }
     }
 
+    /// Whether every packet of `src` is addressed to `src` itself.
+    pub fn only_to_self(&self, src: u32) -> bool {
+        match self {
+            Destinations::Fixed(table) => table[src as usize] == src,
+            Destinations::Uniform { nodes, .. } | Destinations::Hotspot { nodes, .. } => {
+                *nodes == 1
+            }
+        }
+    }
+
     /// Calls `visit(destination, probability)` for every destination `src` may send to.
     pub fn distribution(&self, src: u32, mut visit: impl FnMut(u32, f64)) {
         match self {

@@ -1,0 +1,185 @@
+//! End-to-end tests of `tailback experiment` and of the time-series and occupancy outputs of
+//! `tailback run`.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn tailback() -> Command {
+    Command::cargo_bin("tailback").expect("the tailback binary is built")
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn experiment_list_names_every_experiment_with_its_source() {
+    let output = tailback().args(["experiment", "list"]).output().unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    for name in [
+        "self-tuned-fig1",
+        "self-tuned-fig3",
+        "self-tuned-fig4",
+        "self-tuned-fig5",
+        "self-tuned-fig7",
+        "self-tuned-tree",
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("{name} not listed:\n{text}"));
+        assert!(line.contains("seed 000"), "{line}");
+    }
+}
+
+#[test]
+fn a_quick_experiment_writes_its_table_summary_and_plots_and_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fig4");
+    let run = |extra: &[&str]| {
+        tailback()
+            .args([
+                "experiment",
+                "run",
+                "self-tuned-fig4",
+                "--quick",
+                "-j",
+                "2",
+                "--out",
+            ])
+            .arg(&out)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let first = run(&[]);
+    assert!(first.status.success(), "{first:?}");
+    let table = String::from_utf8(first.stdout).unwrap();
+    assert!(table.contains("quick mode"), "{table}");
+    assert!(table.contains("paper") && table.contains("ours"), "{table}");
+    assert!(
+        table.contains("local-maximum") || table.contains("avoidance"),
+        "{table}"
+    );
+    let summary = read_json(&out.join("summary.json"));
+    assert_eq!(summary["experiment"], "self-tuned-fig4");
+    assert_eq!(summary["quick"], true);
+    let comparisons = summary["comparisons"].as_array().unwrap();
+    assert!(!comparisons.is_empty());
+    for c in comparisons {
+        assert!(c["paper"].is_string() && c["ours"].is_string(), "{c}");
+    }
+    let files = summary["files"].as_array().unwrap();
+    assert!(files.iter().any(|f| f.as_str().unwrap().ends_with(".png")));
+    for file in files {
+        assert!(
+            Path::new(file.as_str().unwrap()).is_file(),
+            "{file} missing"
+        );
+    }
+    // The finished runs are kept: a second run refuses to overwrite them, and a resumed one
+    // reruns nothing and reaches the same comparison.
+    let again = run(&[]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        String::from_utf8(again.stderr)
+            .unwrap()
+            .contains("--resume")
+    );
+    let resumed = run(&["--resume"]);
+    assert!(resumed.status.success(), "{resumed:?}");
+    assert!(
+        String::from_utf8(resumed.stderr)
+            .unwrap()
+            .contains("2 of 2 runs already done")
+    );
+    let resumed_summary = read_json(&out.join("summary.json"));
+    assert_eq!(resumed_summary["comparisons"], summary["comparisons"]);
+}
+
+#[test]
+fn the_tree_experiment_draws_occupancy_maps_of_both_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tree");
+    let output = tailback()
+        .args(["experiment", "run", "self-tuned-tree", "--quick", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    for run in ["base", "tune"] {
+        for cycle in [250, 1000, 5000] {
+            let map = out.join(format!("tree-{run}-occupancy_{cycle}.png"));
+            assert!(map.is_file(), "{} missing", map.display());
+        }
+    }
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.contains("routers over 25% full at cycle 1000"),
+        "{text}"
+    );
+}
+
+#[test]
+fn unknown_experiments_are_refused_with_the_list() {
+    let output = tailback()
+        .args(["experiment", "run", "fig99"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains("fig99") && stderr.contains("self-tuned-fig3"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_recorded_run_writes_its_time_series_and_occupancy_maps() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let output = tailback()
+        .args([
+            "run",
+            "--set",
+            "sim.warmup_cycles=200",
+            "--set",
+            "sim.measure_cycles=1000",
+            "--set",
+            "congestion.mechanism=self_tuned",
+            "--set",
+            "record.series_window=100",
+            "--set",
+            "record.occupancy_at=[150, 600]",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let csv = std::fs::read_to_string(out.join("series.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "cycle,offered,delivered,in_flight_packets,queued_packets,full_buffers,\
+         throttled_fraction,threshold,estimate,deadlock_recoveries"
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    // One row per 100-cycle window of the 1,200 measured-and-warm-up cycles (at least).
+    assert!(rows.len() >= 12, "{} rows", rows.len());
+    let cycles: Vec<u64> = rows.iter().map(|r| r[0].parse().unwrap()).collect();
+    assert_eq!(&cycles[..3], &[100, 200, 300]);
+    // Self-tuned throttling has a threshold.
+    assert!(rows.iter().all(|r| !r[7].is_empty()));
+    for file in [
+        "series.svg",
+        "series.png",
+        "occupancy_150.png",
+        "occupancy_600.svg",
+    ] {
+        assert!(out.join(file).is_file(), "{file} not written");
+    }
+}
