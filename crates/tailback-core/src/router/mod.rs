@@ -327,7 +327,7 @@ impl RouterSet {
     }
 
     /// Appends a flit to the input VC in `slot`; returns the owning router and the new occupancy.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push_flit(&mut self, slot: usize, flit: Flit) -> (usize, u32) {
         let capacity = self.capacity;
         let state = &mut self.ivc[slot];

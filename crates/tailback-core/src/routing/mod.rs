@@ -103,7 +103,7 @@ impl Routing {
 
     /// The channels a packet from `src` to `dst` whose head is at `router` in VC `class` may
     /// take next.
-    #[inline]
+    #[inline(always)]
     pub fn route(&self, router: RouterId, src: NodeId, dst: NodeId, class: u8) -> Route {
         let (r, d) = (router.index(), dst.index());
         match self {
