@@ -218,6 +218,19 @@ fn patterns_that_do_not_fit_the_network_are_rejected() {
 }
 
 #[test]
+fn occupancy_snapshots_after_the_run_are_rejected() {
+    let text = "[sim]\nwarmup_cycles = 100\nmeasure_cycles = 200\ndrain_cycles_max = 50\n\
+                [record]\noccupancy_at = [0, 349, 350]\n";
+    let issue = single_issue(text);
+    assert_issue(
+        &issue,
+        "record.occupancy_at[2]",
+        Some("350"),
+        &["ends by cycle 349"],
+    );
+}
+
+#[test]
 fn datelines_are_rejected_on_a_mesh_and_outside_the_ring() {
     let issue = single_issue("[topology]\nkind = \"mesh\"\n[routing]\ndatelines = [0, 4]\n");
     assert_issue(

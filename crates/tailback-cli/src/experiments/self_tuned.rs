@@ -331,29 +331,38 @@ fn plot_curves(
     Ok(files)
 }
 
-fn variants(specs: &[(String, Vec<&str>)]) -> Vec<(String, Vec<String>)> {
-    specs
+/// A load curve per named variant (`key=value` settings): runs the load sweeps and returns the
+/// reports by job id and the curves in variant order.
+type Curves = Vec<(String, Vec<LoadPoint>)>;
+
+fn sweep_curves(
+    ctx: &Context,
+    specs: &[(String, Vec<&str>)],
+) -> CliResult<(BTreeMap<String, RunReport>, Curves)> {
+    let specs: Vec<(String, Vec<String>)> = specs
         .iter()
         .map(|(name, sets)| (name.clone(), sets.iter().map(|s| s.to_string()).collect()))
-        .collect()
-}
-
-fn fig1(ctx: &Context) -> CliResult<Outcome> {
-    let specs = variants(&[
-        (
-            "uniform".into(),
-            vec!["routing.algorithm=disha", "traffic.pattern=uniform"],
-        ),
-        (
-            "butterfly".into(),
-            vec!["routing.algorithm=disha", "traffic.pattern=butterfly"],
-        ),
-    ]);
+        .collect();
     let reports = run_jobs(ctx, &load_sweep(ctx, &specs)?)?;
-    let curves: Vec<(String, Vec<LoadPoint>)> = specs
+    let curves = specs
         .iter()
         .map(|(name, _)| (name.clone(), curve(ctx, &reports, name)))
         .collect();
+    Ok((reports, curves))
+}
+
+fn fig1(ctx: &Context) -> CliResult<Outcome> {
+    let specs = [
+        (
+            "uniform".to_string(),
+            vec!["routing.algorithm=disha", "traffic.pattern=uniform"],
+        ),
+        (
+            "butterfly".to_string(),
+            vec!["routing.algorithm=disha", "traffic.pattern=butterfly"],
+        ),
+    ];
+    let (_, curves) = sweep_curves(ctx, &specs)?;
     let files = plot_curves(ctx, "fig1", "Base, deadlock recovery", &curves, false)?;
     let mut comparisons: Vec<Comparison> = curves
         .iter()
@@ -396,12 +405,7 @@ fn fig3(ctx: &Context) -> CliResult<Outcome> {
         all.extend_from_slice(sets);
         specs.push((format!("{mechanism}, avoidance, 3 VCs"), all));
     }
-    let specs = variants(&specs);
-    let reports = run_jobs(ctx, &load_sweep(ctx, &specs)?)?;
-    let curves: Vec<(String, Vec<LoadPoint>)> = specs
-        .iter()
-        .map(|(name, _)| (name.clone(), curve(ctx, &reports, name)))
-        .collect();
+    let (reports, curves) = sweep_curves(ctx, &specs)?;
     let files = plot_curves(ctx, "fig3", "Uniform traffic", &curves, true)?;
     let by_name: BTreeMap<&str, &Vec<LoadPoint>> =
         curves.iter().map(|(n, p)| (n.as_str(), p)).collect();
@@ -590,12 +594,7 @@ fn fig5(ctx: &Context) -> CliResult<Outcome> {
             specs.push((format!("{control}, {pattern}"), all));
         }
     }
-    let specs = variants(&specs);
-    let reports = run_jobs(ctx, &load_sweep(ctx, &specs)?)?;
-    let curves: Vec<(String, Vec<LoadPoint>)> = specs
-        .iter()
-        .map(|(name, _)| (name.clone(), curve(ctx, &reports, name)))
-        .collect();
+    let (_, curves) = sweep_curves(ctx, &specs)?;
     let files = plot_curves(
         ctx,
         "fig5",
@@ -728,9 +727,18 @@ const TREE_OCCUPANCY: f64 = 0.25;
 fn tree(ctx: &Context) -> CliResult<Outcome> {
     let table = base(Some(HOTSPOT))?;
     let variants = [("Base", MECHANISMS[0].1), ("Tune", MECHANISMS[2].1)];
+    // Quick runs are shorter than the last snapshot.
+    let quick: &[&str] = if ctx.quick {
+        &["record.occupancy_at=[250, 500, 1000, 2000, 5000]"]
+    } else {
+        &[]
+    };
     let jobs = variants
         .iter()
-        .map(|(name, sets)| job(ctx, &table, name.to_string(), sets))
+        .map(|(name, sets)| {
+            let all: Vec<&str> = sets.iter().chain(quick).copied().collect();
+            job(ctx, &table, name.to_string(), &all)
+        })
         .collect::<CliResult<Vec<_>>>()?;
     let dims = jobs[0].config.topology.dims.clone();
     let hot = jobs[0]

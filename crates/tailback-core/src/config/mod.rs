@@ -184,6 +184,27 @@ impl Config {
                 );
             }
         }
+        // A snapshot after the last cycle the run can reach would silently never be taken.
+        let sim = &self.sim;
+        let last = sim
+            .warmup_cycles
+            .saturating_add(sim.measure_cycles)
+            .saturating_add(sim.drain_cycles_max)
+            .saturating_sub(1);
+        if clean(&["sim", "record.occupancy_at"]) {
+            for (i, &cycle) in self.record.occupancy_at.iter().enumerate() {
+                if cycle > last {
+                    report(
+                        &format!("record.occupancy_at[{i}]"),
+                        Some(toml::Value::Integer(cycle as i64)),
+                        format!(
+                            "after the end of the run: it ends by cycle {last} (warm-up, \
+                             measurement and the longest drain)"
+                        ),
+                    );
+                }
+            }
+        }
     }
 }
 
