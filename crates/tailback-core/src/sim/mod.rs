@@ -237,16 +237,18 @@ impl<C: CongestionControl> Simulation<C> {
             let view = NetworkView::new(&self.routers, &self.topology, &self.routing, now);
             self.control.end_of_cycle(&view, now);
         }
-        self.recorder.end_of_cycle(
-            now,
-            &recorder::Sample {
-                routers: &self.routers,
-                stats: &self.stats,
-                in_flight_packets: self.packets.live() as u64,
-                queued_packets: self.nics.queued_packets() as u64,
-                gauges: self.control.gauges(),
-            },
-        );
+        if now == self.recorder.next_due() {
+            self.recorder.record(
+                now,
+                &recorder::Sample {
+                    routers: &self.routers,
+                    stats: &self.stats,
+                    in_flight_packets: self.packets.live() as u64,
+                    queued_packets: self.nics.queued_packets() as u64,
+                    gauges: self.control.gauges(),
+                },
+            );
+        }
         if self.config.sim.check_invariants {
             invariants::check(self);
         }
@@ -351,7 +353,7 @@ impl<C: CongestionControl> Simulation<C> {
         }
         let next = self.arrivals.peek().map_or(NEVER, |Reverse((t, _))| *t);
         if next > self.now {
-            self.now = next.min(limit).min(self.recorder.next_due(self.now));
+            self.now = next.min(limit).min(self.recorder.next_due());
         }
     }
 

@@ -34,6 +34,8 @@ pub(super) struct Recorder {
     /// Router input VC buffers of network ports, by router: (router, port) pairs.
     network_ports: Vec<(usize, usize)>,
     routers: usize,
+    /// The next cycle at whose end something is recorded ([`u64::MAX`]: nothing more).
+    next: u64,
     totals: Totals,
     pub(super) series: Vec<SeriesRow>,
     pub(super) occupancy: Vec<Occupancy>,
@@ -44,7 +46,7 @@ impl Recorder {
         let mut snapshots_due = cfg.occupancy_at.clone();
         snapshots_due.sort_unstable_by(|a, b| b.cmp(a));
         snapshots_due.dedup();
-        Recorder {
+        let mut recorder = Recorder {
             window: cfg.series_window,
             snapshots_due,
             nodes: topology.node_count(),
@@ -56,23 +58,33 @@ impl Recorder {
                 .map(|(i, p)| (p.router.index(), i))
                 .collect(),
             routers: topology.router_count(),
+            next: 0,
             totals: Totals::default(),
             series: Vec::new(),
             occupancy: Vec::new(),
-        }
+        };
+        recorder.next = recorder.first_due(0);
+        recorder
     }
 
-    /// The first cycle from `now` on at whose end something is recorded.
-    pub(super) fn next_due(&self, now: u64) -> u64 {
-        let window_end = now
+    /// The next cycle at whose end something is recorded: the simulation calls
+    /// [`record`](Self::record) then, and never skips past it.
+    #[inline]
+    pub(super) fn next_due(&self) -> u64 {
+        self.next
+    }
+
+    /// The first cycle from `from` on at whose end something is recorded.
+    fn first_due(&self, from: u64) -> u64 {
+        let window_end = from
             .checked_div(self.window)
             .map_or(u64::MAX, |windows| (windows + 1) * self.window - 1);
         let snapshot = self.snapshots_due.last().copied().unwrap_or(u64::MAX);
-        window_end.min(snapshot.max(now))
+        window_end.min(snapshot.max(from))
     }
 
-    /// Records whatever is due at the end of cycle `now`.
-    pub(super) fn end_of_cycle(&mut self, now: u64, sample: &Sample<'_>) {
+    /// Records what is due at the end of cycle `now` (the [`next_due`](Self::next_due) cycle).
+    pub(super) fn record(&mut self, now: u64, sample: &Sample<'_>) {
         if self.window > 0 && (now + 1).is_multiple_of(self.window) {
             self.record_row(now + 1, sample);
         }
@@ -80,6 +92,7 @@ impl Recorder {
             let cycle = self.snapshots_due.pop().unwrap_or(now);
             self.record_occupancy(cycle, sample.routers);
         }
+        self.next = self.first_due(now + 1);
     }
 
     fn record_row(&mut self, end: u64, sample: &Sample<'_>) {
