@@ -12,7 +12,7 @@ mod common;
 use std::sync::OnceLock;
 
 use common::config;
-use tailback_core::config::{Config, parse_assignment, parse_table, set_path};
+use tailback_core::config::{Config, merge_tables, parse_assignment, parse_table, set_path};
 use tailback_core::stats::RunSummary;
 
 const NETWORK: &str = include_str!("../../../experiments/self-tuned/network.toml");
@@ -28,14 +28,7 @@ const TUNE: &str = "congestion.mechanism=self_tuned";
 /// The paper's network with `overlay` (TOML text) merged in and `sets` applied.
 fn paper_config(overlay: &str, sets: &[&str]) -> Config {
     let mut table = parse_table(NETWORK, "network.toml").unwrap();
-    for (key, value) in parse_table(overlay, "overlay").unwrap() {
-        match (table.get_mut(&key), value) {
-            (Some(toml::Value::Table(inner)), toml::Value::Table(more)) => inner.extend(more),
-            (_, value) => {
-                table.insert(key, value);
-            }
-        }
-    }
+    merge_tables(&mut table, parse_table(overlay, "overlay").unwrap());
     for assignment in sets {
         let (key, value) = parse_assignment(assignment).unwrap();
         set_path(&mut table, &key, value).unwrap();

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use tailback_core::config::{Config, parse_assignment, set_path};
+use tailback_core::config::{Config, merge_tables, parse_assignment, set_path};
 use tailback_core::stats::{RunReport, SeriesRow};
 use tailback_plot::{Point, Series, YScale};
 
@@ -104,21 +104,9 @@ fn base(overlay: Option<(&str, &str)>) -> CliResult<toml::Table> {
     let mut table =
         tailback_core::config::parse_table(NETWORK, "experiments/self-tuned/network.toml")?;
     if let Some((file, text)) = overlay {
-        merge(&mut table, tailback_core::config::parse_table(text, file)?);
+        merge_tables(&mut table, tailback_core::config::parse_table(text, file)?);
     }
     Ok(table)
-}
-
-/// Merges `over` into `table`, table by table.
-fn merge(table: &mut toml::Table, over: toml::Table) {
-    for (key, value) in over {
-        match (table.get_mut(&key), value) {
-            (Some(toml::Value::Table(inner)), toml::Value::Table(more)) => merge(inner, more),
-            (_, value) => {
-                table.insert(key, value);
-            }
-        }
-    }
 }
 
 /// A job: the base tree with `sets` (`key=value`) applied, shortened in quick mode.

@@ -23,7 +23,7 @@ mod sections;
 
 pub use congestion::*;
 pub use error::{ConfigError, ConfigIssue};
-pub use overrides::{parse_assignment, set_path};
+pub use overrides::{merge_tables, parse_assignment, set_path};
 pub use reader::Choice;
 pub use record::RecordConfig;
 pub use sections::*;

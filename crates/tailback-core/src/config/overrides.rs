@@ -62,9 +62,41 @@ pub fn set_path(
     Ok(())
 }
 
+/// Overlays `over` on `table`: a key whose value is a table in both is merged recursively; any
+/// other key of `over` replaces (or adds) the value in `table`. Used to apply one config file
+/// on top of another.
+pub fn merge_tables(table: &mut toml::Table, over: toml::Table) {
+    for (key, value) in over {
+        match (table.get_mut(&key), value) {
+            (Some(toml::Value::Table(inner)), toml::Value::Table(more)) => {
+                merge_tables(inner, more)
+            }
+            (_, value) => {
+                table.insert(key, value);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn merged_tables_keep_what_the_overlay_does_not_set() {
+        let mut table: toml::Table = "seed = 1\n[router]\nvcs = 3\nvc_buffer_flits = 8\n"
+            .parse()
+            .unwrap();
+        let over: toml::Table = "seed = 2\n[router]\nvcs = 4\n[nic]\nejection_rate = 0.5\n"
+            .parse()
+            .unwrap();
+        merge_tables(&mut table, over);
+        let expected: toml::Table = "seed = 2\n[router]\nvcs = 4\nvc_buffer_flits = 8\n\
+                                     [nic]\nejection_rate = 0.5\n"
+            .parse()
+            .unwrap();
+        assert_eq!(table, expected);
+    }
 
     #[test]
     fn literals_and_bare_strings() {
