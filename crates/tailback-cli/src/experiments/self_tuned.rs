@@ -129,17 +129,13 @@ fn job(ctx: &Context, table: &toml::Table, id: String, sets: &[&str]) -> CliResu
 }
 
 /// Jobs of a load sweep for each named variant; ids are `variant@load`.
-fn load_sweep(ctx: &Context, variants: &[(String, Vec<String>)]) -> CliResult<Vec<Job>> {
+fn load_sweep(ctx: &Context, variants: &[(String, Vec<&str>)]) -> CliResult<Vec<Job>> {
     let table = base(None)?;
     let mut jobs = Vec::new();
     for (name, sets) in variants {
         for load in loads(ctx) {
             let rate = format!("traffic.rate={load}");
-            let all: Vec<&str> = sets
-                .iter()
-                .map(String::as_str)
-                .chain([rate.as_str()])
-                .collect();
+            let all: Vec<&str> = sets.iter().copied().chain([rate.as_str()]).collect();
             jobs.push(job(ctx, &table, format!("{name}@{load:.2}"), &all)?);
         }
     }
@@ -319,19 +315,16 @@ fn plot_curves(
     Ok(files)
 }
 
-/// A load curve per named variant (`key=value` settings): runs the load sweeps and returns the
-/// reports by job id and the curves in variant order.
+/// Named load curves, in variant order.
 type Curves = Vec<(String, Vec<LoadPoint>)>;
 
+/// A load curve per named variant (`key=value` settings): runs the load sweeps and returns the
+/// reports by job id and the curves.
 fn sweep_curves(
     ctx: &Context,
     specs: &[(String, Vec<&str>)],
 ) -> CliResult<(BTreeMap<String, RunReport>, Curves)> {
-    let specs: Vec<(String, Vec<String>)> = specs
-        .iter()
-        .map(|(name, sets)| (name.clone(), sets.iter().map(|s| s.to_string()).collect()))
-        .collect();
-    let reports = run_jobs(ctx, &load_sweep(ctx, &specs)?)?;
+    let reports = run_jobs(ctx, &load_sweep(ctx, specs)?)?;
     let curves = specs
         .iter()
         .map(|(name, _)| (name.clone(), curve(ctx, &reports, name)))
@@ -472,7 +465,8 @@ fn mean_delivered(rows: &[SeriesRow], from: u64) -> f64 {
     tail.iter().sum::<f64>() / tail.len().max(1) as f64
 }
 
-/// Time series of the given runs as stacked panels of the chosen fields.
+/// Plots the time series of the given runs as stacked panels (`series::plot`) in the output
+/// directory.
 fn plot_series(
     ctx: &Context,
     stem: &str,
@@ -568,16 +562,14 @@ fn fig5(ctx: &Context) -> CliResult<Outcome> {
         ),
         ("Tune", &["congestion.mechanism=self_tuned"]),
     ];
+    let patterns = [
+        ("uniform", "traffic.pattern=uniform"),
+        ("butterfly", "traffic.pattern=butterfly"),
+    ];
     let mut specs = Vec::new();
-    for pattern in ["uniform", "butterfly"] {
+    for (pattern, set_pattern) in patterns {
         for (control, sets) in controls {
-            let mut all = vec!["routing.algorithm=disha"];
-            let p = if pattern == "uniform" {
-                "traffic.pattern=uniform"
-            } else {
-                "traffic.pattern=butterfly"
-            };
-            all.push(p);
+            let mut all = vec!["routing.algorithm=disha", set_pattern];
             all.extend_from_slice(sets);
             specs.push((format!("{control}, {pattern}"), all));
         }
