@@ -8,7 +8,8 @@
 //! cycles. The exchange is computed hop by hop on per-node registers (so the aggregation itself
 //! is exercised), and its result is delivered `g` cycles after the sample.
 //!
-//! **Ideal**: the exact totals at the end of every cycle, with no delay.
+//! **Ideal**: the exact totals at the end of every cycle, with no delay (plain sums: there is
+//! no network to model).
 
 use std::collections::VecDeque;
 
@@ -29,6 +30,7 @@ pub struct Snapshot {
 /// The side-band network.
 #[derive(Debug, Clone)]
 pub struct SideBand {
+    kind: SidebandKind,
     shape: CubeShape,
     /// Cycles between samples, and from a sample to its delivery.
     period: u64,
@@ -51,6 +53,7 @@ impl SideBand {
         };
         let nodes = shape.nodes();
         SideBand {
+            kind,
             shape: shape.clone(),
             period,
             delay,
@@ -81,13 +84,23 @@ impl SideBand {
         delivered: &mut [u64],
     ) -> Option<Snapshot> {
         if (now + 1).is_multiple_of(self.period) {
-            for (register, &count) in self.full.iter_mut().zip(full_buffers) {
-                *register = count as u64;
-            }
-            self.delivered.copy_from_slice(delivered);
+            let (full_buffers, delivered_flits) = match self.kind {
+                SidebandKind::Ideal => (
+                    full_buffers.iter().map(|&c| c as u64).sum(),
+                    delivered.iter().sum(),
+                ),
+                SidebandKind::Dimensionwise => {
+                    for (register, &count) in self.full.iter_mut().zip(full_buffers) {
+                        *register = count as u64;
+                    }
+                    self.delivered.copy_from_slice(delivered);
+                    (
+                        self.aggregate(Register::Full),
+                        self.aggregate(Register::Delivered),
+                    )
+                }
+            };
             delivered.fill(0);
-            let full_buffers = self.aggregate(Register::Full);
-            let delivered_flits = self.aggregate(Register::Delivered);
             let snapshot = Snapshot {
                 taken: now,
                 full_buffers,
