@@ -26,13 +26,18 @@ pub fn plot(
     runs: &[(String, &[SeriesRow])],
 ) -> anyhow::Result<Vec<PathBuf>> {
     type Field = fn(&SeriesRow) -> Option<f64>;
-    let fields: [(&str, Field); 6] = [
+    let fields: [(&str, Field); 9] = [
         ("delivered (flits/node/cycle)", |r| Some(r.delivered)),
         ("offered (flits/node/cycle)", |r| Some(r.offered)),
         ("packets in flight", |r| Some(r.in_flight_packets as f64)),
         ("full buffers", |r| Some(r.full_buffers as f64)),
         ("throttled fraction", |r| Some(r.throttled_fraction)),
-        ("threshold (full buffers)", |r| r.threshold),
+        ("threshold", |r| r.threshold),
+        ("estimate (self-tuned: full buffers; entropy: Ra)", |r| {
+            r.estimate
+        }),
+        ("valid buffers per router (Nv/Nr)", |r| r.valid_per_router),
+        ("nodes in throttling mode", |r| r.throttled_nodes),
     ];
     let panels: Vec<Panel> = fields
         .iter()

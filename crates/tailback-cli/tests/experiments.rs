@@ -165,7 +165,8 @@ fn a_recorded_run_writes_its_time_series_and_occupancy_maps() {
     assert_eq!(
         lines.next().unwrap(),
         "cycle,offered,delivered,in_flight_packets,queued_packets,full_buffers,\
-         throttled_fraction,threshold,estimate,deadlock_recoveries"
+         throttled_fraction,threshold,estimate,deadlock_recoveries,latency,valid_per_router,\
+         throttled_nodes"
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     // One row per 100-cycle window of the 1,200 measured-and-warm-up cycles (at least).

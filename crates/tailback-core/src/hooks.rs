@@ -38,6 +38,9 @@ pub struct BufferEvent {
     pub occupancy: u32,
     /// Capacity of the buffer in flits.
     pub capacity: u32,
+    /// A dequeue through the switch: the local output port the flit leaves by (`None` for an
+    /// enqueue and for the deadlock-recovery lane).
+    pub out_port: Option<u8>,
 }
 
 /// A head flit switched from an input to an output port.
@@ -62,6 +65,10 @@ pub struct Gauges {
     pub estimate: Option<f64>,
     /// Node-cycles in which a node with a waiting packet was refused injection, since the start.
     pub throttled_node_cycles: u64,
+    /// Valid (nonempty) router input buffers per router, if the mechanism counts them.
+    pub valid_per_router: Option<f64>,
+    /// Fraction of nodes whose throttling mode is on, if the mechanism has such a mode.
+    pub throttled_nodes: Option<f64>,
 }
 
 /// A congestion management mechanism.
@@ -89,6 +96,10 @@ pub trait CongestionControl {
     /// A packet's head flit left its source NIC.
     #[inline]
     fn on_injected(&mut self, _node: NodeId, _packet: &Packet, _now: u64) {}
+
+    /// `node` finished injecting a packet: its tail flit left the NIC.
+    #[inline]
+    fn on_injection_done(&mut self, _node: NodeId, _now: u64) {}
 
     /// A packet's tail flit was consumed by its destination NIC.
     #[inline]

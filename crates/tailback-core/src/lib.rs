@@ -30,6 +30,7 @@ pub mod congestion;
 pub mod hooks;
 pub mod ids;
 pub mod packet;
+pub mod ramp;
 pub mod reference;
 pub mod rng;
 pub mod routing;
@@ -63,6 +64,17 @@ pub fn run_observed(
 ) -> Result<RunReport, ConfigError> {
     let cfg = &cfg.normalized()?;
     match (cfg.congestion.mechanism, &cfg.congestion.self_tuned) {
+        (Mechanism::Entropy, _) => {
+            let settings = cfg
+                .congestion
+                .entropy
+                .as_ref()
+                .expect("normalized entropy configs carry settings");
+            let sim = Simulation::build(cfg, |topology, _| {
+                congestion::EntropyThrottling::new(settings, topology, cfg.seed)
+            })?;
+            Ok(sim.run_observed(every, observer))
+        }
         (Mechanism::None, _) => Ok(Simulation::new(cfg)?.run_observed(every, observer)),
         (Mechanism::Alo, _) => Ok(
             Simulation::with_control(cfg, congestion::Alo::new())?.run_observed(every, observer)

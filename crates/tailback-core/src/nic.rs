@@ -349,6 +349,7 @@ impl NicSet {
         if tail {
             nic.inj_free |= 1 << current.vc;
             current.packet = NO_PACKET;
+            cx.control.on_injection_done(NodeId::new(node), now);
         }
         nic.current = current;
         Injection::Sent

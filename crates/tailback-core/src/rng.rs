@@ -20,6 +20,8 @@ pub enum Purpose {
     Destinations = 2,
     /// The random permutation or pairing of a pattern (one per run).
     Pattern = 3,
+    /// Random decisions of a congestion mechanism at one node (e.g. random guard times).
+    Throttling = 4,
 }
 
 /// The stream for `owner` (a node index, or 0 for run-wide streams) and `purpose`.

@@ -78,6 +78,14 @@ pub struct RunSummary {
     /// Packets moved out of a presumed deadlock by the recovery lane (Disha routing).
     #[serde(default)]
     pub deadlock_recoveries: u64,
+    /// Collective communication: cycles from the start until the last packet was delivered
+    /// (absent if the run was cut off first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_cycles: Option<u64>,
+    /// Ramp load: the offered load (flits/node/cycle) at which smoothed throughput fell below
+    /// the ideal line by `traffic.ramp_drop` (absent if it never did).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub critical_load: Option<f64>,
     /// Wall-clock time of the run.
     pub wall_seconds: f64,
     /// Simulation speed: nodes times cycles per wall-clock second.
@@ -108,6 +116,30 @@ pub struct SeriesRow {
     pub estimate: Option<f64>,
     /// Deadlock recoveries started during the window.
     pub deadlock_recoveries: u64,
+    /// Mean latency (creation to delivery) of the packets delivered during the window.
+    #[serde(default)]
+    pub latency: Option<f64>,
+    /// Valid router input buffers per router at the end of the window, if the mechanism counts
+    /// them (entropy throttling).
+    #[serde(default)]
+    pub valid_per_router: Option<f64>,
+    /// Fraction of nodes in throttling mode at the end of the window, if the mechanism has one.
+    #[serde(default)]
+    pub throttled_nodes: Option<f64>,
+}
+
+/// Injection waves in a time series: rows in which the packets in flight rose by more than a
+/// quarter of the `nodes` (at the start of a collective, every node starting a packet at once).
+pub fn injection_waves(rows: &[SeriesRow], nodes: u64) -> usize {
+    let mut last = 0;
+    let mut waves = 0;
+    for row in rows {
+        if row.in_flight_packets > last + nodes / 4 {
+            waves += 1;
+        }
+        last = row.in_flight_packets;
+    }
+    waves
 }
 
 /// Buffer occupancy of every router at the end of a cycle.
@@ -155,6 +187,8 @@ pub(crate) struct Collector {
     pub(crate) measured_outstanding: u64,
     /// Packets delivered over the whole run.
     pub(crate) delivered_packets: u64,
+    /// Sum of the latencies of all packets delivered over the whole run.
+    pub(crate) delivered_latency_sum: u64,
     /// Flits consumed by NICs over the whole run.
     pub(crate) delivered_flits: u64,
     /// Packets created over the whole run.
@@ -182,6 +216,7 @@ impl Collector {
             window_refused: 0,
             measured_outstanding: 0,
             delivered_packets: 0,
+            delivered_latency_sum: 0,
             delivered_flits: 0,
             created_packets: 0,
             refused_packets: 0,
@@ -223,6 +258,7 @@ impl Collector {
 
     pub(crate) fn on_delivered(&mut self, packet: &Packet, now: u64) {
         self.delivered_packets += 1;
+        self.delivered_latency_sum += now - packet.created;
         if packet.measured {
             let latency = now - packet.created;
             // `record` grows the auto-resizing histogram; `saturating_record` would clamp to its
@@ -260,6 +296,11 @@ impl Collector {
             }
         }
         cdf
+    }
+
+    /// Ends an open-ended window (a collective's) at `end`, so rates are per cycle of the run.
+    pub(crate) fn close_window(&mut self, end: u64) {
+        self.window_end = end.max(self.window_start + 1);
     }
 
     /// Accepted throughput of every node in the window.
@@ -333,6 +374,8 @@ impl Collector {
             cycles,
             flit_hops: 0,
             deadlock_recoveries: 0,
+            duration_cycles: None,
+            critical_load: None,
             wall_seconds: 0.0,
             node_cycles_per_second: 0.0,
         }

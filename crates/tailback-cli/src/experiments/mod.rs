@@ -4,6 +4,7 @@
 //! (embedded in the binary), run in parallel with results written as they finish (resumable),
 //! then analysed: it writes plots and `summary.json` and prints the paper's numbers beside ours.
 
+mod entropy;
 mod runner;
 mod self_tuned;
 
@@ -13,7 +14,9 @@ use serde::Serialize;
 
 pub use runner::{Context, Job, run_jobs};
 
-use crate::error::CliResult;
+use tailback_core::config::{Config, parse_assignment, set_path};
+
+use crate::error::{CliError, CliResult};
 
 /// One reproducible experiment.
 pub struct Experiment {
@@ -67,7 +70,22 @@ pub struct Outcome {
 
 /// Every experiment, in catalogue order.
 pub fn all() -> Vec<Experiment> {
-    self_tuned::experiments()
+    let mut all = self_tuned::experiments();
+    all.extend(entropy::experiments());
+    all
+}
+
+/// The configuration of `table` with the `key=value` assignments applied.
+fn configure<'a>(
+    table: &toml::Table,
+    assignments: impl IntoIterator<Item = &'a &'a str>,
+) -> CliResult<Config> {
+    let mut table = table.clone();
+    for assignment in assignments {
+        let (key, value) = parse_assignment(assignment).map_err(CliError::Input)?;
+        set_path(&mut table, &key, value)?;
+    }
+    Ok(Config::from_table(&table)?)
 }
 
 /// The comparison as aligned text.

@@ -32,15 +32,38 @@ pub struct Job {
     /// Unique within the experiment.
     pub id: String,
     pub config: Config,
+    /// Keep only the summary and the time series (for grids of thousands of runs).
+    pub summary_only: bool,
+}
+
+impl Job {
+    /// A job whose whole report is kept.
+    pub fn new(id: String, config: Config) -> Job {
+        Job {
+            id,
+            config,
+            summary_only: false,
+        }
+    }
 }
 
 /// A finished job as stored in `results.jsonl`.
 #[derive(Serialize, Deserialize)]
 struct Stored {
     id: String,
-    /// The configuration it ran, so a resumed experiment reruns jobs whose setup changed.
-    config: serde_json::Value,
+    /// Fingerprint of the configuration it ran, so a resumed experiment reruns jobs whose
+    /// setup changed.
+    config: String,
     report: RunReport,
+}
+
+/// FNV-1a fingerprint of a configuration's JSON form (stable across builds and platforms).
+fn fingerprint(config: &Config) -> Result<String, serde_json::Error> {
+    let text = serde_json::to_string(config)?;
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    Ok(format!("{hash:016x}"))
 }
 
 /// Runs `jobs` (skipping those already stored, on resume) and returns every report by job id.
@@ -48,9 +71,9 @@ pub fn run_jobs(ctx: &Context, jobs: &[Job]) -> CliResult<BTreeMap<String, RunRe
     std::fs::create_dir_all(&ctx.out)
         .map_err(|e| CliError::Input(format!("cannot create {}: {e}", ctx.out.display())))?;
     let path = ctx.out.join("results.jsonl");
-    let configs: BTreeMap<&str, serde_json::Value> = jobs
+    let configs: BTreeMap<&str, String> = jobs
         .iter()
-        .map(|j| Ok((j.id.as_str(), serde_json::to_value(&j.config)?)))
+        .map(|j| Ok((j.id.as_str(), fingerprint(&j.config)?)))
         .collect::<Result<_, serde_json::Error>>()
         .map_err(anyhow::Error::from)?;
     let previous: Vec<Stored> = if path.exists() {
@@ -71,9 +94,10 @@ pub fn run_jobs(ctx: &Context, jobs: &[Job]) -> CliResult<BTreeMap<String, RunRe
         .filter(|s| configs.get(s.id.as_str()) == Some(&s.config))
         .collect();
     let store = Mutex::new(JsonLines::create(&path, &kept)?);
+    let done: std::collections::BTreeSet<&str> = kept.iter().map(|s| s.id.as_str()).collect();
     let pending: Vec<&Job> = jobs
         .iter()
-        .filter(|j| !kept.iter().any(|s| s.id == j.id))
+        .filter(|j| !done.contains(j.id.as_str()))
         .collect();
     if !kept.is_empty() {
         eprintln!(
@@ -91,7 +115,12 @@ pub fn run_jobs(ctx: &Context, jobs: &[Job]) -> CliResult<BTreeMap<String, RunRe
         pending
             .par_iter()
             .map(|job| -> CliResult<Stored> {
-                let report = tailback_core::run(&job.config)?;
+                let mut report = tailback_core::run(&job.config)?;
+                if job.summary_only {
+                    report.latency_cdf = Vec::new();
+                    report.accepted_per_node = Vec::new();
+                    report.occupancy = Vec::new();
+                }
                 let stored = Stored {
                     id: job.id.clone(),
                     config: configs[job.id.as_str()].clone(),

@@ -9,12 +9,12 @@
 
 use std::collections::BTreeMap;
 
-use tailback_core::config::{Config, merge_tables, parse_assignment, set_path};
+use tailback_core::config::merge_tables;
 use tailback_core::stats::{RunReport, SeriesRow};
 use tailback_plot::{Point, Series, YScale};
 
-use super::{Comparison, Context, Experiment, Job, Outcome, run_jobs};
-use crate::error::{CliError, CliResult};
+use super::{Comparison, Context, Experiment, Job, Outcome, configure, run_jobs};
+use crate::error::CliResult;
 
 const NETWORK: &str = include_str!("../../../../experiments/self-tuned/network.toml");
 /// Overlays on the base configuration: (file, text).
@@ -111,21 +111,13 @@ fn base(overlay: Option<(&str, &str)>) -> CliResult<toml::Table> {
 
 /// A job: the base tree with `sets` (`key=value`) applied, shortened in quick mode.
 fn job(ctx: &Context, table: &toml::Table, id: String, sets: &[&str]) -> CliResult<Job> {
-    let mut table = table.clone();
     let quick = [
         "sim.warmup_cycles=2000",
         "sim.measure_cycles=5000",
         "sim.drain_cycles_max=5000",
     ];
     let extra: &[&str] = if ctx.quick { &quick } else { &[] };
-    for assignment in sets.iter().chain(extra) {
-        let (key, value) = parse_assignment(assignment).map_err(CliError::Input)?;
-        set_path(&mut table, &key, value)?;
-    }
-    Ok(Job {
-        config: Config::from_table(&table)?,
-        id,
-    })
+    Ok(Job::new(id, configure(table, sets.iter().chain(extra))?))
 }
 
 /// Jobs of a load sweep for each named variant; ids are `variant@load`.

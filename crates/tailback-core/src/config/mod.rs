@@ -78,7 +78,11 @@ impl Config {
         let traffic = TrafficConfig::read(root.section("traffic"));
         let congestion = CongestionConfig::read(root.section("congestion"));
         let sim = SimConfig::read(root.section("sim"));
-        let record = RecordConfig::read(root.section("record"));
+        let mut record = RecordConfig::read(root.section("record"));
+        if traffic.process == ProcessKind::Ramp && record.series_window == 0 {
+            // The ramp is measured in windows: 100 cycles unless the user chose otherwise.
+            record.series_window = 100;
+        }
         root.finish();
         let config = Config {
             seed,

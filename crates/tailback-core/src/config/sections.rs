@@ -331,6 +331,10 @@ choice_enum! {
         Transpose = "transpose",
         /// Every coordinate advanced by ceil(k/2) - 1.
         Tornado = "tornado",
+        /// The node index advanced by half the first radix, W -> (W + k/2) mod N (the tornado
+        /// of the entropy-throttling paper: on a k x k torus, half the rows move k/2 along x,
+        /// the others wrap into the next row).
+        TornadoIndex = "tornado_index",
         /// Every coordinate advanced by one.
         Neighbor = "neighbor",
         /// A fixed random permutation (seeded).
@@ -359,6 +363,12 @@ choice_enum! {
         Bernoulli = "bernoulli",
         /// One packet every packet_flits / rate cycles, optionally jittered.
         Periodic = "periodic",
+        /// Collective communication: every node has `packets_per_node` packets at cycle 0 and
+        /// the run lasts until all are delivered.
+        Collective = "collective",
+        /// Ramp load: a Bernoulli process whose load rises from 0 by `ramp_slope` per cycle up
+        /// to `rate`.
+        Ramp = "ramp",
     }
 }
 
@@ -408,6 +418,26 @@ pub struct TrafficConfig {
     /// With `phases` only: whether the schedule starts over after its last phase (otherwise
     /// sources stop creating packets).
     pub repeat_phases: Option<bool>,
+    /// Collective only: packets every node sends.
+    pub packets_per_node: Option<u32>,
+    /// Ramp only: load increase per cycle, flits/node/cycle per cycle.
+    pub ramp_slope: Option<f64>,
+    /// Ramp only: samples in the moving average that smooths the ramp curves.
+    pub ramp_smoothing: Option<u32>,
+    /// Ramp only: the critical load is where smoothed throughput falls this fraction below the
+    /// offered load.
+    pub ramp_drop: Option<f64>,
+}
+
+/// The ramp's default load increase per cycle: 0.1 flits/node/cycle every million cycles.
+pub const DEFAULT_RAMP_SLOPE: f64 = 1e-7;
+
+impl TrafficConfig {
+    /// Cycles the ramp takes to reach `rate` (ramp load only).
+    pub fn ramp_cycles(&self) -> Option<u64> {
+        self.ramp_slope
+            .map(|slope| (self.rate / slope).ceil().max(1.0) as u64)
+    }
 }
 
 impl Serialize for TrafficConfig {
@@ -435,6 +465,14 @@ impl Serialize for TrafficConfig {
             phases: Option<&'a Vec<PhaseConfig>>,
             #[serde(skip_serializing_if = "Option::is_none")]
             repeat_phases: Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            packets_per_node: Option<u32>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            ramp_slope: Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            ramp_smoothing: Option<u32>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            ramp_drop: Option<f64>,
         }
         let single = self.phases.is_none();
         Written {
@@ -442,13 +480,17 @@ impl Serialize for TrafficConfig {
             include_self: self.include_self,
             hotspot_nodes: self.hotspot_nodes.as_ref(),
             hotspot_fraction: self.hotspot_fraction,
-            rate: Some(self.rate).filter(|_| single),
+            rate: Some(self.rate).filter(|_| single && self.process != ProcessKind::Collective),
             packet_flits: self.packet_flits,
             process: self.process,
             jitter: self.jitter,
             self_packets: Some(self.self_packets).filter(|&x| x != SelfPackets::Deliver),
             phases: self.phases.as_ref(),
             repeat_phases: self.repeat_phases,
+            packets_per_node: self.packets_per_node,
+            ramp_slope: self.ramp_slope,
+            ramp_smoothing: self.ramp_smoothing,
+            ramp_drop: self.ramp_drop,
         }
         .serialize(ser)
     }
@@ -602,6 +644,8 @@ impl TrafficConfig {
         only_for_pattern("include_self", PatternKind::Uniform);
         only_for_pattern("hotspot_nodes", PatternKind::Hotspot);
         only_for_pattern("hotspot_fraction", PatternKind::Hotspot);
+        let collective = process == ProcessKind::Collective;
+        let ramp = process == ProcessKind::Ramp;
         for (key, applies, when) in [
             (
                 "jitter",
@@ -609,6 +653,14 @@ impl TrafficConfig {
                 "traffic.process = \"periodic\"",
             ),
             ("repeat_phases", phased, "traffic.phases is given"),
+            (
+                "packets_per_node",
+                collective,
+                "traffic.process = \"collective\"",
+            ),
+            ("ramp_slope", ramp, "traffic.process = \"ramp\""),
+            ("ramp_smoothing", ramp, "traffic.process = \"ramp\""),
+            ("ramp_drop", ramp, "traffic.process = \"ramp\""),
         ] {
             if s.has(key) && !applies {
                 s.problem(key, format!("only applies when {when}"));
@@ -647,7 +699,45 @@ impl TrafficConfig {
             self_packets: s.choice("self_packets", SelfPackets::Deliver),
             repeat_phases: Some(s.boolean("repeat_phases", true)).filter(|_| phases.is_some()),
             phases,
+            packets_per_node: Some(s.int("packets_per_node", 10, 1, 1_000_000))
+                .filter(|_| collective),
+            ramp_slope: Some(s.float(
+                "ramp_slope",
+                DEFAULT_RAMP_SLOPE,
+                |x| x > 0.0 && x <= 1.0,
+                "greater than 0 and at most 1 (flits/node/cycle per cycle)",
+            ))
+            .filter(|_| ramp),
+            ramp_smoothing: Some(s.int("ramp_smoothing", 400, 1, 1_000_000)).filter(|_| ramp),
+            ramp_drop: Some(s.float(
+                "ramp_drop",
+                0.1,
+                |x| x > 0.0 && x < 1.0,
+                "between 0 and 1 (exclusive)",
+            ))
+            .filter(|_| ramp),
         };
+        if (collective || ramp) && phased {
+            s.problem(
+                "phases",
+                format!("cannot be combined with traffic.process = \"{process}\""),
+            );
+        }
+        if collective && s.has("rate") {
+            s.problem(
+                "rate",
+                "does not apply to traffic.process = \"collective\" (nodes send \
+                 packets_per_node packets as fast as the network takes them)",
+            );
+        }
+        if let Some(cycles) = cfg.ramp_cycles()
+            && cycles > MAX_PHASE_CYCLES
+        {
+            s.problem(
+                "ramp_slope",
+                format!("the ramp to rate {} would take {cycles} cycles", cfg.rate),
+            );
+        }
         s.finish();
         cfg
     }

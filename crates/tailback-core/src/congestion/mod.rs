@@ -3,12 +3,15 @@
 //!
 //! - [`Alo`]: At-Least-One local injection limitation.
 //! - [`SelfTuned`]: self-tuned (or static-threshold) global throttling over a [`SideBand`].
+//! - [`EntropyThrottling`]: throttling on the global packet mobility ratio.
 
 mod alo;
+mod entropy;
 mod self_tuned;
 mod sideband;
 
 pub use alo::{Alo, alo_allows};
+pub use entropy::{EntropyThrottling, throttle_mode};
 pub use self_tuned::SelfTuned;
 pub use sideband::{SideBand, Snapshot};
 

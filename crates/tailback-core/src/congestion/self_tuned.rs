@@ -219,6 +219,7 @@ impl CongestionControl for SelfTuned {
             threshold: Some(self.threshold),
             estimate: Some(self.estimate),
             throttled_node_cycles: self.throttled_node_cycles,
+            ..Gauges::default()
         }
     }
 }

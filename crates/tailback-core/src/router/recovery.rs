@@ -189,6 +189,7 @@ impl RouterSet {
                 vc: vc as u8,
                 occupancy: left as u32,
                 capacity,
+                out_port: None,
             };
             cx.control.on_dequeue(event, now);
         }

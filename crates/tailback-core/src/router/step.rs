@@ -254,6 +254,7 @@ impl RouterSet {
                 vc: vc as u8,
                 occupancy: left as u32,
                 capacity,
+                out_port: Some(out_port),
             };
             cx.control.on_dequeue(event, now);
         }

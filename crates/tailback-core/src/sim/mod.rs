@@ -14,7 +14,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Instant;
 
-use crate::config::{Config, ConfigError, Switching};
+use crate::config::{Config, ConfigError, DEFAULT_RAMP_SLOPE, ProcessKind, Switching};
 use crate::event::{FlitArrival, Wheel};
 use crate::hooks::{BufferEvent, CongestionControl, NoControl};
 use crate::ids::{NodeId, RouterId};
@@ -22,7 +22,7 @@ use crate::nic::{NicContext, NicSet};
 use crate::packet::PacketSlab;
 use crate::router::{RouterSet, Scratch, StepContext};
 use crate::routing::Routing;
-use crate::stats::{Collector, RunReport};
+use crate::stats::{Collector, RunReport, RunSummary, SeriesRow};
 use crate::topology::Topology;
 use crate::traffic::{NEVER, Offered, Workload};
 use crate::view::NetworkView;
@@ -141,12 +141,8 @@ impl<C: CongestionControl> Simulation<C> {
             .filter(|&n| workload.next_time(n) != NEVER)
             .map(|n| Reverse((workload.next_time(n), n as u32)))
             .collect();
-        let window_start = cfg.sim.warmup_cycles;
-        let stats = Collector::new(
-            topology.node_count(),
-            window_start,
-            window_start + cfg.sim.measure_cycles,
-        );
+        let (window_start, window_end) = measurement_window(cfg);
+        let stats = Collector::new(topology.node_count(), window_start, window_end);
         let recorder = recorder::Recorder::new(&cfg.record, &topology);
         Ok(Simulation {
             config: cfg.clone(),
@@ -265,7 +261,9 @@ impl<C: CongestionControl> Simulation<C> {
         }
     }
 
-    /// Runs warm-up, measurement and drain, and reports on the measured packets.
+    /// Runs the configured methodology and reports on the measured packets: warm-up,
+    /// measurement and drain; a collective until every packet is delivered; or a ramp to its
+    /// top load.
     pub fn run(self) -> RunReport {
         self.run_observed(u64::MAX, |_| {})
     }
@@ -274,39 +272,87 @@ impl<C: CongestionControl> Simulation<C> {
     /// progress display).
     pub fn run_observed(mut self, every: u64, mut observer: impl FnMut(&Progress)) -> RunReport {
         let started = Instant::now();
-        let sim = &self.config.sim;
-        let window_end = sim.warmup_cycles + sim.measure_cycles;
-        let hard_end = window_end + sim.drain_cycles_max;
-        let tolerance = sim.stability_tolerance;
         let every = every.max(1);
-        while self.now < window_end {
-            self.run_until(window_end.min(self.now.saturating_add(every)));
-            observer(&self.progress());
+        let (_, window_end) = measurement_window(&self.config);
+        let process = self.config.traffic.process;
+        let drain_end = match process {
+            ProcessKind::Ramp => window_end,
+            ProcessKind::Collective => self.config.sim.drain_cycles_max.max(1),
+            _ => window_end + self.config.sim.drain_cycles_max,
+        };
+        if process == ProcessKind::Collective {
+            // All packets are created in cycle 0; then wait for the last delivery.
+            self.step();
+        } else {
+            while self.now < window_end {
+                self.run_until(window_end.min(self.now.saturating_add(every)));
+                observer(&self.progress());
+            }
         }
-        while self.stats.measured_outstanding > 0 && self.now < hard_end {
-            self.skip_idle(hard_end);
-            if self.now < hard_end {
+        while self.stats.measured_outstanding > 0 && self.now < drain_end {
+            self.skip_idle(drain_end);
+            if self.now < drain_end {
                 self.step();
             }
             if self.now.is_multiple_of(every) {
                 observer(&self.progress());
             }
         }
-        let drain_cap_hit = self.stats.measured_outstanding > 0;
+        let drain_cap_hit = self.stats.measured_outstanding > 0 && process != ProcessKind::Ramp;
+        if process == ProcessKind::Collective {
+            self.stats.close_window(self.now);
+        }
         let wall = started.elapsed().as_secs_f64();
-        let mut summary = self.stats.summary(self.now, drain_cap_hit, tolerance);
+        let mut summary =
+            self.stats
+                .summary(self.now, drain_cap_hit, self.config.sim.stability_tolerance);
         summary.flit_hops = self.flit_hops;
         summary.deadlock_recoveries = self.routers.recoveries();
         summary.wall_seconds = wall;
         summary.node_cycles_per_second =
             self.topology.node_count() as f64 * self.now as f64 / wall.max(1e-9);
+        let series = std::mem::take(&mut self.recorder.series);
+        match process {
+            ProcessKind::Collective => {
+                summary.duration_cycles = (!drain_cap_hit).then_some(self.now);
+            }
+            ProcessKind::Ramp => self.conclude_ramp(&mut summary, &series),
+            _ => {}
+        }
         RunReport {
             summary,
             latency_cdf: self.stats.latency_cdf(),
             accepted_per_node: self.stats.accepted_per_node(),
-            series: std::mem::take(&mut self.recorder.series),
+            series,
             occupancy: std::mem::take(&mut self.recorder.occupancy),
         }
+    }
+
+    /// Finds a ramp's critical load in its series and words its saturation accordingly.
+    fn conclude_ramp(&self, summary: &mut RunSummary, series: &[SeriesRow]) {
+        let traffic = &self.config.traffic;
+        let window = self.config.record.series_window;
+        let offered = crate::ramp::nominal_offered(
+            series,
+            window,
+            traffic.ramp_slope.unwrap_or(DEFAULT_RAMP_SLOPE),
+        );
+        let throughput: Vec<f64> = series.iter().map(|row| row.delivered).collect();
+        let drop = traffic.ramp_drop.unwrap_or(0.1);
+        summary.critical_load = crate::ramp::critical_load(
+            &offered,
+            &throughput,
+            traffic.ramp_smoothing.unwrap_or(400) as usize,
+            drop,
+        );
+        summary.saturated = summary.critical_load.is_some();
+        summary.saturation_reason = summary.critical_load.map(|load| {
+            format!(
+                "smoothed throughput fell {:.0}% below the ramp's offered load at {load:.4} \
+                 flits/node/cycle",
+                drop * 100.0
+            )
+        });
     }
 
     /// Adds a packet of `flits` flits from `src` to `dst`, created now, to the back of `src`'s
@@ -370,6 +416,7 @@ impl<C: CongestionControl> Simulation<C> {
                         vc: slots.vc(to) as u8,
                         occupancy,
                         capacity: self.routers.capacity,
+                        out_port: None,
                     };
                     self.control.on_enqueue(event, now);
                 }
@@ -415,5 +462,18 @@ impl<C: CongestionControl> Simulation<C> {
                 self.arrivals.push(Reverse((next, node as u32)));
             }
         }
+    }
+}
+
+/// The cycles whose packets are measured: after the warm-up for the measurement window; every
+/// packet of a collective; the whole ramp.
+fn measurement_window(cfg: &Config) -> (u64, u64) {
+    match cfg.traffic.process {
+        ProcessKind::Collective => (0, NEVER),
+        ProcessKind::Ramp => (0, cfg.traffic.ramp_cycles().unwrap_or(1)),
+        _ => (
+            cfg.sim.warmup_cycles,
+            cfg.sim.warmup_cycles + cfg.sim.measure_cycles,
+        ),
     }
 }

@@ -11,6 +11,8 @@ use crate::topology::{Link, Topology};
 struct Totals {
     created_flits: u64,
     delivered_flits: u64,
+    delivered_packets: u64,
+    delivered_latency_sum: u64,
     throttled_node_cycles: u64,
     recoveries: u64,
 }
@@ -99,6 +101,8 @@ impl Recorder {
         let now = Totals {
             created_flits: sample.stats.created_flits,
             delivered_flits: sample.stats.delivered_flits,
+            delivered_packets: sample.stats.delivered_packets,
+            delivered_latency_sum: sample.stats.delivered_latency_sum,
             throttled_node_cycles: sample.gauges.throttled_node_cycles,
             recoveries: sample.routers.recoveries(),
         };
@@ -121,6 +125,12 @@ impl Recorder {
             threshold: sample.gauges.threshold,
             estimate: sample.gauges.estimate,
             deadlock_recoveries: now.recoveries - self.totals.recoveries,
+            latency: (now.delivered_packets > self.totals.delivered_packets).then(|| {
+                (now.delivered_latency_sum - self.totals.delivered_latency_sum) as f64
+                    / (now.delivered_packets - self.totals.delivered_packets) as f64
+            }),
+            valid_per_router: sample.gauges.valid_per_router,
+            throttled_nodes: sample.gauges.throttled_nodes,
         });
         self.totals = now;
     }

@@ -42,25 +42,53 @@ pub enum Process {
         /// Fraction of the interval by which each packet may be delayed.
         jitter: f64,
     },
+    /// `count` packets at the start of the phase.
+    Collective(u64),
+    /// A Bernoulli process whose packet probability rises linearly from 0 at the phase start:
+    /// candidates at the peak probability, each kept with the current over the peak probability
+    /// (exact thinning of per-cycle Bernoulli trials).
+    Ramp {
+        /// Candidate gaps at the peak probability.
+        peak: Geometric,
+        /// Peak packet probability per cycle.
+        peak_probability: f64,
+        /// Packet probability increase per cycle.
+        slope: f64,
+    },
     /// No packets.
     Silent,
 }
 
 impl Process {
-    /// The process that offers `rate` flits/node/cycle in `packet_flits`-flit packets.
-    fn new(kind: ProcessKind, rate: f64, packet_flits: u32, jitter: f64) -> Process {
+    /// The process of `cfg` at `rate` flits/node/cycle.
+    fn new(cfg: &TrafficConfig, rate: f64) -> Process {
+        let (kind, packet_flits) = (cfg.process, cfg.packet_flits);
+        if kind == ProcessKind::Collective {
+            return Process::Collective(cfg.packets_per_node.unwrap_or(1).into());
+        }
         let packets_per_cycle = rate / packet_flits as f64;
         if packets_per_cycle <= 0.0 {
             return Process::Silent;
         }
         match kind {
+            ProcessKind::Collective => unreachable!("handled above"),
+            ProcessKind::Ramp => {
+                let peak_probability = packets_per_cycle.min(1.0);
+                Process::Ramp {
+                    peak: Geometric::new(peak_probability)
+                        .expect("a validated rate gives a probability in [0, 1]"),
+                    peak_probability,
+                    slope: cfg.ramp_slope.unwrap_or(crate::config::DEFAULT_RAMP_SLOPE)
+                        / packet_flits as f64,
+                }
+            }
             ProcessKind::Bernoulli => Process::Bernoulli(
                 Geometric::new(packets_per_cycle.min(1.0))
                     .expect("a validated rate gives a probability in [0, 1]"),
             ),
             ProcessKind::Periodic => Process::Periodic {
                 interval: 1.0 / packets_per_cycle,
-                jitter,
+                jitter: cfg.jitter.unwrap_or(0.0),
             },
         }
     }
@@ -133,9 +161,8 @@ impl Workload {
                 .iter()
                 .map(|p| (p.cycles, p.pattern, p.rate))
                 .collect(),
-            None => vec![(NEVER, cfg.pattern, cfg.rate)],
+            None => vec![(cfg.ramp_cycles().unwrap_or(NEVER), cfg.pattern, cfg.rate)],
         };
-        let jitter = cfg.jitter.unwrap_or(0.0);
         // Deterministic patterns are built once and shared between phases; each phase with a
         // random permutation or pairing draws its own from the run's pattern stream, in phase
         // order (so the first one is the table `Destinations::new` builds).
@@ -160,7 +187,7 @@ impl Workload {
             phases.push(Phase {
                 cycles,
                 offset,
-                process: Process::new(cfg.process, rate, cfg.packet_flits, jitter),
+                process: Process::new(cfg, rate),
                 pattern,
             });
             offset = offset.saturating_add(cycles);
@@ -335,6 +362,30 @@ fn advance(phases: &[Phase], repeat: bool, source: &mut Source, mut from: u64) -
             Process::Periodic { interval, jitter } => {
                 if let Some(t) = periodic_time(interval, jitter, source) {
                     return t;
+                }
+            }
+            Process::Collective(count) => {
+                if source.count < count {
+                    source.count += 1;
+                    return source.start;
+                }
+            }
+            Process::Ramp {
+                ref peak,
+                peak_probability,
+                slope,
+            } => {
+                let mut t = from;
+                while t < source.end {
+                    t = t.saturating_add(peak.sample(&mut source.arrivals));
+                    if t >= source.end {
+                        break;
+                    }
+                    let probability = slope * (t - source.start) as f64;
+                    if source.arrivals.random::<f64>() * peak_probability < probability {
+                        return t;
+                    }
+                    t += 1;
                 }
             }
             Process::Silent => {}

@@ -205,6 +205,7 @@ fn fixed_destination(kind: PatternKind, shape: &CubeShape, src: usize) -> usize 
                 .collect();
             shape.index(&moved)
         }
+        PatternKind::TornadoIndex => (src + (shape.dims()[0] / 2) as usize) % shape.nodes(),
         PatternKind::Uniform
         | PatternKind::Hotspot
         | PatternKind::RandomPermutation
@@ -278,6 +279,7 @@ mod tests {
             PatternKind::Butterfly,
             PatternKind::Transpose,
             PatternKind::Tornado,
+            PatternKind::TornadoIndex,
             PatternKind::Neighbor,
         ] {
             let mut t = table(kind, vec![8, 8]);
@@ -296,6 +298,10 @@ mod tests {
         );
         assert_eq!(table(PatternKind::Tornado, vec![8, 8])[at(1, 5)], at(4, 0));
         assert_eq!(table(PatternKind::Neighbor, vec![8, 8])[at(7, 5)], at(0, 6));
+        // The index tornado moves x by k/2 and carries into y.
+        let index = table(PatternKind::TornadoIndex, vec![8, 8]);
+        assert_eq!((index[at(1, 5)], index[at(6, 5)]), (at(5, 5), at(2, 6)));
+        assert_eq!(index[at(7, 7)], at(3, 0));
     }
 
     #[test]

@@ -84,3 +84,13 @@ pub fn analysed_channel_load(cfg: &Config) -> ChannelLoad {
     let (topology, routing, pattern) = network(cfg);
     channel_load(&topology, &routing, &pattern)
 }
+
+/// The config of TOML `text` with the `key=value` assignments applied.
+pub fn with_sets(text: &str, sets: &[&str]) -> Config {
+    let mut table = tailback_core::config::parse_table(text, "<test>").unwrap();
+    for assignment in sets {
+        let (key, value) = tailback_core::config::parse_assignment(assignment).unwrap();
+        tailback_core::config::set_path(&mut table, &key, value).unwrap();
+    }
+    Config::from_table(&table).unwrap_or_else(|e| panic!("{e}"))
+}
