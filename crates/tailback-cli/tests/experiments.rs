@@ -33,6 +33,64 @@ fn experiment_list_names_every_experiment_with_its_source() {
             .unwrap_or_else(|| panic!("{name} not listed:\n{text}"));
         assert!(line.contains("seed 000"), "{line}");
     }
+    for name in [
+        "entropy-fig6",
+        "entropy-table2",
+        "entropy-fig11",
+        "entropy-fig12",
+        "entropy-practical",
+    ] {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(name) && l.contains("seed 001")),
+            "{name} not listed:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn the_entropy_staircase_experiment_agrees_and_writes_its_series() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fig11");
+    let output = tailback()
+        .args([
+            "experiment",
+            "run",
+            "entropy-fig11",
+            "--quick",
+            "-j",
+            "2",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let summary = read_json(&out.join("summary.json"));
+    let steps: Vec<&Value> = summary["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["what"].as_str().unwrap().starts_with("start-up steps"))
+        .collect();
+    assert_eq!(steps.len(), 6);
+    // noth has no paper value; the five throttled models match the paper's step counts.
+    assert_eq!(
+        steps
+            .iter()
+            .filter(|c| c["agrees"] == Value::Bool(true))
+            .count(),
+        5,
+        "{steps:?}"
+    );
+    assert!(out.join("fig11b-start-up.png").is_file());
+    let csv = std::fs::read_to_string(out.join("series-shfl-noth.csv")).unwrap();
+    assert!(
+        csv.lines()
+            .next()
+            .unwrap()
+            .ends_with("valid_per_router,throttled_nodes")
+    );
 }
 
 #[test]

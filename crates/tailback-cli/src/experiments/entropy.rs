@@ -189,23 +189,22 @@ fn grid(ctx: &Context) -> Grid {
 impl Grid {
     /// Every setting of `model`.
     fn settings(&self, model: Model) -> Vec<Setting> {
-        let mut out = Vec::new();
         let guards: &[u32] = match model {
+            Model::Noth => return vec![Setting::NOTH],
             Model::GtA | Model::GtX => self.guards,
-            _ => &[0],
+            Model::Base | Model::Hyst => &[0],
         };
-        let offs: &[u32] = match model {
-            Model::Base | Model::Noth => &[0],
-            _ => self.thresholds,
-        };
-        if model == Model::Noth {
-            return vec![Setting::NOTH];
-        }
+        let mut out = Vec::new();
         for &guard in guards {
             for &on in self.thresholds {
+                // base has one threshold: r_on = r_off = r_th.
+                let offs = if model == Model::Base {
+                    &[on][..]
+                } else {
+                    self.thresholds
+                };
                 for &off in offs {
                     for &rn in self.releases {
-                        let off = if model == Model::Base { on } else { off };
                         out.push(Setting::new(model, guard, on, off, rn));
                     }
                 }
@@ -220,9 +219,20 @@ fn is_random(pattern: &str, setting: &Setting) -> bool {
     matches!(pattern, "rand" | "rpar") || setting.model == Model::GtA
 }
 
-/// The collective job of one pattern, setting and seed; its id is `pattern|setting|seed`.
-fn collective_job(pattern: &str, setting: &Setting, seed: u64, circuit: &str) -> CliResult<Job> {
-    let table = parse_table(NETWORK, "experiments/entropy/network.toml")?;
+/// The paper's network as a configuration tree.
+fn network() -> CliResult<toml::Table> {
+    Ok(parse_table(NETWORK, "experiments/entropy/network.toml")?)
+}
+
+/// The collective job of one pattern, setting and seed on `network`; its id is
+/// `pattern|setting|seed`.
+fn collective_job(
+    network: &toml::Table,
+    pattern: &str,
+    setting: &Setting,
+    seed: u64,
+    circuit: &str,
+) -> CliResult<Job> {
     let ours = PATTERNS
         .iter()
         .find(|(abbr, _)| *abbr == pattern)
@@ -239,7 +249,7 @@ fn collective_job(pattern: &str, setting: &Setting, seed: u64, circuit: &str) ->
     let refs: Vec<&str> = sets.iter().map(String::as_str).collect();
     Ok(Job {
         id: format!("{pattern}|{setting}|{seed}"),
-        config: configure(&table, &refs)?,
+        config: configure(network, &refs)?,
         summary_only: true,
     })
 }
@@ -294,12 +304,12 @@ fn durations(reports: &BTreeMap<String, RunReport>) -> Durations {
 /// The grid search of one circuit: every pattern under noth and every setting of `models`,
 /// seed 1.
 fn search_jobs(ctx: &Context, models: &[Model], circuit: &str) -> CliResult<Vec<Job>> {
-    let grid = grid(ctx);
+    let (grid, network) = (grid(ctx), network()?);
     let mut jobs = Vec::new();
     for (pattern, _) in PATTERNS {
         for &model in [Model::Noth].iter().chain(models) {
             for setting in grid.settings(model) {
-                jobs.push(collective_job(pattern, &setting, 1, circuit)?);
+                jobs.push(collective_job(&network, pattern, &setting, 1, circuit)?);
             }
         }
     }
@@ -312,11 +322,23 @@ fn confirm_seeds(ctx: &Context) -> u64 {
 }
 
 /// The chosen settings of one model: per pattern (individual best) and one for all (average
-/// best), with their speed-ups over noth.
+/// best).
 struct Choice {
     model: Model,
-    individual: Vec<(Setting, f64)>,
-    average: Option<(Setting, Vec<f64>)>,
+    /// In the order of [`PATTERNS`].
+    individual: Vec<Option<Setting>>,
+    average: Option<Setting>,
+}
+
+impl Choice {
+    /// The setting used for pattern `i`: its individual best, or the average best.
+    fn setting(&self, individual: bool, i: usize) -> Option<Setting> {
+        if individual {
+            self.individual[i]
+        } else {
+            self.average
+        }
+    }
 }
 
 /// Geometric mean.
@@ -339,11 +361,12 @@ fn choose(ctx: &Context, models: &[Model], durations: &Durations) -> Vec<Choice>
             let settings = grid.settings(model);
             let individual = PATTERNS
                 .iter()
-                .filter_map(|(p, _)| {
+                .map(|(p, _)| {
                     settings
                         .iter()
                         .filter_map(|s| duration(p, s).map(|d| (*s, noth(p) / d)))
                         .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+                        .map(|(s, _)| s)
                 })
                 .collect();
             let average = settings
@@ -355,7 +378,8 @@ fn choose(ctx: &Context, models: &[Model], durations: &Durations) -> Vec<Choice>
                         .collect();
                     ups.map(|u| (*s, u))
                 })
-                .max_by(|a, b| gmean(&a.1).total_cmp(&gmean(&b.1)).then(b.0.cmp(&a.0)));
+                .max_by(|a, b| gmean(&a.1).total_cmp(&gmean(&b.1)).then(b.0.cmp(&a.0)))
+                .map(|(s, _)| s);
             Choice {
                 model,
                 individual,
@@ -373,26 +397,22 @@ fn confirm(
     mut durations: Durations,
     circuit: &str,
 ) -> CliResult<Durations> {
-    let mut cases: Vec<(&str, Setting)> = PATTERNS
-        .iter()
-        .filter(|(p, _)| is_random(p, &Setting::NOTH))
-        .map(|(p, _)| (*p, Setting::NOTH))
-        .collect();
-    for choice in choices {
-        for ((p, _), (s, _)) in PATTERNS.iter().zip(&choice.individual) {
-            cases.push((p, *s));
-        }
-        if let Some((s, _)) = &choice.average {
-            cases.extend(PATTERNS.iter().map(|(p, _)| (*p, *s)));
+    let mut cases: Vec<(&str, Setting)> = Vec::new();
+    for (i, (p, _)) in PATTERNS.iter().enumerate() {
+        cases.push((p, Setting::NOTH));
+        for choice in choices {
+            cases.extend(choice.setting(true, i).map(|s| (*p, s)));
+            cases.extend(choice.setting(false, i).map(|s| (*p, s)));
         }
     }
     cases.retain(|(p, s)| is_random(p, s));
     cases.sort();
     cases.dedup();
+    let network = network()?;
     let mut jobs = Vec::new();
     for (p, s) in &cases {
         for seed in 1..=confirm_seeds(ctx) {
-            jobs.push(collective_job(p, s, seed, circuit)?);
+            jobs.push(collective_job(&network, p, s, seed, circuit)?);
         }
     }
     let sub = Context {
@@ -406,9 +426,20 @@ fn confirm(
 /// Speed-up tables of the chosen settings, rescored with confirmed durations; returns the text
 /// and, per model, (individual-best g.mean, average-best g.mean).
 fn speedup_tables(choices: &[Choice], durations: &Durations) -> (String, Vec<(Model, f64, f64)>) {
-    let d = |p: &str, s: &Setting| durations[&(p.to_string(), s.to_string())].mean;
+    let d = |i: usize, s: &Setting| durations[&(PATTERNS[i].0.to_string(), s.to_string())].mean;
+    let speedup = |i: usize, s: &Setting| d(i, &Setting::NOTH) / d(i, s);
+    let gmeans = |individual: bool| -> Vec<f64> {
+        choices
+            .iter()
+            .map(|c| {
+                let ups: Vec<f64> = (0..PATTERNS.len())
+                    .filter_map(|i| c.setting(individual, i).map(|s| speedup(i, &s)))
+                    .collect();
+                gmean(&ups)
+            })
+            .collect()
+    };
     let mut text = String::new();
-    let mut means = Vec::new();
     for (kind, individual) in [("average best", false), ("individual best", true)] {
         text.push_str(&format!(
             "\n{kind}: duration in cycles (speed-up over noth)\n{:<6}{:>10}",
@@ -419,62 +450,28 @@ fn speedup_tables(choices: &[Choice], durations: &Durations) -> (String, Vec<(Mo
         }
         text.push('\n');
         for (i, (p, _)) in PATTERNS.iter().enumerate() {
-            text.push_str(&format!("{p:<6}{:>10.1}", d(p, &Setting::NOTH)));
+            text.push_str(&format!("{p:<6}{:>10.1}", d(i, &Setting::NOTH)));
             for c in choices {
-                let setting = if individual {
-                    c.individual.get(i).map(|x| x.0)
-                } else {
-                    c.average.as_ref().map(|x| x.0)
-                };
-                match setting {
-                    Some(s) => text.push_str(&format!(
-                        "{:>9.1} ({:.2})",
-                        d(p, &s),
-                        d(p, &Setting::NOTH) / d(p, &s)
-                    )),
+                match c.setting(individual, i) {
+                    Some(s) => text.push_str(&format!("{:>9.1} ({:.2})", d(i, &s), speedup(i, &s))),
                     None => text.push_str(&format!("{:>16}", "-")),
                 }
             }
             text.push('\n');
         }
         text.push_str(&format!("{:<16}", "g.mean"));
-        for c in choices {
-            let ups: Vec<f64> = PATTERNS
-                .iter()
-                .enumerate()
-                .filter_map(|(i, (p, _))| {
-                    let s = if individual {
-                        c.individual.get(i).map(|x| x.0)
-                    } else {
-                        c.average.as_ref().map(|x| x.0)
-                    }?;
-                    Some(d(p, &Setting::NOTH) / d(p, &s))
-                })
-                .collect();
-            text.push_str(&format!("{:>16.3}", gmean(&ups)));
-            if individual {
-                if let Some(m) = means
-                    .iter_mut()
-                    .find(|m: &&mut (Model, f64, f64)| m.0 == c.model)
-                {
-                    m.1 = gmean(&ups);
-                }
-            } else {
-                means.push((c.model, 0.0, gmean(&ups)));
-            }
+        for g in gmeans(individual) {
+            text.push_str(&format!("{g:>16.3}"));
         }
         text.push('\n');
     }
     text.push_str("\nsettings (average best; individual best per pattern)\n");
     for c in choices {
-        let average = c
-            .average
-            .as_ref()
-            .map_or("-".to_string(), |a| a.0.to_string());
+        let average = c.average.map_or("-".to_string(), |s| s.to_string());
         let individual: Vec<String> = PATTERNS
             .iter()
             .zip(&c.individual)
-            .map(|((p, _), (s, _))| format!("{p} {s}"))
+            .filter_map(|((p, _), s)| s.map(|s| format!("{p} {s}")))
             .collect();
         text.push_str(&format!(
             "{}: {average}; {}\n",
@@ -482,6 +479,12 @@ fn speedup_tables(choices: &[Choice], durations: &Durations) -> (String, Vec<(Mo
             individual.join(", ")
         ));
     }
+    let means = choices
+        .iter()
+        .zip(gmeans(true))
+        .zip(gmeans(false))
+        .map(|((c, individual), average)| (c.model, individual, average))
+        .collect();
     (text, means)
 }
 
@@ -542,10 +545,10 @@ fn fig6(ctx: &Context) -> CliResult<Outcome> {
     let (mut outcome, choices, durations) =
         collective_speedups(ctx, "registers", (1.331, 1.465), "speedups")?;
     let d = |p: &str, s: &Setting| durations[&(p.to_string(), s.to_string())].mean;
-    let torn = PATTERNS.iter().position(|(p, _)| *p == "torn").unwrap_or(5);
+    let index = |name: &str| PATTERNS.iter().position(|(p, _)| *p == name);
     let gt_x = choices.iter().find(|c| c.model == Model::GtX);
-    if let Some((s, _)) = gt_x.and_then(|c| c.individual.get(torn)) {
-        let (noth, best) = (d("torn", &Setting::NOTH), d("torn", s));
+    if let Some(s) = gt_x.zip(index("torn")).and_then(|(c, i)| c.individual[i]) {
+        let (noth, best) = (d("torn", &Setting::NOTH), d("torn", &s));
         outcome.comparisons.push(Comparison::new(
             "torn: noth -> gt_x individual best",
             "1056 -> 333 cycles (3.17x), gt_x(16,...)",
@@ -560,7 +563,7 @@ fn fig6(ctx: &Context) -> CliResult<Outcome> {
         .map(|(i, (p, _))| {
             let best = choices
                 .iter()
-                .filter_map(|c| c.individual.get(i).map(|(s, _)| (c.model, d(p, s))))
+                .filter_map(|c| c.individual[i].map(|s| (c.model, d(p, &s))))
                 .min_by(|a, b| a.1.total_cmp(&b.1))
                 .map_or("-", |(m, _)| m.name());
             format!("{p} {best}")
@@ -578,11 +581,8 @@ fn fig6(ctx: &Context) -> CliResult<Outcome> {
     ));
     let trns = choices
         .iter()
-        .filter_map(|c| {
-            c.individual
-                .first()
-                .map(|(s, _)| d("trns", &Setting::NOTH) / d("trns", s))
-        })
+        .filter_map(|c| index("trns").and_then(|i| c.individual[i]))
+        .map(|s| d("trns", &Setting::NOTH) / d("trns", &s))
         .fold(0.0, f64::max);
     outcome.comparisons.push(Comparison::new(
         "trns: best speed-up of any model",
@@ -614,13 +614,13 @@ fn table2(ctx: &Context) -> CliResult<Outcome> {
     eprintln!("{} collective runs in the gt_a grid search", jobs.len());
     let seed_one = durations(&run_jobs(ctx, &jobs)?);
     let grid = grid(ctx);
-    let guards = [4, 8, 16];
+    let guards = grid.guards;
+    let candidates = grid.settings(Model::GtA);
     let seeds: u64 = if ctx.quick { 5 } else { 100 };
     // Individual best per pattern and guard time, then `seeds` repetitions of each.
     let mut best: Vec<(&str, u32, Setting)> = Vec::new();
     for (p, _) in PATTERNS {
-        for g in guards {
-            let candidates = grid.settings(Model::GtA);
+        for &g in guards {
             let winner = candidates
                 .iter()
                 .filter(|s| s.guard == g)
@@ -635,10 +635,11 @@ fn table2(ctx: &Context) -> CliResult<Outcome> {
             }
         }
     }
+    let network = network()?;
     let mut repeat = Vec::new();
     for (p, _, s) in &best {
         for seed in 1..=seeds {
-            repeat.push(collective_job(p, s, seed, "registers")?);
+            repeat.push(collective_job(&network, p, s, seed, "registers")?);
         }
     }
     let sub = Context {
@@ -726,7 +727,7 @@ fn ramp_settings() -> [Setting; 4] {
 }
 
 fn fig12(ctx: &Context) -> CliResult<Outcome> {
-    let table = parse_table(NETWORK, "experiments/entropy/network.toml")?;
+    let table = network()?;
     // The paper's slope, 0.1 flits/node/cycle per million cycles, up to 0.3; ten times steeper
     // (and 40 samples of smoothing) in quick mode.
     let (slope, smoothing) = if ctx.quick { (1e-6, 40) } else { (1e-7, 400) };
@@ -872,7 +873,7 @@ fn start_up_settings() -> [Setting; 6] {
 }
 
 fn fig11(ctx: &Context) -> CliResult<Outcome> {
-    let table = parse_table(NETWORK, "experiments/entropy/network.toml")?;
+    let table = network()?;
     let mut jobs = Vec::new();
     for (pattern, ours) in [("shfl", "perfect_shuffle"), ("bcmp", "bit_complement")] {
         for s in start_up_settings() {

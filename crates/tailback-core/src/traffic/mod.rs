@@ -62,16 +62,12 @@ pub enum Process {
 impl Process {
     /// The process of `cfg` at `rate` flits/node/cycle.
     fn new(cfg: &TrafficConfig, rate: f64) -> Process {
-        let (kind, packet_flits) = (cfg.process, cfg.packet_flits);
-        if kind == ProcessKind::Collective {
-            return Process::Collective(cfg.packets_per_node.unwrap_or(1).into());
-        }
-        let packets_per_cycle = rate / packet_flits as f64;
-        if packets_per_cycle <= 0.0 {
-            return Process::Silent;
-        }
-        match kind {
-            ProcessKind::Collective => unreachable!("handled above"),
+        let packets_per_cycle = rate / cfg.packet_flits as f64;
+        match cfg.process {
+            ProcessKind::Collective => {
+                Process::Collective(cfg.packets_per_node.unwrap_or(1).into())
+            }
+            _ if packets_per_cycle <= 0.0 => Process::Silent,
             ProcessKind::Ramp => {
                 let peak_probability = packets_per_cycle.min(1.0);
                 Process::Ramp {
@@ -79,7 +75,7 @@ impl Process {
                         .expect("a validated rate gives a probability in [0, 1]"),
                     peak_probability,
                     slope: cfg.ramp_slope.unwrap_or(crate::config::DEFAULT_RAMP_SLOPE)
-                        / packet_flits as f64,
+                        / cfg.packet_flits as f64,
                 }
             }
             ProcessKind::Bernoulli => Process::Bernoulli(

@@ -58,7 +58,7 @@ struct Mobility {
 /// Whether a node is throttled after seeing `valid` and `active` buffers, given its mode `on`.
 /// `start`, `stop` and `release` are `r_on`, `r_off` and `r_n` in percent.
 #[inline]
-pub fn throttle_mode(
+fn throttle_mode(
     on: bool,
     valid: u64,
     active: u64,
@@ -147,16 +147,6 @@ impl EntropyThrottling {
             throttled_node_cycles: 0,
         }
     }
-
-    /// Valid and active buffers over the whole network in the last cycle.
-    pub fn totals(&self) -> (u64, u64) {
-        self.totals
-    }
-
-    /// Nodes whose throttling mode is ON.
-    pub fn throttled_nodes(&self) -> usize {
-        self.throttled_nodes
-    }
 }
 
 impl CongestionControl for EntropyThrottling {
@@ -213,14 +203,12 @@ impl CongestionControl for EntropyThrottling {
         let m = &mut self.mobility;
         let (mut valid, mut active) = (0u64, 0u64);
         for (r, profile) in self.profiles.iter_mut().enumerate() {
-            let v = m.occupied[r] + m.emptied[r];
-            let a = m.active[r];
+            let v = m.occupied[r] + std::mem::take(&mut m.emptied[r]);
+            let a = std::mem::take(&mut m.active[r]);
             valid += u64::from(v);
             active += u64::from(a);
             *profile = pack(v, a);
         }
-        m.emptied.fill(0);
-        m.active.fill(0);
         self.totals = (valid, active);
         let routers = self.profiles.len() as u64;
         let mut on_count = 0;
