@@ -1,25 +1,32 @@
 //! Human-readable descriptions of configurations and results.
 
-use tailback_core::config::{Choice, Config, TopologyKind};
+use tailback_core::config::{Choice, Config, RoutingAlgorithm, TopologyKind};
 use tailback_core::stats::RunSummary;
 
-/// "8x8 torus" or "5x3x2 mesh".
+/// "8x8 torus", "5x3x2 mesh", "4-ary 3-tree", "2-level folded Clos of 36-port switches".
 pub fn shape(cfg: &Config) -> String {
     let dims: Vec<String> = cfg.topology.dims.iter().map(u32::to_string).collect();
-    let kind = match cfg.topology.kind {
-        TopologyKind::Torus => "torus",
-        TopologyKind::Mesh => "mesh",
-    };
-    format!("{} {kind}", dims.join("x"))
+    let tree = cfg.topology.tree.as_ref();
+    let levels = tree.map_or(0, |t| t.levels());
+    match cfg.topology.kind {
+        TopologyKind::Torus => format!("{} torus", dims.join("x")),
+        TopologyKind::Mesh => format!("{} mesh", dims.join("x")),
+        TopologyKind::KaryNtree => format!("{}-ary {levels}-tree", tree.map_or(0, |t| t.down(0))),
+        TopologyKind::FoldedClos => format!(
+            "{levels}-level folded Clos of {}-port switches",
+            tree.map_or(0, |t| t.radix())
+        ),
+        TopologyKind::Cm5Fattree => format!("{}-node CM-5 fat tree", cfg.node_count()),
+    }
 }
 
 /// One line naming the network, router and routing.
 pub fn network(cfg: &Config) -> String {
     let r = &cfg.router;
     let classes = match (&cfg.routing.datelines, cfg.topology.kind) {
-        (_, TopologyKind::Mesh) => String::new(),
         (None, TopologyKind::Torus) => ", wrap-around VC classes".into(),
         (Some(lines), TopologyKind::Torus) => format!(", datelines at {lines:?}"),
+        _ => String::new(),
     };
     format!(
         "{}, {} VCs x {} flits, {}, {} allocator, {}{classes}",
@@ -28,7 +35,11 @@ pub fn network(cfg: &Config) -> String {
         r.vc_buffer_flits,
         r.switching.name().replace('_', " "),
         r.allocator.name(),
-        cfg.routing.algorithm.name().to_uppercase(),
+        match cfg.routing.algorithm {
+            RoutingAlgorithm::DModK => "destination-mod-k up/down routing".to_string(),
+            RoutingAlgorithm::AdaptiveUp => "adaptive-up up/down routing".to_string(),
+            other => other.name().to_uppercase(),
+        },
     )
 }
 

@@ -5,6 +5,7 @@ use petgraph::algo::is_cyclic_directed;
 use petgraph::graphmap::DiGraphMap;
 
 use crate::ids::{NodeId, PortId, RouterId};
+use crate::router::arbiter::bits64;
 use crate::routing::Routing;
 use crate::topology::{Link, Topology};
 use crate::traffic::Destinations;
@@ -79,7 +80,38 @@ pub fn dependency_graph(topology: &Topology, routing: &Routing) -> DiGraphMap<Ch
     match routing {
         Routing::Duato(_) => extended_escape_graph(topology, routing),
         Routing::Dor(_) | Routing::Disha(_) => deterministic_graph(topology, routing),
+        Routing::UpDown(_) => minimal_graph(topology, routing),
     }
+}
+
+/// Dependencies between every pair of channels a packet may take in a row towards some
+/// destination, over all minimal hops (a superset of what adaptive-up routing can use).
+fn minimal_graph(topology: &Topology, routing: &Routing) -> DiGraphMap<Channel, ()> {
+    let mut graph = DiGraphMap::new();
+    let next_router = |port: usize| match topology.ports()[port].output {
+        Link::Router(peer) => Some(topology.ports()[peer.index()].router),
+        _ => None,
+    };
+    for dst in 0..topology.node_count() {
+        for r in 0..topology.router_count() {
+            let router = RouterId::new(r);
+            let first = topology.router_ports(router).start;
+            for local in bits64(routing.minimal_ports(router, dst)) {
+                let Some(next) = next_router(first + local) else {
+                    continue;
+                };
+                let channel = ((first + local) as u32, 0);
+                graph.add_node(channel);
+                let next_first = topology.router_ports(next).start;
+                for q in bits64(routing.minimal_ports(next, dst)) {
+                    if next_router(next_first + q).is_some() {
+                        graph.add_edge(channel, ((next_first + q) as u32, 0), ());
+                    }
+                }
+            }
+        }
+    }
+    graph
 }
 
 /// Dependencies between consecutive channels of the deterministic routes.
@@ -167,4 +199,81 @@ fn extended_escape_graph(topology: &Topology, routing: &Routing) -> DiGraphMap<C
 /// recovered; the answer is then whether the recovery path is acyclic.
 pub fn is_deadlock_free(topology: &Topology, routing: &Routing) -> bool {
     !is_cyclic_directed(&dependency_graph(topology, routing))
+}
+
+/// The fewest links (pairs of opposite router-to-router channels) whose removal separates the
+/// first half of the nodes from the second: the bisection the natural node halves see, by
+/// max-flow/min-cut. `None` with fewer than two nodes or when a router holds nodes of both
+/// halves.
+pub fn bisection_links(topology: &Topology) -> Option<usize> {
+    let nodes = topology.node_count();
+    let routers = topology.router_count();
+    let (source, sink) = (routers, routers + 1);
+    // Residual capacities per arc: each channel is an arc of capacity 1, its link's opposite
+    // channel the reverse arc; terminal arcs are effectively unbounded.
+    let mut head: Vec<usize> = Vec::new();
+    let mut cap: Vec<usize> = Vec::new();
+    let mut out: Vec<Vec<usize>> = vec![Vec::new(); routers + 2];
+    let mut arc = |from: usize, to: usize, c: usize, back: usize| {
+        out[from].push(head.len());
+        head.push(to);
+        cap.push(c);
+        out[to].push(head.len());
+        head.push(from);
+        cap.push(back);
+    };
+    for (i, port) in topology.ports().iter().enumerate() {
+        if let Link::Router(peer) = port.output
+            && i < peer.index()
+        {
+            let to = topology.ports()[peer.index()].router.index();
+            arc(port.router.index(), to, 1, 1);
+        }
+    }
+    let mut side = vec![None; routers];
+    for n in 0..nodes {
+        let router = topology.ports()[topology.node_port(NodeId::new(n)).index()].router;
+        let left = n < nodes / 2;
+        match side[router.index()] {
+            Some(s) if s != left => return None,
+            _ => side[router.index()] = Some(left),
+        }
+    }
+    if nodes < 2 {
+        return None;
+    }
+    for (r, s) in side.iter().enumerate() {
+        match s {
+            Some(true) => arc(source, r, usize::MAX / 2, 0),
+            Some(false) => arc(r, sink, usize::MAX / 2, 0),
+            None => {}
+        }
+    }
+    let mut flow = 0;
+    let mut via = vec![usize::MAX; routers + 2];
+    loop {
+        // Breadth-first search for an augmenting path of unit capacity.
+        via.fill(usize::MAX);
+        let mut queue = std::collections::VecDeque::from([source]);
+        while let Some(v) = queue.pop_front() {
+            for &a in &out[v] {
+                let w = head[a];
+                if cap[a] > 0 && w != source && via[w] == usize::MAX {
+                    via[w] = a;
+                    queue.push_back(w);
+                }
+            }
+        }
+        if via[sink] == usize::MAX {
+            return Some(flow);
+        }
+        let mut v = sink;
+        while v != source {
+            let a = via[v];
+            cap[a] -= 1;
+            cap[a ^ 1] += 1;
+            v = head[a ^ 1];
+        }
+        flow += 1;
+    }
 }

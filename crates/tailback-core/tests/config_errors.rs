@@ -266,6 +266,63 @@ fn keys_that_only_apply_to_other_settings_are_rejected() {
 }
 
 #[test]
+fn tree_topologies_refuse_what_does_not_fit_them() {
+    let issue = single_issue("[topology]\nkind = \"folded_clos\"\nradix = 9\n");
+    assert_issue(&issue, "topology.radix", Some("9"), &["even"]);
+    let issue = single_issue("[topology]\nkind = \"kary_ntree\"\ndims = [4, 4]\n");
+    assert_issue(
+        &issue,
+        "topology.dims",
+        Some("[4, 4]"),
+        &["only applies to", "\"torus\" or \"mesh\"", "kary_ntree"],
+    );
+    let issue = single_issue("[topology]\nradix = 8\n");
+    assert_issue(
+        &issue,
+        "topology.radix",
+        Some("8"),
+        &["folded_clos", "torus"],
+    );
+    let issue = single_issue("[topology]\nkind = \"cm5_fattree\"\nnodes = 48\n");
+    assert_issue(&issue, "topology.nodes", Some("48"), &["power of two"]);
+    let issue = single_issue("[topology]\nkind = \"kary_ntree\"\nk = 33\n");
+    assert_issue(&issue, "topology.k", Some("33"), &["32"]);
+    // Routing and mechanisms that need a cube.
+    let issue = single_issue("[topology]\nkind = \"kary_ntree\"\n[routing]\nalgorithm = \"dor\"\n");
+    assert_issue(
+        &issue,
+        "routing.algorithm",
+        Some("\"dor\""),
+        &["d_mod_k", "adaptive_up"],
+    );
+    let issue = single_issue("[routing]\nalgorithm = \"adaptive_up\"\n");
+    assert_issue(
+        &issue,
+        "routing.algorithm",
+        Some("\"adaptive_up\""),
+        &["\"dor\""],
+    );
+    let issue = single_issue(
+        "[topology]\nkind = \"folded_clos\"\nradix = 8\n[congestion]\nmechanism = \"entropy\"\n",
+    );
+    assert_issue(
+        &issue,
+        "congestion.mechanism",
+        Some("\"entropy\""),
+        &["torus", "folded_clos"],
+    );
+    let issue = single_issue(
+        "[topology]\nkind = \"folded_clos\"\nradix = 8\n[traffic]\npattern = \"transpose\"\n",
+    );
+    assert_issue(
+        &issue,
+        "traffic.pattern",
+        Some("\"transpose\""),
+        &["even number of dimensions"],
+    );
+}
+
+#[test]
 fn all_problems_of_a_file_are_reported_at_once() {
     let text = "bogus = true\n\
                 [topology]\nk = \"eight\"\nlink_latency = 0\n\

@@ -63,7 +63,7 @@ fn uniform_config(torus: bool, dims: &[u32], include_self: bool) -> Config {
 /// Standard deviation of the hop count of one uniform packet (source excluded), by enumeration.
 fn hop_standard_deviation(cfg: &Config) -> f64 {
     let topo = Topology::from_config(cfg);
-    let shape = topo.shape();
+    let shape = topo.cube().expect("a k-ary n-cube");
     let n = shape.nodes();
     let hops: Vec<f64> = (0..n)
         .flat_map(|s| (0..n).filter(move |&d| d != s).map(move |d| (s, d)))

@@ -134,7 +134,7 @@ fn lone_packet(cfg: &Config, src: usize, dst: usize, flits: u32) -> (u64, u32) {
 /// each of a few sources (a corner, a middle node and the last node).
 fn pairs_covering_all_distances(cfg: &Config) -> Vec<(usize, usize, u32)> {
     let topo = Topology::from_config(cfg);
-    let shape = topo.shape();
+    let shape = topo.cube().expect("a k-ary n-cube");
     let n = shape.nodes();
     let mut pairs = Vec::new();
     for src in [0, n / 2 + 1, n - 1] {

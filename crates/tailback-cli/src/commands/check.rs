@@ -1,11 +1,11 @@
 //! `tailback check`: validate a configuration and describe the network it builds.
 
 use serde::Serialize;
-use tailback_core::analysis::{channel_load, is_deadlock_free};
+use tailback_core::analysis::{bisection_links, channel_load, is_deadlock_free};
 use tailback_core::config::{Config, RoutingAlgorithm};
 use tailback_core::ids::PortId;
 use tailback_core::routing::Routing;
-use tailback_core::topology::{CubeShape, Link, Topology};
+use tailback_core::topology::{CubeShape, Layout, Link, Topology};
 use tailback_core::traffic::Workload;
 
 use crate::cli::{CheckArgs, Format};
@@ -42,7 +42,10 @@ struct NetworkReport {
     channels: Channels,
     vc_buffers: Buffers,
     vc_classes: usize,
-    /// The routing algorithm (`dor`, `duato`, `disha`).
+    /// Fewest links separating the first half of the nodes from the second (`None`: too
+    /// large to analyse, or a router holds nodes of both halves).
+    bisection_links: Option<usize>,
+    /// The routing algorithm (`dor`, `duato`, `disha`, `d_mod_k`, `adaptive_up`).
     routing: RoutingAlgorithm,
     /// Free of permanent deadlock by the dependency graph: DOR's acyclic, Duato's extended
     /// escape graph acyclic, Disha's recovery path acyclic (`None`: network too large to
@@ -81,7 +84,7 @@ fn analyse(cfg: &Config) -> NetworkReport {
     let small = nodes <= ANALYSIS_NODE_LIMIT;
     // One channel-load analysis per traffic phase (one for an unphased workload).
     let loads: Vec<_> = if small {
-        let workload = Workload::new(&cfg.traffic, topology.shape(), cfg.seed);
+        let workload = Workload::new(&cfg.traffic, topology.addresses(), cfg.seed);
         (0..workload.phase_count())
             .map(|i| channel_load(&topology, &routing, workload.phase_destinations(i)))
             .collect()
@@ -115,6 +118,7 @@ fn analyse(cfg: &Config) -> NetworkReport {
             total_flits: inputs * vcs * r.vc_buffer_flits as usize,
         },
         vc_classes: routing.classes(),
+        bisection_links: small.then(|| bisection_links(&topology)).flatten(),
         routing: cfg.routing.algorithm,
         deadlock_free: small.then(|| is_deadlock_free(&topology, &routing)),
         phase_ideal_throughput: (loads.len() > 1)
@@ -139,9 +143,19 @@ fn analyse(cfg: &Config) -> NetworkReport {
 /// "router 12, port +x" or "the ejection channel of node 3".
 fn port_name(topology: &Topology, port: PortId) -> String {
     let p = topology.ports()[port.index()];
-    match p.output {
-        Link::Node(node) => format!("the ejection channel of node {node}"),
-        _ => {
+    match (p.output, topology.layout()) {
+        (Link::Node(node), _) => format!("the ejection channel of node {node}"),
+        (_, Layout::Tree(tree)) => {
+            let (level, _) = tree.locate(p.router.index());
+            let down = tree.down(level);
+            let (way, index) = if u32::from(p.local) < down {
+                ("down", u32::from(p.local))
+            } else {
+                ("up", u32::from(p.local) - down)
+            };
+            format!("switch {} (level {level}), {way} port {index}", p.router)
+        }
+        (_, Layout::Cube(_)) => {
             let (dim, positive) = CubeShape::port_direction(p.local);
             let axis = ["x", "y", "z"]
                 .get(dim)
@@ -183,6 +197,17 @@ fn print_table(source: &str, r: &NetworkReport) {
             ),
         ),
         (
+            "bisection",
+            match r.bisection_links {
+                Some(links) => format!(
+                    "{links} links between the two halves of the nodes ({:.3} per node)",
+                    links as f64 / r.nodes as f64
+                ),
+                None if r.nodes > ANALYSIS_NODE_LIMIT => skipped(),
+                None => "not defined (a router holds nodes of both halves)".to_string(),
+            },
+        ),
+        (
             "deadlock",
             match (r.deadlock_free, r.routing) {
                 (Some(true), RoutingAlgorithm::Dor) => format!(
@@ -194,6 +219,11 @@ fn print_table(source: &str, r: &NetworkReport) {
                      classes; direct and indirect dependencies) is acyclic",
                     r.vc_classes
                 ),
+                (Some(true), RoutingAlgorithm::DModK | RoutingAlgorithm::AdaptiveUp) => {
+                    "free: up/down routes never turn from down to up, so the dependency graph \
+                     of every minimal hop is acyclic"
+                        .to_string()
+                }
                 (Some(true), RoutingAlgorithm::Disha) => "recovered: adaptive channels may \
                      deadlock; blocked packets time out and leave one at a time over the \
                      recovery path, whose dependency graph is acyclic"

@@ -50,6 +50,7 @@ fn run_one(args: ExperimentRunArgs) -> CliResult {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         resume: args.resume,
         quick: args.quick,
+        donors: Vec::new(),
     };
     eprintln!(
         "{}: {} ({})",

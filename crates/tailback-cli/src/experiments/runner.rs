@@ -1,6 +1,6 @@
 //! Running an experiment's jobs in parallel, with results kept on disk as they finish.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -24,6 +24,9 @@ pub struct Context {
     pub resume: bool,
     /// Short runs and fewer points: a smoke test, not a reproduction.
     pub quick: bool,
+    /// `results.jsonl` files of other experiments: a job found there with the same id and
+    /// configuration is copied instead of run again (missing files are skipped).
+    pub donors: Vec<PathBuf>,
 }
 
 /// One simulation of an experiment.
@@ -89,22 +92,34 @@ pub fn run_jobs(ctx: &Context, jobs: &[Job]) -> CliResult<BTreeMap<String, RunRe
         Vec::new()
     };
     // Keep only results of jobs that still exist with the same configuration.
-    let kept: Vec<Stored> = previous
+    let mut kept: Vec<Stored> = previous
         .into_iter()
         .filter(|s| configs.get(s.id.as_str()) == Some(&s.config))
         .collect();
+    for donor in ctx.donors.iter().filter(|d| d.exists()) {
+        let have: BTreeSet<String> = kept.iter().map(|s| s.id.clone()).collect();
+        let before = kept.len();
+        kept.extend(
+            jsonl::read::<Stored>(donor)?
+                .into_iter()
+                .filter(|s| configs.get(s.id.as_str()) == Some(&s.config) && !have.contains(&s.id)),
+        );
+        if kept.len() > before {
+            eprintln!(
+                "reusing {} runs from {}",
+                kept.len() - before,
+                donor.display()
+            );
+        }
+    }
     let store = Mutex::new(JsonLines::create(&path, &kept)?);
-    let done: std::collections::BTreeSet<&str> = kept.iter().map(|s| s.id.as_str()).collect();
+    let done: BTreeSet<&str> = kept.iter().map(|s| s.id.as_str()).collect();
     let pending: Vec<&Job> = jobs
         .iter()
         .filter(|j| !done.contains(j.id.as_str()))
         .collect();
     if !kept.is_empty() {
-        eprintln!(
-            "resuming: {} of {} runs already done",
-            kept.len(),
-            jobs.len()
-        );
+        eprintln!("{} of {} runs already done", kept.len(), jobs.len());
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(ctx.jobs.max(1))
@@ -142,4 +157,52 @@ pub fn run_jobs(ctx: &Context, jobs: &[Job]) -> CliResult<BTreeMap<String, RunRe
         .chain(finished)
         .map(|s| (s.id, s.report))
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(id: &str, rate: f64) -> Job {
+        let mut config = Config::default();
+        config.sim.warmup_cycles = 100;
+        config.sim.measure_cycles = 200;
+        config.traffic.rate = rate;
+        Job::new(id.to_string(), config)
+    }
+
+    fn context(out: PathBuf, donors: Vec<PathBuf>) -> Context {
+        Context {
+            out,
+            jobs: 1,
+            resume: false,
+            quick: true,
+            donors,
+        }
+    }
+
+    #[test]
+    fn runs_of_a_donor_with_the_same_configuration_are_copied_not_rerun() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = context(dir.path().join("first"), Vec::new());
+        let done = run_jobs(&first, &[job("a", 0.1), job("b", 0.1)]).unwrap();
+        let second = context(
+            dir.path().join("second"),
+            vec![
+                first.out.join("results.jsonl"),
+                dir.path().join("missing.jsonl"),
+            ],
+        );
+        // `a` is the same job; `b` changed its configuration and must run again.
+        let reports = run_jobs(&second, &[job("a", 0.1), job("b", 0.2)]).unwrap();
+        let wall = |r: &RunReport| r.summary.wall_seconds;
+        assert_eq!(wall(&reports["a"]), wall(&done["a"]));
+        assert_ne!(wall(&reports["b"]), wall(&done["b"]));
+        assert!(reports["b"].summary.offered > done["b"].summary.offered);
+        // The copied run is now stored in the second experiment's own results.
+        let stored: Vec<Stored> = jsonl::read(&second.out.join("results.jsonl")).unwrap();
+        let mut ids: Vec<&str> = stored.iter().map(|s| s.id.as_str()).collect();
+        ids.sort();
+        assert_eq!(ids, ["a", "b"]);
+    }
 }

@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use super::Choice;
 use super::reader::{Section, choice_enum};
 
 choice_enum! {
@@ -287,6 +288,20 @@ impl CongestionConfig {
     /// Checks the settings against the topology: the tuning period must be a whole number of
     /// side-band gathers.
     pub(crate) fn check(&self, topology: &super::TopologyConfig, issues: &super::reader::Issues) {
+        if !topology.kind.is_cube()
+            && matches!(self.mechanism, Mechanism::SelfTuned | Mechanism::Entropy)
+        {
+            issues.push(
+                "congestion.mechanism".into(),
+                Some(&toml::Value::String(self.mechanism.name().into())),
+                format!(
+                    "needs topology.kind = \"torus\" or \"mesh\" (its side-band network is laid \
+                     out along the dimensions); kind = \"{}\"",
+                    topology.kind.name()
+                ),
+            );
+            return;
+        }
         let Some(tuned) = &self.self_tuned else {
             return;
         };

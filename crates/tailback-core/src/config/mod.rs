@@ -108,7 +108,7 @@ impl Config {
 
     /// Number of terminal nodes.
     pub fn node_count(&self) -> usize {
-        self.topology.dims.iter().map(|&k| k as usize).product()
+        self.topology.nodes()
     }
 
     fn check_consistency(&self, issues: &Issues) {

@@ -2,7 +2,9 @@
 
 use serde::Serialize;
 
+use super::Choice;
 use super::reader::{Section, choice_enum};
+use crate::topology::TreeShape;
 
 /// Largest number of terminal nodes a network may have.
 pub const MAX_NODES: u64 = 1 << 22;
@@ -12,47 +14,136 @@ pub const MAX_VCS: u32 = 32;
 pub const MAX_LATENCY: u32 = 1024;
 
 choice_enum! {
-    /// Shape of a k-ary n-cube.
+    /// The network family.
     pub enum TopologyKind {
-        /// Rings in every dimension (wrap-around links).
+        /// k-ary n-cube with rings in every dimension (wrap-around links).
         Torus = "torus",
-        /// No wrap-around links.
+        /// k-ary n-cube without wrap-around links.
         Mesh = "mesh",
+        /// k-ary n-tree fat tree: `k^n` nodes, `n` levels of switches with `k` ports down and
+        /// `k` up.
+        KaryNtree = "kary_ntree",
+        /// Two- or three-level folded Clos network of `radix`-port switches.
+        FoldedClos = "folded_clos",
+        /// The CM-5's fat tree: 4-ary, with 2 parents per switch on the first two levels.
+        Cm5Fattree = "cm5_fattree",
+    }
+}
+
+impl TopologyKind {
+    /// Whether the network is a k-ary n-cube (torus or mesh).
+    pub fn is_cube(self) -> bool {
+        matches!(self, TopologyKind::Torus | TopologyKind::Mesh)
     }
 }
 
 /// `[topology]`: the network shape.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TopologyConfig {
-    /// Torus or mesh.
+    /// The network family.
     pub kind: TopologyKind,
-    /// Radix of every dimension, dimension 0 first (`k` repeated `n` times unless `dims` is given).
+    /// Radix of every dimension of a torus or mesh, dimension 0 first (`k` repeated `n` times
+    /// unless `dims` is given); for other kinds, the node count (the line of node addresses).
     pub dims: Vec<u32>,
+    /// The switch levels of a fat tree (`None` for tori and meshes).
+    pub tree: Option<TreeShape>,
     /// Router-to-router link latency in cycles.
     pub link_latency: u32,
+}
+
+/// Written with the keys the reader takes, so a serialized config reads back the same.
+impl Serialize for TopologyConfig {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut out = s.serialize_struct("TopologyConfig", 4)?;
+        out.serialize_field("kind", &self.kind)?;
+        match (&self.tree, self.kind) {
+            (Some(tree), TopologyKind::KaryNtree) => {
+                out.serialize_field("k", &tree.down(0))?;
+                out.serialize_field("n", &tree.levels())?;
+            }
+            (Some(tree), TopologyKind::FoldedClos) => {
+                out.serialize_field("radix", &tree.radix())?;
+                out.serialize_field("levels", &tree.levels())?;
+            }
+            (Some(tree), _) => out.serialize_field("nodes", &tree.nodes())?,
+            (None, _) => out.serialize_field("dims", &self.dims)?,
+        }
+        out.serialize_field("link_latency", &self.link_latency)?;
+        out.end()
+    }
+}
+
+/// The keys each topology kind reads besides `kind` and `link_latency`.
+fn shape_keys(kind: TopologyKind) -> &'static [&'static str] {
+    match kind {
+        TopologyKind::Torus | TopologyKind::Mesh => &["k", "n", "dims"],
+        TopologyKind::KaryNtree => &["k", "n"],
+        TopologyKind::FoldedClos => &["radix", "levels"],
+        TopologyKind::Cm5Fattree => &["nodes"],
+    }
 }
 
 impl TopologyConfig {
     pub(crate) fn read(s: Section<'_>) -> Self {
         let kind = s.choice("kind", TopologyKind::Torus);
-        let k: u32 = s.int("k", 8, 2, 4096);
-        let n: u32 = s.int("n", 2, 1, 16);
-        let dims = match s.opt_int_list("dims", 2, 4096) {
-            Some(_) if s.has("k") || s.has("n") => {
-                s.problem("dims", "give either `dims` or `k` and `n`, not both");
-                vec![k; n as usize]
+        for key in ["k", "n", "dims", "radix", "levels", "nodes"] {
+            if !shape_keys(kind).contains(&key) && s.has(key) {
+                s.value(key); // Known key, wrong kind: reported here, not as unknown.
+                let kinds: Vec<String> = TopologyKind::CHOICES
+                    .iter()
+                    .map(|(_, k)| *k)
+                    .filter(|k| shape_keys(*k).contains(&key))
+                    .map(|k| format!("\"{}\"", k.name()))
+                    .collect();
+                s.problem(
+                    key,
+                    format!(
+                        "only applies to topology.kind = {}; kind = \"{}\"",
+                        kinds.join(" or "),
+                        kind.name()
+                    ),
+                );
             }
-            Some(d) if d.is_empty() || d.len() > 16 => {
-                s.problem("dims", "must list between 1 and 16 radices");
-                vec![k; n as usize]
+        }
+        let tree = match kind {
+            TopologyKind::Torus | TopologyKind::Mesh => None,
+            TopologyKind::KaryNtree => {
+                // Switches have 2k ports, at most 64.
+                let k: u32 = s.int("k", 4, 2, 32);
+                let n: u32 = s.int("n", 3, 1, 22);
+                Some(TreeShape::kary_ntree(k, n))
             }
-            Some(d) => d.into_iter().map(|x| x as u32).collect(),
-            None => vec![k; n as usize],
+            TopologyKind::FoldedClos => {
+                let radix: u32 = s.int("radix", 36, 4, 64);
+                if !radix.is_multiple_of(2) {
+                    s.problem("radix", "must be even (half the ports lead down, half up)");
+                }
+                let levels: u32 = s.int("levels", 2, 2, 3);
+                Some(TreeShape::folded_clos(radix & !1, levels))
+            }
+            TopologyKind::Cm5Fattree => {
+                let nodes: u32 = s.int("nodes", 64, 8, 1 << 22);
+                if !nodes.is_power_of_two() {
+                    s.problem("nodes", "must be a power of two");
+                }
+                Some(TreeShape::cm5(nodes.next_power_of_two()))
+            }
+        };
+        let dims = match &tree {
+            Some(tree) => vec![u32::try_from(tree.nodes()).unwrap_or(u32::MAX)],
+            None => read_dims(&s),
         };
         let nodes: u64 = dims.iter().map(|&x| x as u64).product();
         if nodes > MAX_NODES {
+            let key = match kind {
+                _ if s.has("dims") => "dims",
+                TopologyKind::FoldedClos => "radix",
+                TopologyKind::Cm5Fattree => "nodes",
+                _ => "k",
+            };
             s.problem(
-                if s.has("dims") { "dims" } else { "k" },
+                key,
                 format!("the network would have {nodes} nodes; at most {MAX_NODES} are supported"),
             );
         }
@@ -61,8 +152,32 @@ impl TopologyConfig {
         TopologyConfig {
             kind,
             dims,
+            tree,
             link_latency,
         }
+    }
+
+    /// Number of terminal nodes.
+    pub fn nodes(&self) -> usize {
+        self.dims.iter().map(|&k| k as usize).product()
+    }
+}
+
+/// The radices of a torus or mesh: `dims`, or `k` repeated `n` times.
+fn read_dims(s: &Section<'_>) -> Vec<u32> {
+    let k: u32 = s.int("k", 8, 2, 4096);
+    let n: u32 = s.int("n", 2, 1, 16);
+    match s.opt_int_list("dims", 2, 4096) {
+        Some(_) if s.has("k") || s.has("n") => {
+            s.problem("dims", "give either `dims` or `k` and `n`, not both");
+            vec![k; n as usize]
+        }
+        Some(d) if d.is_empty() || d.len() > 16 => {
+            s.problem("dims", "must list between 1 and 16 radices");
+            vec![k; n as usize]
+        }
+        Some(d) => d.into_iter().map(|x| x as u32).collect(),
+        None => vec![k; n as usize],
     }
 }
 
@@ -149,6 +264,22 @@ choice_enum! {
         Duato = "duato",
         /// Minimal fully adaptive on every VC, with Disha-style deadlock recovery.
         Disha = "disha",
+        /// Fat trees: up to a common ancestor, then down; the up port is chosen by the
+        /// destination (destination-mod-k), so every route is fixed.
+        DModK = "d_mod_k",
+        /// Fat trees: like `d_mod_k`, but any up port may be taken (the free VC with the most
+        /// credits; the destination-mod-k port when none is free).
+        AdaptiveUp = "adaptive_up",
+    }
+}
+
+impl RoutingAlgorithm {
+    /// Whether the algorithm routes on tori and meshes (`true`) or on fat trees.
+    pub fn for_cubes(self) -> bool {
+        matches!(
+            self,
+            RoutingAlgorithm::Dor | RoutingAlgorithm::Duato | RoutingAlgorithm::Disha
+        )
     }
 }
 
@@ -183,7 +314,27 @@ pub struct RoutingConfig {
 
 impl RoutingConfig {
     pub(crate) fn read(s: Section<'_>, topology: &TopologyConfig) -> Self {
-        let algorithm = s.choice("algorithm", RoutingAlgorithm::Dor);
+        let cube = topology.kind.is_cube();
+        let default = if cube {
+            RoutingAlgorithm::Dor
+        } else {
+            RoutingAlgorithm::DModK
+        };
+        let algorithm = s.choice("algorithm", default);
+        if algorithm.for_cubes() != cube {
+            s.problem(
+                "algorithm",
+                format!(
+                    "does not route on topology.kind = \"{}\"; use {}",
+                    topology.kind.name(),
+                    if cube {
+                        "\"dor\", \"duato\" or \"disha\""
+                    } else {
+                        "\"d_mod_k\" or \"adaptive_up\""
+                    }
+                ),
+            );
+        }
         let tie_break = s.choice("tie_break", TieBreak::Balanced);
         let datelines = s
             .value("datelines")

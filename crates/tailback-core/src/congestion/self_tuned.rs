@@ -67,7 +67,9 @@ pub struct SelfTuned {
 impl SelfTuned {
     /// Throttling for `topology` with `vcs` VCs per port.
     pub fn new(settings: &SelfTunedConfig, topology: &Topology, vcs: u32) -> SelfTuned {
-        let shape = topology.shape();
+        let shape = topology
+            .cube()
+            .expect("validation allows self-tuned throttling on k-ary n-cubes only");
         let sideband = SideBand::new(settings.sideband, shape, settings.hop_delay);
         let network_inputs = topology
             .ports()

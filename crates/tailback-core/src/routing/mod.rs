@@ -10,17 +10,21 @@
 //!   (`analysis::escape_dependency_graph`).
 //! - `disha`: fully adaptive over every minimal direction on every VC; deadlocks are possible
 //!   and are recovered (see `docs/deadlock-recovery.md`).
+//! - `d_mod_k` and `adaptive_up` on fat trees: up/down routing (`updown`), with the up port
+//!   fixed by the destination or free to choose.
 //!
 //! The selection among adaptive candidates happens in VC allocation (`router/alloc.rs`): the free
 //! adaptive VC with the most credits, else the escape VC.
 
 mod dor;
+mod updown;
 
 pub use dor::{Dor, Hop};
+pub use updown::UpDown;
 
 use crate::config::{Config, RoutingAlgorithm, RoutingConfig, TopologyConfig, TopologyKind};
 use crate::ids::{NodeId, PortId, RouterId};
-use crate::topology::{Link, Topology};
+use crate::topology::{Layout, Link, Topology};
 
 /// The output channels a head flit may take at one router.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +69,8 @@ pub enum Routing {
     Duato(Adaptive),
     /// Fully adaptive on all VCs, with deadlock recovery.
     Disha(Adaptive),
+    /// Up/down routing on a fat tree.
+    UpDown(UpDown),
 }
 
 impl Adaptive {
@@ -77,10 +83,15 @@ impl Adaptive {
 impl Routing {
     /// Builds the routing function a (valid) config describes.
     pub fn from_config(cfg: &Config, topology: &Topology) -> Routing {
-        let shape = topology.shape();
         let vcs = cfg.router.vcs;
+        let shape = match topology.layout() {
+            Layout::Cube(shape) => shape,
+            Layout::Tree(tree) => {
+                let adaptive = cfg.routing.algorithm == RoutingAlgorithm::AdaptiveUp;
+                return Routing::UpDown(UpDown::new(tree, vcs, adaptive));
+            }
+        };
         match cfg.routing.algorithm {
-            RoutingAlgorithm::Dor => Routing::Dor(Dor::new(shape, &cfg.routing, vcs)),
             RoutingAlgorithm::Duato => {
                 let dor = Dor::escape(shape, &cfg.routing, vcs);
                 let escape_vcs = (1u32 << dor.classes()) - 1;
@@ -97,6 +108,10 @@ impl Routing {
                     ties_both_ways: true,
                     dor,
                 })
+            }
+            // Validation pairs tree algorithms with trees.
+            RoutingAlgorithm::Dor | RoutingAlgorithm::DModK | RoutingAlgorithm::AdaptiveUp => {
+                Routing::Dor(Dor::new(shape, &cfg.routing, vcs))
             }
         }
     }
@@ -117,6 +132,15 @@ impl Routing {
                 adaptive_ports: a.minimal_ports(r, d),
                 adaptive_vcs: a.adaptive_vcs,
             },
+            Routing::UpDown(u) => {
+                let escape = u.route(r, d);
+                let adaptive = u.is_adaptive() && escape.port as u32 >= u.down_ports(r);
+                Route {
+                    escape,
+                    adaptive_ports: if adaptive { u.minimal_ports(r, d) } else { 0 },
+                    adaptive_vcs: if adaptive { u.all_vcs() } else { 0 },
+                }
+            }
             Routing::Disha(a) => {
                 let adaptive_ports = a.minimal_ports(r, d);
                 let escape = if adaptive_ports == 0 {
@@ -144,6 +168,7 @@ impl Routing {
         match self {
             Routing::Dor(dor) => dor.route(router.index(), src.index(), dst.index(), class),
             Routing::Duato(a) | Routing::Disha(a) => a.dor.escape_hop(router.index(), dst.index()),
+            Routing::UpDown(u) => u.route(router.index(), dst.index()),
         }
     }
 
@@ -153,35 +178,52 @@ impl Routing {
         match self {
             Routing::Dor(dor) => dor.minimal_ports(router.index(), dst, true),
             Routing::Duato(a) | Routing::Disha(a) => a.minimal_ports(router.index(), dst),
+            Routing::UpDown(u) => u.minimal_ports(router.index(), dst),
         }
     }
 
     /// Minimal number of hops from `router` to node `dst`.
     pub fn distance(&self, router: RouterId, dst: usize) -> u32 {
-        self.dor().distance(router.index(), dst)
+        match self.dor() {
+            Some(dor) => dor.distance(router.index(), dst),
+            None => self
+                .up_down()
+                .map_or(0, |u| u.distance(router.index(), dst)),
+        }
     }
 
     /// The largest minimal distance between two nodes.
     pub fn diameter(&self) -> u32 {
-        self.dor().diameter()
+        match self.dor() {
+            Some(dor) => dor.diameter(),
+            None => self.up_down().map_or(0, UpDown::diameter),
+        }
     }
 
-    fn dor(&self) -> &Dor {
+    fn dor(&self) -> Option<&Dor> {
         match self {
-            Routing::Dor(dor) => dor,
-            Routing::Duato(a) | Routing::Disha(a) => &a.dor,
+            Routing::Dor(dor) => Some(dor),
+            Routing::Duato(a) | Routing::Disha(a) => Some(&a.dor),
+            Routing::UpDown(_) => None,
+        }
+    }
+
+    fn up_down(&self) -> Option<&UpDown> {
+        match self {
+            Routing::UpDown(u) => Some(u),
+            _ => None,
         }
     }
 
     /// Number of VC classes of the deterministic (escape) routing.
     pub fn classes(&self) -> usize {
-        self.dor().classes()
+        self.dor().map_or(1, Dor::classes)
     }
 
     /// How the routing function copes with deadlock.
     pub fn deadlock_handling(&self) -> DeadlockHandling {
         match self {
-            Routing::Dor(_) | Routing::Duato(_) => DeadlockHandling::Avoidance,
+            Routing::Dor(_) | Routing::Duato(_) | Routing::UpDown(_) => DeadlockHandling::Avoidance,
             Routing::Disha(_) => DeadlockHandling::Recovery,
         }
     }
@@ -218,6 +260,9 @@ impl Routing {
 
 /// Number of VCs per port the configured routing needs (checked against `router.vcs`).
 pub(crate) fn vcs_needed(topology: &TopologyConfig, routing: &RoutingConfig) -> usize {
+    if !topology.kind.is_cube() {
+        return 1;
+    }
     let classes = dor::classes_needed(
         &topology.dims,
         topology.kind == TopologyKind::Torus,
@@ -226,20 +271,20 @@ pub(crate) fn vcs_needed(topology: &TopologyConfig, routing: &RoutingConfig) -> 
     match routing.algorithm {
         RoutingAlgorithm::Dor => classes,
         RoutingAlgorithm::Duato => classes + 1,
-        RoutingAlgorithm::Disha => 1,
+        RoutingAlgorithm::Disha | RoutingAlgorithm::DModK | RoutingAlgorithm::AdaptiveUp => 1,
     }
 }
 
 /// A phrase naming what the configured routing needs VCs for, for messages.
 pub(crate) fn vc_need_description(topology: &TopologyConfig, routing: &RoutingConfig) -> String {
     let classes = match (&routing.datelines, topology.kind) {
-        (_, TopologyKind::Mesh) => "single class of dimension-order routing on a mesh".to_string(),
         (None, TopologyKind::Torus) => {
             "default dateline scheme (upper VC class for a dimension whose route wraps)".into()
         }
         (Some(lines), TopologyKind::Torus) => {
             format!("dateline scheme with datelines at {lines:?} (one more VC class per crossing)")
         }
+        _ => "single class of dimension-order routing on a mesh".to_string(),
     };
     match routing.algorithm {
         RoutingAlgorithm::Dor => format!("the {classes} needs one VC per class"),
@@ -247,5 +292,8 @@ pub(crate) fn vc_need_description(topology: &TopologyConfig, routing: &RoutingCo
             "Duato's protocol needs an escape VC per class of the {classes}, plus an adaptive VC"
         ),
         RoutingAlgorithm::Disha => "fully adaptive routing needs a VC".to_string(),
+        RoutingAlgorithm::DModK | RoutingAlgorithm::AdaptiveUp => {
+            "up/down routing needs a VC".to_string()
+        }
     }
 }

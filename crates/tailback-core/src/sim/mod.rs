@@ -121,7 +121,7 @@ impl<C: CongestionControl> Simulation<C> {
         let topology = Topology::from_config(cfg);
         let routing = Routing::from_config(cfg, &topology);
         let control = make(&topology, &routing);
-        let workload = Workload::new(&cfg.traffic, topology.shape(), cfg.seed);
+        let workload = Workload::new(&cfg.traffic, topology.addresses(), cfg.seed);
         let routers = RouterSet::new(cfg, &topology);
         let nics = NicSet::new(cfg, &topology);
         let r = &cfg.router;

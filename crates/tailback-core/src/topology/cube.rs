@@ -144,7 +144,8 @@ impl CubeShape {
             .map(|r| port_id(r, self.terminal_port()))
             .collect();
         Topology {
-            shape: self,
+            addresses: self.clone(),
+            layout: super::Layout::Cube(self),
             router_first_port,
             ports,
             node_port,

@@ -5,8 +5,10 @@
 //! channel. Topology kinds only decide the wiring and the coordinates routing needs.
 
 mod cube;
+mod tree;
 
 pub use cube::CubeShape;
+pub use tree::TreeShape;
 
 use crate::config::{Config, TopologyKind};
 use crate::ids::{NodeId, PortId, RouterId};
@@ -38,10 +40,22 @@ pub struct Port {
     pub input: Link,
 }
 
+/// The family of a network, with what routing needs to know of its shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Layout {
+    /// A k-ary n-cube (torus or mesh): one router per node.
+    Cube(CubeShape),
+    /// A fat tree of switches with the nodes at the leaves.
+    Tree(TreeShape),
+}
+
 /// A built network: routers, their ports and channels, and the terminal nodes.
 #[derive(Debug, Clone)]
 pub struct Topology {
-    shape: CubeShape,
+    layout: Layout,
+    /// Node addresses as a grid: the cube itself, or a line of nodes for other layouts
+    /// (coordinate traffic patterns use it).
+    addresses: CubeShape,
     router_first_port: Vec<u32>,
     ports: Vec<Port>,
     node_port: Vec<PortId>,
@@ -50,16 +64,33 @@ pub struct Topology {
 impl Topology {
     /// Builds the topology a config describes (the config must be valid).
     pub fn from_config(cfg: &Config) -> Topology {
-        let shape = CubeShape::new(
-            cfg.topology.dims.clone(),
-            cfg.topology.kind == TopologyKind::Torus,
-        );
-        shape.build(cfg.topology.link_latency, cfg.nic.ejection_latency)
+        let (link, ejection) = (cfg.topology.link_latency, cfg.nic.ejection_latency);
+        match &cfg.topology.tree {
+            Some(tree) => tree.build(link, ejection),
+            None => CubeShape::new(
+                cfg.topology.dims.clone(),
+                cfg.topology.kind == TopologyKind::Torus,
+            )
+            .build(link, ejection),
+        }
     }
 
-    /// The k-ary n-cube shape (coordinates and port numbering).
-    pub fn shape(&self) -> &CubeShape {
-        &self.shape
+    /// The network's family and shape.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The k-ary n-cube shape (coordinates and port numbering), if the network is one.
+    pub fn cube(&self) -> Option<&CubeShape> {
+        match &self.layout {
+            Layout::Cube(shape) => Some(shape),
+            Layout::Tree(_) => None,
+        }
+    }
+
+    /// Node addresses as a grid: the cube's coordinates, or one line of nodes.
+    pub fn addresses(&self) -> &CubeShape {
+        &self.addresses
     }
 
     /// Number of routers.

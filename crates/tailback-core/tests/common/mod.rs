@@ -75,7 +75,7 @@ pub fn node(i: usize) -> NodeId {
 pub fn network(cfg: &Config) -> (Topology, Routing, Destinations) {
     let topology = Topology::from_config(cfg);
     let routing = Routing::from_config(cfg, &topology);
-    let pattern = Destinations::new(&cfg.traffic, topology.shape(), cfg.seed);
+    let pattern = Destinations::new(&cfg.traffic, topology.addresses(), cfg.seed);
     (topology, routing, pattern)
 }
 

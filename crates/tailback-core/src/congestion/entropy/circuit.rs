@@ -149,7 +149,9 @@ pub(super) struct Circuit {
 impl Circuit {
     /// The circuit of `topology` (a k-ary n-cube); `steal_cycles` makes it share the data links.
     pub(super) fn new(topology: &Topology, steal_cycles: bool) -> Circuit {
-        let shape = topology.shape();
+        let shape = topology
+            .cube()
+            .expect("validation allows the entropy circuit on k-ary n-cubes only");
         Circuit {
             stages: (0..shape.n())
                 .map(|d| Stage::new(shape, topology, d))
@@ -245,7 +247,7 @@ mod tests {
             let n = t.router_count();
             let profiles: Vec<u64> = (0..n as u32).map(|r| pack(r % 7 + 1, r % 3)).collect();
             let took = cycles_to_converge(&t, &profiles);
-            let bound = Circuit::refresh_cycles(t.shape()) as u64 + 1;
+            let bound = Circuit::refresh_cycles(t.cube().unwrap()) as u64 + 1;
             assert!(took <= bound, "{dims} {kind}: {took} > {bound}");
             // A count at the router farthest from the roots takes the whole time.
             assert!(
