@@ -2,21 +2,31 @@
 
 use tailback_core::config::{Choice, Config, RoutingAlgorithm, TopologyKind};
 use tailback_core::stats::RunSummary;
+use tailback_core::topology::Layout;
 
-/// "8x8 torus", "5x3x2 mesh", "4-ary 3-tree", "2-level folded Clos of 36-port switches".
+/// "8x8 torus", "5x3x2 mesh", "4-ary 3-tree", "2-level folded Clos of 36-port switches",
+/// "4-ary 3-fly".
 pub fn shape(cfg: &Config) -> String {
     let dims: Vec<String> = cfg.topology.dims.iter().map(u32::to_string).collect();
-    let tree = cfg.topology.tree.as_ref();
-    let levels = tree.map_or(0, |t| t.levels());
-    match cfg.topology.kind {
-        TopologyKind::Torus => format!("{} torus", dims.join("x")),
-        TopologyKind::Mesh => format!("{} mesh", dims.join("x")),
-        TopologyKind::KaryNtree => format!("{}-ary {levels}-tree", tree.map_or(0, |t| t.down(0))),
-        TopologyKind::FoldedClos => format!(
-            "{levels}-level folded Clos of {}-port switches",
-            tree.map_or(0, |t| t.radix())
+    match (&cfg.topology.layout, cfg.topology.kind) {
+        (Layout::Cube(_), TopologyKind::Mesh) => format!("{} mesh", dims.join("x")),
+        (Layout::Cube(_), _) => format!("{} torus", dims.join("x")),
+        (Layout::Tree(tree), TopologyKind::KaryNtree) => {
+            format!("{}-ary {}-tree", tree.down(0), tree.levels())
+        }
+        (Layout::Tree(tree), TopologyKind::FoldedClos) => format!(
+            "{}-level folded Clos of {}-port switches",
+            tree.levels(),
+            tree.radix()
         ),
-        TopologyKind::Cm5Fattree => format!("{}-node CM-5 fat tree", cfg.node_count()),
+        (Layout::Tree(tree), _) => format!("{}-node CM-5 fat tree", tree.nodes()),
+        (Layout::Fly(fly), _) if fly.is_random() => format!(
+            "{}-ary {}-stage multibutterfly, dilation {}",
+            fly.k(),
+            fly.stages(),
+            fly.dilation()
+        ),
+        (Layout::Fly(fly), _) => format!("{}-ary {}-fly", fly.k(), fly.stages()),
     }
 }
 
@@ -38,6 +48,7 @@ pub fn network(cfg: &Config) -> String {
         match cfg.routing.algorithm {
             RoutingAlgorithm::DModK => "destination-mod-k up/down routing".to_string(),
             RoutingAlgorithm::AdaptiveUp => "adaptive-up up/down routing".to_string(),
+            RoutingAlgorithm::DestinationTag => "destination-tag routing".to_string(),
             other => other.name().to_uppercase(),
         },
     )

@@ -80,7 +80,7 @@ pub fn dependency_graph(topology: &Topology, routing: &Routing) -> DiGraphMap<Ch
     match routing {
         Routing::Duato(_) => extended_escape_graph(topology, routing),
         Routing::Dor(_) | Routing::Disha(_) => deterministic_graph(topology, routing),
-        Routing::UpDown(_) => minimal_graph(topology, routing),
+        Routing::UpDown(_) | Routing::Tag(_) => minimal_graph(topology, routing),
     }
 }
 
@@ -201,16 +201,18 @@ pub fn is_deadlock_free(topology: &Topology, routing: &Routing) -> bool {
     !is_cyclic_directed(&dependency_graph(topology, routing))
 }
 
-/// The fewest links (pairs of opposite router-to-router channels) whose removal separates the
-/// first half of the nodes from the second: the bisection the natural node halves see, by
+/// The fewest links (router-to-router channels; the two channels of a bidirectional link count
+/// once) whose removal separates the first half of the nodes from the second, each node with
+/// the routers it injects into and ejects from: the bisection the natural node halves see, by
 /// max-flow/min-cut. `None` with fewer than two nodes or when a router holds nodes of both
 /// halves.
 pub fn bisection_links(topology: &Topology) -> Option<usize> {
     let nodes = topology.node_count();
     let routers = topology.router_count();
     let (source, sink) = (routers, routers + 1);
-    // Residual capacities per arc: each channel is an arc of capacity 1, its link's opposite
-    // channel the reverse arc; terminal arcs are effectively unbounded.
+    // Residual capacities per arc: each link is an edge of capacity 1 either way (a channel
+    // whose opposite channel exists is one link with it); terminal arcs are effectively
+    // unbounded.
     let mut head: Vec<usize> = Vec::new();
     let mut cap: Vec<usize> = Vec::new();
     let mut out: Vec<Vec<usize>> = vec![Vec::new(); routers + 2];
@@ -224,19 +226,24 @@ pub fn bisection_links(topology: &Topology) -> Option<usize> {
     };
     for (i, port) in topology.ports().iter().enumerate() {
         if let Link::Router(peer) = port.output
-            && i < peer.index()
+            && (i < peer.index()
+                || topology.ports()[peer.index()].output != Link::Router(PortId::new(i)))
         {
             let to = topology.ports()[peer.index()].router.index();
             arc(port.router.index(), to, 1, 1);
         }
     }
+    // A router is on the side of the nodes it injects from or ejects to.
     let mut side = vec![None; routers];
-    for n in 0..nodes {
-        let router = topology.ports()[topology.node_port(NodeId::new(n)).index()].router;
-        let left = n < nodes / 2;
-        match side[router.index()] {
-            Some(s) if s != left => return None,
-            _ => side[router.index()] = Some(left),
+    for port in topology.ports() {
+        for link in [port.input, port.output] {
+            if let Link::Node(n) = link {
+                let left = n.index() < nodes / 2;
+                match side[port.router.index()] {
+                    Some(s) if s != left => return None,
+                    _ => side[port.router.index()] = Some(left),
+                }
+            }
         }
     }
     if nodes < 2 {

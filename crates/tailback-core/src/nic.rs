@@ -69,8 +69,10 @@ pub(crate) struct Nic {
     inj_free: u32,
     /// Injection VC used last (round robin).
     inj_ptr: u8,
-    /// Router VC slot of VC 0 of the node's terminal port.
+    /// Router VC slot of VC 0 of the port the node injects into.
     terminal_slot: u32,
+    /// Router VC slot of VC 0 of the port the node ejects from (credits return there).
+    ejection_slot: u32,
     /// Received flits (ejection VC, flit) in arrival order.
     pub(crate) rx: VecDeque<(u8, Flit)>,
     /// Consumption tokens and the cycle they were last updated (`ejection_rate < 1`).
@@ -122,7 +124,10 @@ impl NicSet {
                 },
                 inj_free: all_vcs,
                 inj_ptr: (vcs - 1) as u8,
-                terminal_slot: slots.port_vc(topology.node_port(NodeId::new(n)).index(), 0) as u32,
+                terminal_slot: slots.port_vc(topology.injection_port(NodeId::new(n)).index(), 0)
+                    as u32,
+                ejection_slot: slots.port_vc(topology.ejection_port(NodeId::new(n)).index(), 0)
+                    as u32,
                 rx: VecDeque::with_capacity(vcs * capacity as usize),
                 rx_tokens: 0.0,
                 rx_updated: 0,
@@ -245,7 +250,7 @@ impl NicSet {
         };
         if vc != RECOVERED {
             // Input and output sides of a port share its VC slots.
-            let credit_to = nic.terminal_slot + vc as u32;
+            let credit_to = nic.ejection_slot + vc as u32;
             self.rx_held[self.slots.port_vc(node, vc as usize)] -= 1;
             cx.credits.schedule(now, self.credit_latency, credit_to);
         }

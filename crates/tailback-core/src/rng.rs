@@ -22,6 +22,8 @@ pub enum Purpose {
     Pattern = 3,
     /// Random decisions of a congestion mechanism at one node (e.g. random guard times).
     Throttling = 4,
+    /// The random wiring of a network (one per run).
+    Wiring = 5,
 }
 
 /// The stream for `owner` (a node index, or 0 for run-wide streams) and `purpose`.
@@ -31,7 +33,7 @@ pub fn stream(seed: u64, owner: u64, purpose: Purpose) -> StreamRng {
 }
 
 /// SplitMix64 finaliser: a bijective mix of 64 bits.
-fn splitmix64(x: u64) -> u64 {
+pub(crate) fn splitmix64(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

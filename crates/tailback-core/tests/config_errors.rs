@@ -266,7 +266,7 @@ fn keys_that_only_apply_to_other_settings_are_rejected() {
 }
 
 #[test]
-fn tree_topologies_refuse_what_does_not_fit_them() {
+fn indirect_topologies_refuse_what_does_not_fit_them() {
     let issue = single_issue("[topology]\nkind = \"folded_clos\"\nradix = 9\n");
     assert_issue(&issue, "topology.radix", Some("9"), &["even"]);
     let issue = single_issue("[topology]\nkind = \"kary_ntree\"\ndims = [4, 4]\n");
@@ -287,6 +287,20 @@ fn tree_topologies_refuse_what_does_not_fit_them() {
     assert_issue(&issue, "topology.nodes", Some("48"), &["power of two"]);
     let issue = single_issue("[topology]\nkind = \"kary_ntree\"\nk = 33\n");
     assert_issue(&issue, "topology.k", Some("33"), &["32"]);
+    let issue = single_issue("[topology]\nkind = \"butterfly\"\ndilation = 2\n");
+    assert_issue(&issue, "topology.dilation", Some("2"), &["multibutterfly"]);
+    let issue = single_issue("[topology]\nkind = \"multibutterfly\"\nk = 16\ndilation = 8\n");
+    assert_issue(&issue, "topology.dilation", Some("8"), &["128 ports", "64"]);
+    let issue = single_issue("[topology]\nkind = \"butterfly\"\nk = 8\nn = 9\n");
+    assert_issue(&issue, "topology.k", Some("8"), &["134217728 nodes"]);
+    let issue =
+        single_issue("[topology]\nkind = \"butterfly\"\n[routing]\nalgorithm = \"d_mod_k\"\n");
+    assert_issue(
+        &issue,
+        "routing.algorithm",
+        Some("\"d_mod_k\""),
+        &["destination_tag"],
+    );
     // Routing and mechanisms that need a cube.
     let issue = single_issue("[topology]\nkind = \"kary_ntree\"\n[routing]\nalgorithm = \"dor\"\n");
     assert_issue(

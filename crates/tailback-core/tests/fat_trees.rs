@@ -5,9 +5,9 @@
 
 mod common;
 
-use common::{analysed_channel_load, checked_config, config, drive_until_idle, network, node};
+use common::{all_to_all, analysed_channel_load, checked_config, config, network};
 use tailback_core::analysis::{bisection_links, is_deadlock_free};
-use tailback_core::sim::Simulation;
+use tailback_core::topology::Layout;
 
 /// The trees tested: (TOML of the `[topology]` table, nodes, switches, links).
 const TREES: [(&str, usize, usize, usize); 6] = [
@@ -32,7 +32,9 @@ fn sizes_bisection_and_mean_distance_match_closed_forms() {
     for (topology, nodes, switches, links) in TREES {
         let cfg = config(&tree_config(topology, ""));
         let (topo, _, _) = network(&cfg);
-        let tree = cfg.topology.tree.as_ref().unwrap();
+        let Layout::Tree(tree) = &cfg.topology.layout else {
+            panic!("{topology} is not a tree");
+        };
         assert_eq!(topo.node_count(), nodes, "{topology}");
         assert_eq!(topo.router_count(), switches, "{topology}");
         assert_eq!(topo.channel_count(), 2 * links, "{topology}");
@@ -87,18 +89,10 @@ fn all_to_all_exchange_delivers_every_packet_with_invariants_checked() {
                 topology,
                 &format!("[routing]\nalgorithm = \"{algorithm}\"\n[traffic]\nrate = 0.0\n"),
             ));
-            let mut sim = Simulation::new(&cfg).unwrap();
             // Everyone sends a 6-flit packet to everyone else at once: the worst contention the
-            // tree sees, with packets spanning several switches.
-            for src in 0..nodes {
-                for dst in (0..nodes).filter(|&d| d != src) {
-                    sim.offer(node(src), node(dst), 6).unwrap();
-                }
-            }
-            drive_until_idle(&mut sim, 200_000);
-            let progress = sim.progress();
+            // network sees, with packets spanning several switches.
             assert_eq!(
-                progress.delivered_flits,
+                all_to_all(&cfg, 6, 200_000),
                 (6 * nodes * (nodes - 1)) as u64,
                 "{topology} {algorithm}"
             );

@@ -155,6 +155,12 @@ fn port_name(topology: &Topology, port: PortId) -> String {
             };
             format!("switch {} (level {level}), {way} port {index}", p.router)
         }
+        (_, Layout::Fly(fly)) => format!(
+            "switch {} (stage {}), output {}",
+            p.router,
+            p.router.index() / fly.switches_per_stage(),
+            p.local
+        ),
         (_, Layout::Cube(_)) => {
             let (dim, positive) = CubeShape::port_direction(p.local);
             let axis = ["x", "y", "z"]
@@ -219,6 +225,11 @@ fn print_table(source: &str, r: &NetworkReport) {
                      classes; direct and indirect dependencies) is acyclic",
                     r.vc_classes
                 ),
+                (Some(true), RoutingAlgorithm::DestinationTag) => {
+                    "free: every route runs forward through the stages, so the dependency \
+                     graph is acyclic"
+                        .to_string()
+                }
                 (Some(true), RoutingAlgorithm::DModK | RoutingAlgorithm::AdaptiveUp) => {
                     "free: up/down routes never turn from down to up, so the dependency graph \
                      of every minimal hop is acyclic"

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::Choice;
 use super::reader::{Section, choice_enum};
-use crate::topology::TreeShape;
+use crate::topology::{CubeShape, FlyShape, Layout, TreeShape};
 
 /// Largest number of terminal nodes a network may have.
 pub const MAX_NODES: u64 = 1 << 22;
@@ -27,6 +27,10 @@ choice_enum! {
         FoldedClos = "folded_clos",
         /// The CM-5's fat tree: 4-ary, with 2 parents per switch on the first two levels.
         Cm5Fattree = "cm5_fattree",
+        /// k-ary n-fly: `n` stages of `k^(n-1)` switches between injection and ejection.
+        Butterfly = "butterfly",
+        /// k-ary n-stage multibutterfly: output groups `dilation` ports wide, wired at random.
+        Multibutterfly = "multibutterfly",
     }
 }
 
@@ -45,8 +49,8 @@ pub struct TopologyConfig {
     /// Radix of every dimension of a torus or mesh, dimension 0 first (`k` repeated `n` times
     /// unless `dims` is given); for other kinds, the node count (the line of node addresses).
     pub dims: Vec<u32>,
-    /// The switch levels of a fat tree (`None` for tori and meshes).
-    pub tree: Option<TreeShape>,
+    /// The shape the kind's keys describe.
+    pub layout: Layout,
     /// Router-to-router link latency in cycles.
     pub link_latency: u32,
 }
@@ -55,19 +59,26 @@ pub struct TopologyConfig {
 impl Serialize for TopologyConfig {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut out = s.serialize_struct("TopologyConfig", 4)?;
+        let mut out = s.serialize_struct("TopologyConfig", 5)?;
         out.serialize_field("kind", &self.kind)?;
-        match (&self.tree, self.kind) {
-            (Some(tree), TopologyKind::KaryNtree) => {
+        match (&self.layout, self.kind) {
+            (Layout::Cube(_), _) => out.serialize_field("dims", &self.dims)?,
+            (Layout::Tree(tree), TopologyKind::KaryNtree) => {
                 out.serialize_field("k", &tree.down(0))?;
                 out.serialize_field("n", &tree.levels())?;
             }
-            (Some(tree), TopologyKind::FoldedClos) => {
+            (Layout::Tree(tree), TopologyKind::FoldedClos) => {
                 out.serialize_field("radix", &tree.radix())?;
                 out.serialize_field("levels", &tree.levels())?;
             }
-            (Some(tree), _) => out.serialize_field("nodes", &tree.nodes())?,
-            (None, _) => out.serialize_field("dims", &self.dims)?,
+            (Layout::Tree(tree), _) => out.serialize_field("nodes", &tree.nodes())?,
+            (Layout::Fly(fly), kind) => {
+                out.serialize_field("k", &fly.k())?;
+                out.serialize_field("n", &fly.stages())?;
+                if kind == TopologyKind::Multibutterfly {
+                    out.serialize_field("dilation", &fly.dilation())?;
+                }
+            }
         }
         out.serialize_field("link_latency", &self.link_latency)?;
         out.end()
@@ -78,16 +89,20 @@ impl Serialize for TopologyConfig {
 fn shape_keys(kind: TopologyKind) -> &'static [&'static str] {
     match kind {
         TopologyKind::Torus | TopologyKind::Mesh => &["k", "n", "dims"],
-        TopologyKind::KaryNtree => &["k", "n"],
+        TopologyKind::KaryNtree | TopologyKind::Butterfly => &["k", "n"],
         TopologyKind::FoldedClos => &["radix", "levels"],
         TopologyKind::Cm5Fattree => &["nodes"],
+        TopologyKind::Multibutterfly => &["k", "n", "dilation"],
     }
 }
+
+/// Every key some topology kind reads besides `kind` and `link_latency`.
+const SHAPE_KEYS: [&str; 7] = ["k", "n", "dims", "radix", "levels", "nodes", "dilation"];
 
 impl TopologyConfig {
     pub(crate) fn read(s: Section<'_>) -> Self {
         let kind = s.choice("kind", TopologyKind::Torus);
-        for key in ["k", "n", "dims", "radix", "levels", "nodes"] {
+        for key in SHAPE_KEYS {
             if !shape_keys(kind).contains(&key) && s.has(key) {
                 s.value(key); // Known key, wrong kind: reported here, not as unknown.
                 let kinds: Vec<String> = TopologyKind::CHOICES
@@ -106,53 +121,17 @@ impl TopologyConfig {
                 );
             }
         }
-        let tree = match kind {
-            TopologyKind::Torus | TopologyKind::Mesh => None,
-            TopologyKind::KaryNtree => {
-                // Switches have 2k ports, at most 64.
-                let k: u32 = s.int("k", 4, 2, 32);
-                let n: u32 = s.int("n", 3, 1, 22);
-                Some(TreeShape::kary_ntree(k, n))
-            }
-            TopologyKind::FoldedClos => {
-                let radix: u32 = s.int("radix", 36, 4, 64);
-                if !radix.is_multiple_of(2) {
-                    s.problem("radix", "must be even (half the ports lead down, half up)");
-                }
-                let levels: u32 = s.int("levels", 2, 2, 3);
-                Some(TreeShape::folded_clos(radix & !1, levels))
-            }
-            TopologyKind::Cm5Fattree => {
-                let nodes: u32 = s.int("nodes", 64, 8, 1 << 22);
-                if !nodes.is_power_of_two() {
-                    s.problem("nodes", "must be a power of two");
-                }
-                Some(TreeShape::cm5(nodes.next_power_of_two()))
-            }
+        let layout = read_layout(&s, kind);
+        let dims = match &layout {
+            Layout::Cube(cube) => cube.dims().to_vec(),
+            other => vec![other.nodes() as u32],
         };
-        let dims = match &tree {
-            Some(tree) => vec![u32::try_from(tree.nodes()).unwrap_or(u32::MAX)],
-            None => read_dims(&s),
-        };
-        let nodes: u64 = dims.iter().map(|&x| x as u64).product();
-        if nodes > MAX_NODES {
-            let key = match kind {
-                _ if s.has("dims") => "dims",
-                TopologyKind::FoldedClos => "radix",
-                TopologyKind::Cm5Fattree => "nodes",
-                _ => "k",
-            };
-            s.problem(
-                key,
-                format!("the network would have {nodes} nodes; at most {MAX_NODES} are supported"),
-            );
-        }
         let link_latency = s.int("link_latency", 1, 1, MAX_LATENCY);
         s.finish();
         TopologyConfig {
             kind,
             dims,
-            tree,
+            layout,
             link_latency,
         }
     }
@@ -160,6 +139,74 @@ impl TopologyConfig {
     /// Number of terminal nodes.
     pub fn nodes(&self) -> usize {
         self.dims.iter().map(|&k| k as usize).product()
+    }
+}
+
+/// The shape of `kind` from its keys; a network over [`MAX_NODES`] is reported (on `key`) and
+/// replaced by the smallest of its kind.
+fn read_layout(s: &Section<'_>, kind: TopologyKind) -> Layout {
+    let fits = |key: &str, nodes: u64| {
+        let ok = nodes <= MAX_NODES;
+        if !ok {
+            s.problem(
+                key,
+                format!("the network would have {nodes} nodes; at most {MAX_NODES} are supported"),
+            );
+        }
+        ok
+    };
+    // `k` and `n` of trees and butterflies: ports per switch are at most 64.
+    let k_n = |max_k: u32| -> Option<(u32, u32)> {
+        let k: u32 = s.int("k", 4, 2, max_k);
+        let n: u32 = s.int("n", 3, 1, 22);
+        fits("k", u64::from(k).saturating_pow(n)).then_some((k, n))
+    };
+    match kind {
+        TopologyKind::Torus | TopologyKind::Mesh => {
+            let mut dims = read_dims(s);
+            let nodes = dims.iter().fold(1u64, |p, &x| p.saturating_mul(x as u64));
+            if !fits(if s.has("dims") { "dims" } else { "k" }, nodes) {
+                dims = vec![2];
+            }
+            Layout::Cube(CubeShape::new(dims, kind == TopologyKind::Torus))
+        }
+        TopologyKind::KaryNtree => {
+            let (k, n) = k_n(32).unwrap_or((2, 1));
+            Layout::Tree(TreeShape::kary_ntree(k, n))
+        }
+        TopologyKind::FoldedClos => {
+            let radix: u32 = s.int("radix", 36, 4, 64);
+            if !radix.is_multiple_of(2) {
+                s.problem("radix", "must be even (half the ports lead down, half up)");
+            }
+            let levels: u32 = s.int("levels", 2, 2, 3);
+            Layout::Tree(TreeShape::folded_clos(radix & !1, levels))
+        }
+        TopologyKind::Cm5Fattree => {
+            let nodes: u32 = s.int("nodes", 64, 8, 1 << 22);
+            if !nodes.is_power_of_two() {
+                s.problem("nodes", "must be a power of two");
+            }
+            Layout::Tree(TreeShape::cm5(nodes.next_power_of_two()))
+        }
+        TopologyKind::Butterfly => {
+            let (k, n) = k_n(64).unwrap_or((2, 1));
+            Layout::Fly(FlyShape::butterfly(k, n))
+        }
+        TopologyKind::Multibutterfly => {
+            let (k, n) = k_n(32).unwrap_or((2, 1));
+            let dilation: u32 = s.int("dilation", 2, 1, 32);
+            if k * dilation > 64 {
+                s.problem(
+                    "dilation",
+                    format!(
+                        "k * dilation = {} ports per switch; at most 64",
+                        k * dilation
+                    ),
+                );
+            }
+            Layout::Fly(FlyShape::multibutterfly(k, n, dilation.min(64 / k)))
+        }
     }
 }
 
@@ -270,16 +317,28 @@ choice_enum! {
         /// Fat trees: like `d_mod_k`, but any up port may be taken (the free VC with the most
         /// credits; the destination-mod-k port when none is free).
         AdaptiveUp = "adaptive_up",
+        /// Butterflies: each stage's output group is the next destination digit; in a dilated
+        /// group, the free port with the most credits (else one picked at random per packet).
+        DestinationTag = "destination_tag",
     }
 }
 
 impl RoutingAlgorithm {
-    /// Whether the algorithm routes on tori and meshes (`true`) or on fat trees.
-    pub fn for_cubes(self) -> bool {
-        matches!(
-            self,
-            RoutingAlgorithm::Dor | RoutingAlgorithm::Duato | RoutingAlgorithm::Disha
-        )
+    /// The algorithms that route on `kind`, the default first.
+    pub fn for_topology(kind: TopologyKind) -> &'static [RoutingAlgorithm] {
+        match kind {
+            TopologyKind::Torus | TopologyKind::Mesh => &[
+                RoutingAlgorithm::Dor,
+                RoutingAlgorithm::Duato,
+                RoutingAlgorithm::Disha,
+            ],
+            TopologyKind::KaryNtree | TopologyKind::FoldedClos | TopologyKind::Cm5Fattree => {
+                &[RoutingAlgorithm::DModK, RoutingAlgorithm::AdaptiveUp]
+            }
+            TopologyKind::Butterfly | TopologyKind::Multibutterfly => {
+                &[RoutingAlgorithm::DestinationTag]
+            }
+        }
     }
 }
 
@@ -314,24 +373,16 @@ pub struct RoutingConfig {
 
 impl RoutingConfig {
     pub(crate) fn read(s: Section<'_>, topology: &TopologyConfig) -> Self {
-        let cube = topology.kind.is_cube();
-        let default = if cube {
-            RoutingAlgorithm::Dor
-        } else {
-            RoutingAlgorithm::DModK
-        };
-        let algorithm = s.choice("algorithm", default);
-        if algorithm.for_cubes() != cube {
+        let fitting = RoutingAlgorithm::for_topology(topology.kind);
+        let algorithm = s.choice("algorithm", fitting[0]);
+        if !fitting.contains(&algorithm) {
+            let names: Vec<String> = fitting.iter().map(|a| format!("\"{a}\"")).collect();
             s.problem(
                 "algorithm",
                 format!(
                     "does not route on topology.kind = \"{}\"; use {}",
                     topology.kind.name(),
-                    if cube {
-                        "\"dor\", \"duato\" or \"disha\""
-                    } else {
-                        "\"d_mod_k\" or \"adaptive_up\""
-                    }
+                    names.join(" or ")
                 ),
             );
         }

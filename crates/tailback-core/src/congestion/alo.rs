@@ -27,7 +27,7 @@ impl Alo {
 /// Whether ALO lets a packet from the router of `node` to `dst` enter the network.
 pub fn alo_allows(view: &NetworkView<'_>, node: NodeId, dst: usize) -> bool {
     let topology = view.topology();
-    let router = topology.ports()[topology.node_port(node).index()].router;
+    let router = topology.ports()[topology.injection_port(node).index()].router;
     let first = topology.router_ports(router).start;
     let useful = view
         .routing()

@@ -36,7 +36,7 @@ use crate::config::{AllocatorKind, Config, RoutingAlgorithm, Switching};
 use crate::event::VcSlots;
 use crate::flit::Flit;
 use crate::ids::RouterId;
-use crate::topology::{Link, Topology};
+use crate::topology::{Layout, Link, Topology};
 use table::Table;
 
 /// Marks an unconnected port in the wiring tables and an output VC without owner.
@@ -284,7 +284,15 @@ impl RouterSet {
             buf: Table::filled(Flit::EMPTY, n_slots * capacity as usize),
             ivc: Table::filled(idle, n_slots),
             va_pick_ptr: Table::filled((vcs - 1) as u8, n_slots),
-            adaptive: cfg.routing.algorithm != RoutingAlgorithm::Dor,
+            adaptive: match &cfg.topology.layout {
+                Layout::Fly(fly) => fly.dilation() > 1,
+                _ => matches!(
+                    cfg.routing.algorithm,
+                    RoutingAlgorithm::Duato
+                        | RoutingAlgorithm::Disha
+                        | RoutingAlgorithm::AdaptiveUp
+                ),
+            },
             adaptive_hops: Table::filled(AdaptiveHops::default(), n_slots),
             recovery: (cfg.routing.algorithm == RoutingAlgorithm::Disha).then(|| {
                 recovery::Recovery::new(

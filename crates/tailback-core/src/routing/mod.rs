@@ -12,14 +12,18 @@
 //!   and are recovered (see `docs/deadlock-recovery.md`).
 //! - `d_mod_k` and `adaptive_up` on fat trees: up/down routing (`updown`), with the up port
 //!   fixed by the destination or free to choose.
+//! - `destination_tag` on butterflies (`tag`): each stage's output group is a destination
+//!   digit; any port of a dilated group.
 //!
 //! The selection among adaptive candidates happens in VC allocation (`router/alloc.rs`): the free
 //! adaptive VC with the most credits, else the escape VC.
 
 mod dor;
+mod tag;
 mod updown;
 
 pub use dor::{Dor, Hop};
+pub use tag::DestinationTag;
 pub use updown::UpDown;
 
 use crate::config::{Config, RoutingAlgorithm, RoutingConfig, TopologyConfig, TopologyKind};
@@ -71,6 +75,8 @@ pub enum Routing {
     Disha(Adaptive),
     /// Up/down routing on a fat tree.
     UpDown(UpDown),
+    /// Destination-tag routing on a butterfly.
+    Tag(DestinationTag),
 }
 
 impl Adaptive {
@@ -90,6 +96,7 @@ impl Routing {
                 let adaptive = cfg.routing.algorithm == RoutingAlgorithm::AdaptiveUp;
                 return Routing::UpDown(UpDown::new(tree, vcs, adaptive));
             }
+            Layout::Fly(fly) => return Routing::Tag(DestinationTag::new(fly, vcs)),
         };
         match cfg.routing.algorithm {
             RoutingAlgorithm::Duato => {
@@ -109,10 +116,8 @@ impl Routing {
                     dor,
                 })
             }
-            // Validation pairs tree algorithms with trees.
-            RoutingAlgorithm::Dor | RoutingAlgorithm::DModK | RoutingAlgorithm::AdaptiveUp => {
-                Routing::Dor(Dor::new(shape, &cfg.routing, vcs))
-            }
+            // Validation pairs the other algorithms with their topologies.
+            _ => Routing::Dor(Dor::new(shape, &cfg.routing, vcs)),
         }
     }
 
@@ -139,6 +144,14 @@ impl Routing {
                     escape,
                     adaptive_ports: if adaptive { u.minimal_ports(r, d) } else { 0 },
                     adaptive_vcs: if adaptive { u.all_vcs() } else { 0 },
+                }
+            }
+            Routing::Tag(t) => {
+                let adaptive = t.is_adaptive();
+                Route {
+                    escape: t.route(r, src.index(), d),
+                    adaptive_ports: if adaptive { t.minimal_ports(r, d) } else { 0 },
+                    adaptive_vcs: if adaptive { t.all_vcs() } else { 0 },
                 }
             }
             Routing::Disha(a) => {
@@ -169,6 +182,7 @@ impl Routing {
             Routing::Dor(dor) => dor.route(router.index(), src.index(), dst.index(), class),
             Routing::Duato(a) | Routing::Disha(a) => a.dor.escape_hop(router.index(), dst.index()),
             Routing::UpDown(u) => u.route(router.index(), dst.index()),
+            Routing::Tag(t) => t.route(router.index(), src.index(), dst.index()),
         }
     }
 
@@ -179,24 +193,27 @@ impl Routing {
             Routing::Dor(dor) => dor.minimal_ports(router.index(), dst, true),
             Routing::Duato(a) | Routing::Disha(a) => a.minimal_ports(router.index(), dst),
             Routing::UpDown(u) => u.minimal_ports(router.index(), dst),
+            Routing::Tag(t) => t.minimal_ports(router.index(), dst),
         }
     }
 
     /// Minimal number of hops from `router` to node `dst`.
     pub fn distance(&self, router: RouterId, dst: usize) -> u32 {
-        match self.dor() {
-            Some(dor) => dor.distance(router.index(), dst),
-            None => self
-                .up_down()
-                .map_or(0, |u| u.distance(router.index(), dst)),
+        match self {
+            Routing::Dor(dor) => dor.distance(router.index(), dst),
+            Routing::Duato(a) | Routing::Disha(a) => a.dor.distance(router.index(), dst),
+            Routing::UpDown(u) => u.distance(router.index(), dst),
+            Routing::Tag(t) => t.distance(router.index()),
         }
     }
 
     /// The largest minimal distance between two nodes.
     pub fn diameter(&self) -> u32 {
-        match self.dor() {
-            Some(dor) => dor.diameter(),
-            None => self.up_down().map_or(0, UpDown::diameter),
+        match self {
+            Routing::Dor(dor) => dor.diameter(),
+            Routing::Duato(a) | Routing::Disha(a) => a.dor.diameter(),
+            Routing::UpDown(u) => u.diameter(),
+            Routing::Tag(t) => t.diameter(),
         }
     }
 
@@ -204,14 +221,7 @@ impl Routing {
         match self {
             Routing::Dor(dor) => Some(dor),
             Routing::Duato(a) | Routing::Disha(a) => Some(&a.dor),
-            Routing::UpDown(_) => None,
-        }
-    }
-
-    fn up_down(&self) -> Option<&UpDown> {
-        match self {
-            Routing::UpDown(u) => Some(u),
-            _ => None,
+            Routing::UpDown(_) | Routing::Tag(_) => None,
         }
     }
 
@@ -223,7 +233,9 @@ impl Routing {
     /// How the routing function copes with deadlock.
     pub fn deadlock_handling(&self) -> DeadlockHandling {
         match self {
-            Routing::Dor(_) | Routing::Duato(_) | Routing::UpDown(_) => DeadlockHandling::Avoidance,
+            Routing::Dor(_) | Routing::Duato(_) | Routing::UpDown(_) | Routing::Tag(_) => {
+                DeadlockHandling::Avoidance
+            }
             Routing::Disha(_) => DeadlockHandling::Recovery,
         }
     }
@@ -238,7 +250,7 @@ impl Routing {
         dst: NodeId,
         mut visit: impl FnMut(PortId, u8),
     ) {
-        let mut router = topology.ports()[topology.node_port(src).index()].router;
+        let mut router = topology.ports()[topology.injection_port(src).index()].router;
         let mut class = 0;
         // A minimal route never visits more routers than exist.
         for _ in 0..=topology.router_count() {
@@ -271,7 +283,10 @@ pub(crate) fn vcs_needed(topology: &TopologyConfig, routing: &RoutingConfig) -> 
     match routing.algorithm {
         RoutingAlgorithm::Dor => classes,
         RoutingAlgorithm::Duato => classes + 1,
-        RoutingAlgorithm::Disha | RoutingAlgorithm::DModK | RoutingAlgorithm::AdaptiveUp => 1,
+        RoutingAlgorithm::Disha
+        | RoutingAlgorithm::DModK
+        | RoutingAlgorithm::AdaptiveUp
+        | RoutingAlgorithm::DestinationTag => 1,
     }
 }
 
@@ -295,5 +310,6 @@ pub(crate) fn vc_need_description(topology: &TopologyConfig, routing: &RoutingCo
         RoutingAlgorithm::DModK | RoutingAlgorithm::AdaptiveUp => {
             "up/down routing needs a VC".to_string()
         }
+        RoutingAlgorithm::DestinationTag => "destination-tag routing needs a VC".to_string(),
     }
 }

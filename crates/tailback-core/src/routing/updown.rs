@@ -136,7 +136,7 @@ mod tests {
     /// Follows the deterministic route from `src` to `dst`; returns the router hops.
     fn walk(tree: &TreeShape, routing: &UpDown, src: usize, dst: usize) -> u32 {
         let topo = tree.build(1, 1);
-        let mut router = topo.ports()[topo.node_port(NodeId::new(src)).index()].router;
+        let mut router = topo.ports()[topo.injection_port(NodeId::new(src)).index()].router;
         let mut hops = 0;
         loop {
             let hop = routing.route(router.index(), dst);

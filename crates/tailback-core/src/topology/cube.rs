@@ -140,16 +140,16 @@ impl CubeShape {
             });
         }
         let router_first_port = (0..=nodes).map(|r| (r * per_router) as u32).collect();
-        let node_port = (0..nodes)
+        let injection_port = (0..nodes)
             .map(|r| port_id(r, self.terminal_port()))
             .collect();
-        Topology {
-            addresses: self.clone(),
-            layout: super::Layout::Cube(self),
+        Topology::new(
+            super::Layout::Cube(self.clone()),
+            self,
             router_first_port,
             ports,
-            node_port,
-        }
+            injection_port,
+        )
     }
 }
 

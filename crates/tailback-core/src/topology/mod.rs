@@ -5,12 +5,14 @@
 //! channel. Topology kinds only decide the wiring and the coordinates routing needs.
 
 mod cube;
+mod fly;
 mod tree;
 
 pub use cube::CubeShape;
+pub use fly::FlyShape;
 pub use tree::TreeShape;
 
-use crate::config::{Config, TopologyKind};
+use crate::config::Config;
 use crate::ids::{NodeId, PortId, RouterId};
 
 /// What one side of a port is connected to.
@@ -47,6 +49,19 @@ pub enum Layout {
     Cube(CubeShape),
     /// A fat tree of switches with the nodes at the leaves.
     Tree(TreeShape),
+    /// A butterfly: nodes inject at the first stage and eject at the last.
+    Fly(FlyShape),
+}
+
+impl Layout {
+    /// Number of nodes.
+    pub fn nodes(&self) -> usize {
+        match self {
+            Layout::Cube(cube) => cube.nodes(),
+            Layout::Tree(tree) => tree.nodes(),
+            Layout::Fly(fly) => fly.nodes(),
+        }
+    }
 }
 
 /// A built network: routers, their ports and channels, and the terminal nodes.
@@ -58,20 +73,18 @@ pub struct Topology {
     addresses: CubeShape,
     router_first_port: Vec<u32>,
     ports: Vec<Port>,
-    node_port: Vec<PortId>,
+    injection_port: Vec<PortId>,
+    ejection_port: Vec<PortId>,
 }
 
 impl Topology {
     /// Builds the topology a config describes (the config must be valid).
     pub fn from_config(cfg: &Config) -> Topology {
         let (link, ejection) = (cfg.topology.link_latency, cfg.nic.ejection_latency);
-        match &cfg.topology.tree {
-            Some(tree) => tree.build(link, ejection),
-            None => CubeShape::new(
-                cfg.topology.dims.clone(),
-                cfg.topology.kind == TopologyKind::Torus,
-            )
-            .build(link, ejection),
+        match &cfg.topology.layout {
+            Layout::Cube(cube) => cube.clone().build(link, ejection),
+            Layout::Tree(tree) => tree.build(link, ejection),
+            Layout::Fly(fly) => fly.build(link, ejection, cfg.seed),
         }
     }
 
@@ -84,7 +97,7 @@ impl Topology {
     pub fn cube(&self) -> Option<&CubeShape> {
         match &self.layout {
             Layout::Cube(shape) => Some(shape),
-            Layout::Tree(_) => None,
+            Layout::Tree(_) | Layout::Fly(_) => None,
         }
     }
 
@@ -100,7 +113,7 @@ impl Topology {
 
     /// Number of terminal nodes.
     pub fn node_count(&self) -> usize {
-        self.node_port.len()
+        self.injection_port.len()
     }
 
     /// Every port of every router, routers in order.
@@ -123,9 +136,39 @@ impl Topology {
             .unwrap_or(0)
     }
 
-    /// The router port a node injects into and ejects from.
-    pub fn node_port(&self, node: NodeId) -> PortId {
-        self.node_port[node.index()]
+    /// The router port a node injects into (its input side is fed by the node).
+    pub fn injection_port(&self, node: NodeId) -> PortId {
+        self.injection_port[node.index()]
+    }
+
+    /// The router port a node ejects from (its output side feeds the node): the injection port,
+    /// except in butterflies.
+    pub fn ejection_port(&self, node: NodeId) -> PortId {
+        self.ejection_port[node.index()]
+    }
+
+    /// Assembles a topology; the ejection ports are found from the wiring.
+    fn new(
+        layout: Layout,
+        addresses: CubeShape,
+        router_first_port: Vec<u32>,
+        ports: Vec<Port>,
+        injection_port: Vec<PortId>,
+    ) -> Topology {
+        let mut ejection_port = vec![PortId::new(0); injection_port.len()];
+        for (i, port) in ports.iter().enumerate() {
+            if let Link::Node(n) = port.output {
+                ejection_port[n.index()] = PortId::new(i);
+            }
+        }
+        Topology {
+            layout,
+            addresses,
+            router_first_port,
+            ports,
+            injection_port,
+            ejection_port,
+        }
     }
 
     /// Number of router-to-router channels.

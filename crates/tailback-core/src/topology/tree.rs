@@ -189,7 +189,7 @@ impl TreeShape {
             }
         }
         router_first_port.push(ports.len() as u32);
-        let node_port = (0..self.nodes())
+        let injection_port = (0..self.nodes())
             .map(|n| {
                 port_id(
                     0,
@@ -198,13 +198,13 @@ impl TreeShape {
                 )
             })
             .collect();
-        Topology {
-            addresses: super::CubeShape::new(vec![self.nodes() as u32], false),
-            layout: super::Layout::Tree(self.clone()),
+        Topology::new(
+            super::Layout::Tree(self.clone()),
+            super::CubeShape::new(vec![self.nodes() as u32], false),
             router_first_port,
             ports,
-            node_port,
-        }
+            injection_port,
+        )
     }
 
     /// Level and index within the level of router `r`.

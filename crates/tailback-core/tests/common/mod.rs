@@ -40,6 +40,20 @@ pub fn drive_until_idle<C: CongestionControl>(sim: &mut Simulation<C>, max_cycle
     }
 }
 
+/// Offers every node a packet of `flits` flits to every other node at once, runs until the
+/// network is empty (at most `max_cycles`) and returns the flits delivered.
+pub fn all_to_all(cfg: &Config, flits: u32, max_cycles: u64) -> u64 {
+    let mut sim = Simulation::new(cfg).unwrap();
+    let nodes = cfg.node_count();
+    for src in 0..nodes {
+        for dst in (0..nodes).filter(|&d| d != src) {
+            sim.offer(node(src), node(dst), flits).unwrap();
+        }
+    }
+    drive_until_idle(&mut sim, max_cycles);
+    sim.progress().delivered_flits
+}
+
 /// A summary with the wall-clock fields (the only legitimately varying ones) zeroed.
 pub fn comparable(summary: &RunSummary) -> RunSummary {
     RunSummary {

@@ -136,7 +136,7 @@ impl EntropyThrottling {
                 .collect(),
             node_router: (0..nodes)
                 .map(|n| {
-                    let port = topology.node_port(NodeId::new(n));
+                    let port = topology.injection_port(NodeId::new(n));
                     topology.ports()[port.index()].router.index() as u32
                 })
                 .collect(),
