@@ -13,12 +13,12 @@ use crate::traffic::Destinations;
 /// Channel loads of a pattern, per unit of injection rate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChannelLoad {
-    /// Load of the busiest channel (injection and ejection channels included) when every node
-    /// injects one flit per cycle.
+    /// Cycles the busiest channel (injection and ejection channels included) is busy per cycle
+    /// when every node injects one flit per cycle: flits it carries times its cycles per flit.
     pub max_load: f64,
     /// The output port of the busiest channel (`None` when the busiest is an injection channel).
     pub bottleneck: Option<PortId>,
-    /// Throughput bound in flits/node/cycle: `1 / max_load` (at most 1, the injection rate).
+    /// Throughput bound in flits/node/cycle: `1 / max_load` (at most the node channels' rate).
     pub ideal_throughput: f64,
     /// Mean router-to-router hops per packet.
     pub mean_hops: f64,
@@ -44,11 +44,20 @@ pub fn channel_load(topology: &Topology, routing: &Routing, pattern: &Destinatio
             );
         });
     }
-    // Each injection channel carries exactly the node's own load of 1.
+    // A channel taking P cycles per flit is busy P cycles per flit it carries.
+    for (l, port) in load.iter_mut().zip(topology.ports()) {
+        *l *= f64::from(port.output_period);
+    }
+    // Each injection channel carries exactly the node's own load of 1 (at the node channels'
+    // period, which the ejection ports carry).
+    let injection = (0..nodes)
+        .map(|n| topology.ports()[topology.ejection_port(NodeId::new(n)).index()].output_period)
+        .max()
+        .map_or(1.0, f64::from);
     let (bottleneck, max_load) =
         load.iter()
             .enumerate()
-            .fold((None, 1.0), |(best, max), (i, &l)| {
+            .fold((None, injection), |(best, max), (i, &l)| {
                 if l > max + 1e-12 {
                     (Some(PortId::new(i)), l)
                 } else {

@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 use crate::bitset::BitSet;
-use crate::config::{Config, Switching};
+use crate::config::Config;
 use crate::event::{FlitArrival, VcSlots, Wheel};
 use crate::flit::Flit;
 use crate::hooks::CongestionControl;
@@ -36,6 +36,8 @@ enum Injection {
     NoCredit,
     /// The congestion mechanism holds the next packet back.
     Held,
+    /// The injection channel still carries the previous flit (slow node links).
+    Busy,
 }
 
 /// The packet a NIC is injecting.
@@ -78,6 +80,8 @@ pub(crate) struct Nic {
     /// Consumption tokens and the cycle they were last updated (`ejection_rate < 1`).
     rx_tokens: f64,
     rx_updated: u64,
+    /// The cycle the injection channel can take the next flit.
+    link_free_at: u64,
 }
 
 /// The state of every NIC.
@@ -88,6 +92,8 @@ pub(crate) struct NicSet {
     slots: VcSlots,
     pub(crate) capacity: u32,
     injection_latency: u64,
+    /// Cycles per flit on the injection channel.
+    link_period: u64,
     credit_latency: u64,
     ejection_rate: f64,
     cut_through: bool,
@@ -131,6 +137,7 @@ impl NicSet {
                 rx: VecDeque::with_capacity(vcs * capacity as usize),
                 rx_tokens: 0.0,
                 rx_updated: 0,
+                link_free_at: 0,
             })
             .collect();
         NicSet {
@@ -138,9 +145,10 @@ impl NicSet {
             slots,
             capacity,
             injection_latency: cfg.nic.injection_latency as u64,
+            link_period: u64::from(cfg.nic.link_period),
             credit_latency: cfg.router.credit_latency as u64,
             ejection_rate: cfg.nic.ejection_rate,
-            cut_through: cfg.router.switching == Switching::VirtualCutThrough,
+            cut_through: cfg.router.switching.whole_packets(),
             nics,
             inj_credits: vec![capacity as u16; per_node],
             rx_held: vec![0; per_node],
@@ -215,10 +223,12 @@ impl NicSet {
             let injection = self.inject(node, cx);
             let nic = &self.nics[node];
             // A NIC waiting for credits sleeps until one returns (which wakes it); one held back
-            // by the mechanism asks again next cycle.
+            // by the mechanism or by a slow channel tries again next cycle.
             let more_to_send = injection == Injection::Sent
                 && (nic.current.packet != NO_PACKET || !nic.queue.is_empty());
-            more_to_send || injection == Injection::Held || !nic.rx.is_empty()
+            more_to_send
+                || matches!(injection, Injection::Held | Injection::Busy)
+                || !nic.rx.is_empty()
         });
         self.active = active;
     }
@@ -288,6 +298,9 @@ impl NicSet {
         let now = cx.now;
         let slots = self.slots;
         let nic = &mut self.nics[node];
+        if now < nic.link_free_at {
+            return Injection::Busy;
+        }
         let mut current = nic.current;
         if current.packet == NO_PACKET {
             let Some(next) = nic.queue.front() else {
@@ -340,6 +353,7 @@ impl NicSet {
         }
         *credit -= 1;
         self.injected_flits += 1;
+        nic.link_free_at = now + self.link_period;
         let tail = current.sent + 1 == current.flits;
         let flit = Flit::new(current.packet, current.sent == 0, tail);
         cx.flits.schedule(

@@ -340,7 +340,7 @@ fn indirect_topologies_refuse_what_does_not_fit_them() {
 fn all_problems_of_a_file_are_reported_at_once() {
     let text = "bogus = true\n\
                 [topology]\nk = \"eight\"\nlink_latency = 0\n\
-                [router]\nvcz = 3\nswitching = \"store_and_forward\"\n\
+                [router]\nvcz = 3\nswitching = \"circuit\"\n\
                 [nic]\nejection_rate = 2\n\
                 [traffic]\nrate = -1.5\npacket_flits = 0\n\
                 [sim]\nwarmup_cycles = -1\n";

@@ -101,6 +101,21 @@ fn all_to_all_exchange_delivers_every_packet_with_invariants_checked() {
 }
 
 #[test]
+fn store_and_forward_tree_delivers_all_to_all_with_invariants_checked() {
+    for (topology, nodes, ..) in TREES {
+        let cfg = checked_config(&format!(
+            "[topology]\n{topology}\n[router]\nvcs = 2\nvc_buffer_flits = 8\n\
+             switching = \"store_and_forward\"\n[traffic]\nrate = 0.0\n"
+        ));
+        assert_eq!(
+            all_to_all(&cfg, 6, 200_000),
+            (6 * nodes * (nodes - 1)) as u64,
+            "{topology}"
+        );
+    }
+}
+
+#[test]
 fn adaptive_up_spreads_what_destination_mod_k_sends_through_one_spine() {
     // Bit reverse on the 32-node folded Clos of 8-port switches: a leaf's nodes send to
     // destinations equal modulo 4 (their low bits are the leaf's high bits reversed), so

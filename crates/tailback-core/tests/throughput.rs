@@ -279,3 +279,32 @@ fn bounded_source_queues_refuse_what_they_cannot_hold() {
     let unbounded = tailback_core::run(&config(&base)).unwrap().summary;
     assert_eq!(unbounded.packets_refused, 0);
 }
+
+#[test]
+fn slow_channels_cap_throughput_at_one_flit_per_period() {
+    // Node channels taking 4 cycles per flit let a node inject (and eject) at most a quarter
+    // flit per cycle, however much it is offered (bit complement: every node receives from one
+    // source, so ejection never binds first).
+    const WINDOW: f64 = 6000.0;
+    let cfg = checked_config(&format!(
+        "[topology]\nk = 4\nn = 2\n[nic]\nlink_period = 4\n\
+         [traffic]\npattern = \"bit_complement\"\nrate = 0.9\n\
+         [sim]\nwarmup_cycles = 2000\nmeasure_cycles = {WINDOW}\ndrain_cycles_max = 0\n"
+    ));
+    let per_node = tailback_core::run(&cfg).unwrap().summary.accepted_per_node;
+    assert!(per_node.max <= 0.25 + 2.0 / WINDOW, "{per_node:?}");
+    assert!(per_node.min > 0.24, "{per_node:?}");
+    // Router links taking 2 cycles per flit halve the channel-load bound of uniform traffic on
+    // the 8x8 torus (0.984 flits/node/cycle).
+    let uniform = config(&text("torus", "uniform", 1.0));
+    let bound = Network::new(&uniform).bound();
+    let full = tailback_core::run(&uniform).unwrap().summary.accepted;
+    let mut paced = uniform.clone();
+    paced.topology.link_period = 2;
+    let half = tailback_core::run(&paced).unwrap().summary.accepted;
+    assert!(
+        half <= bound / 2.0 + 0.01,
+        "{half} against a bound of {bound} / 2"
+    );
+    assert!(half < 0.7 * full, "paced {half} against {full}");
+}

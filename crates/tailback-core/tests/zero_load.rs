@@ -254,3 +254,58 @@ fn offer_refuses_packets_the_network_cannot_carry() {
     sim.offer(node(0), node(1), 8).unwrap();
     assert_eq!(sim.progress().queued_packets, 1);
 }
+
+#[test]
+fn slow_channels_space_the_flits_by_the_slowest_period_on_the_path() {
+    // A channel taking P cycles per flit spaces the flits behind it P cycles apart. With no
+    // router stage delays the faster channels after it keep that spacing, so the closed form's
+    // `flits - 1` becomes `(flits - 1) * P` for the slowest P on the path (node channels always,
+    // router links when the packet leaves its router). With routing and VC-allocation delays
+    // the flits behind the head close up while the head is routed at each later router, so
+    // the latency lies between the unpaced closed form and that bound.
+    let torus = "kind = \"torus\"\nk = 4\nn = 2";
+    for (link, nic) in [(2, 1), (1, 3), (3, 2)] {
+        for (i, p) in PIPELINES.iter().enumerate() {
+            let mut cfg = zero_load_config(torus, p, "", 64);
+            cfg.topology.link_period = link;
+            cfg.nic.link_period = nic;
+            for &(src, dst, h) in &pairs_covering_all_distances(&cfg) {
+                let slowest = if h > 0 { link.max(nic) } else { nic };
+                for flits in PACKET_LENGTHS {
+                    let bound = p.latency(h, flits) + u64::from((flits - 1) * (slowest - 1));
+                    let (latency, hops) = lone_packet(&cfg, src, dst, flits);
+                    let what = format!("{flits} flits {src} -> {dst}, periods {link}/{nic}, {p:?}");
+                    assert_eq!(hops, h, "{what}");
+                    if i == 0 {
+                        assert_eq!(latency, bound, "{what}");
+                    } else {
+                        assert!(
+                            (p.latency(h, flits)..=bound).contains(&latency),
+                            "{what}: {latency} cycles, bound {bound}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn store_and_forward_waits_for_the_whole_packet_at_every_router() {
+    // Each of the H + 1 routers on the path holds the head until the tail has arrived, P - 1
+    // cycles later at one flit per cycle: the wormhole closed form plus (H + 1)(P - 1).
+    let torus = "kind = \"torus\"\nk = 8\nn = 2";
+    for p in &PIPELINES {
+        let cfg = zero_load_config(torus, p, "switching = \"store_and_forward\"", 64);
+        for &(src, dst, h) in &pairs_covering_all_distances(&cfg) {
+            for flits in PACKET_LENGTHS {
+                let expected = p.latency(h, flits) + u64::from((h + 1) * (flits - 1));
+                assert_eq!(
+                    lone_packet(&cfg, src, dst, flits),
+                    (expected, h),
+                    "{flits} flits {src} -> {dst}, {p:?}"
+                );
+            }
+        }
+    }
+}

@@ -135,7 +135,8 @@ fn analyse(cfg: &Config) -> NetworkReport {
                 + (h + 1.0) * per_router
                 + h * cfg.topology.link_latency as f64
                 + cfg.nic.ejection_latency as f64
-                + (cfg.traffic.packet_flits - 1) as f64
+                + ((cfg.traffic.packet_flits - 1)
+                    * cfg.topology.link_period.max(cfg.nic.link_period)) as f64
         }),
     }
 }

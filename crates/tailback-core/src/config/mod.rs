@@ -137,15 +137,15 @@ impl Config {
             );
         }
         if check_cut_through
-            && self.router.switching == Switching::VirtualCutThrough
+            && self.router.switching.whole_packets()
             && self.router.vc_buffer_flits < self.traffic.packet_flits
         {
             report(
                 "router.vc_buffer_flits",
                 Some(toml::Value::Integer(self.router.vc_buffer_flits.into())),
                 format!(
-                    "virtual cut-through needs a VC buffer that holds a whole packet \
-                     (traffic.packet_flits = {})",
+                    "{} needs a VC buffer that holds a whole packet (traffic.packet_flits = {})",
+                    self.router.switching.name().replace('_', " "),
                     self.traffic.packet_flits
                 ),
             );

@@ -12,6 +12,8 @@ pub const MAX_NODES: u64 = 1 << 22;
 pub const MAX_VCS: u32 = 32;
 /// Largest channel or credit latency, in cycles.
 pub const MAX_LATENCY: u32 = 1024;
+/// Largest number of cycles per flit on a channel.
+pub const MAX_PERIOD: u32 = 64;
 
 choice_enum! {
     /// The network family.
@@ -53,13 +55,15 @@ pub struct TopologyConfig {
     pub layout: Layout,
     /// Router-to-router link latency in cycles.
     pub link_latency: u32,
+    /// Cycles per flit on router-to-router links (1: a flit every cycle).
+    pub link_period: u32,
 }
 
 /// Written with the keys the reader takes, so a serialized config reads back the same.
 impl Serialize for TopologyConfig {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut out = s.serialize_struct("TopologyConfig", 5)?;
+        let mut out = s.serialize_struct("TopologyConfig", 6)?;
         out.serialize_field("kind", &self.kind)?;
         match (&self.layout, self.kind) {
             (Layout::Cube(_), _) => out.serialize_field("dims", &self.dims)?,
@@ -81,6 +85,9 @@ impl Serialize for TopologyConfig {
             }
         }
         out.serialize_field("link_latency", &self.link_latency)?;
+        if self.link_period != 1 {
+            out.serialize_field("link_period", &self.link_period)?;
+        }
         out.end()
     }
 }
@@ -127,12 +134,14 @@ impl TopologyConfig {
             other => vec![other.nodes() as u32],
         };
         let link_latency = s.int("link_latency", 1, 1, MAX_LATENCY);
+        let link_period = s.int("link_period", 1, 1, MAX_PERIOD);
         s.finish();
         TopologyConfig {
             kind,
             dims,
             layout,
             link_latency,
+            link_period,
         }
     }
 
@@ -235,6 +244,16 @@ choice_enum! {
         Wormhole = "wormhole",
         /// A VC is granted only when the downstream buffer has room for the whole packet.
         VirtualCutThrough = "virtual_cut_through",
+        /// Like virtual cut-through, and a packet leaves a router only once all of it has
+        /// arrived there.
+        StoreAndForward = "store_and_forward",
+    }
+}
+
+impl Switching {
+    /// Whether an output VC is granted only with room downstream for the whole packet.
+    pub fn whole_packets(self) -> bool {
+        self != Switching::Wormhole
     }
 }
 
@@ -494,6 +513,14 @@ pub struct NicConfig {
     /// injected is not counted); a packet created when it is full is refused. Absent: unbounded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_queue_packets: Option<u32>,
+    /// Cycles per flit on the injection and ejection channels (1: a flit every cycle).
+    #[serde(skip_serializing_if = "is_one")]
+    pub link_period: u32,
+}
+
+/// Whether a period is the default of one cycle per flit (left out of serialized configs).
+fn is_one(period: &u32) -> bool {
+    *period == 1
 }
 
 impl NicConfig {
@@ -508,6 +535,7 @@ impl NicConfig {
                 "greater than 0 and at most 1 (flits/cycle)",
             ),
             source_queue_packets: s.opt_int("source_queue_packets", 1, 1 << 20),
+            link_period: s.int("link_period", 1, 1, MAX_PERIOD),
         };
         s.finish();
         cfg

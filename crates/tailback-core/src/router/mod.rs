@@ -182,6 +182,43 @@ pub(crate) struct OutputVc {
     grant_ptr: u16,
 }
 
+/// Output channels that take more than a cycle per flit: a port may send again only once its
+/// channel is free.
+#[derive(Debug)]
+pub(crate) struct Pacing {
+    /// Cycles per flit of each port's output channel.
+    period: Table<u32>,
+    /// The cycle each port's output channel can take its next flit.
+    free_at: Table<u64>,
+}
+
+impl Pacing {
+    /// The pacing of `topology`'s output channels, if any is slow.
+    fn new(topology: &Topology) -> Option<Pacing> {
+        let ports = topology.ports();
+        ports.iter().any(|p| p.output_period > 1).then(|| Pacing {
+            period: ports
+                .iter()
+                .map(|p| p.output_period)
+                .collect::<Vec<_>>()
+                .into(),
+            free_at: Table::filled(0, ports.len()),
+        })
+    }
+
+    /// Whether global port `port`'s output channel can take a flit at `now`.
+    #[inline]
+    pub(crate) fn is_free(&self, port: usize, now: u64) -> bool {
+        self.free_at[port] <= now
+    }
+
+    /// Occupies global port `port`'s output channel with a flit sent at `now`.
+    #[inline]
+    pub(crate) fn occupy(&mut self, port: usize, now: u64) {
+        self.free_at[port] = now + u64::from(self.period[port]);
+    }
+}
+
 /// The state of every router.
 #[derive(Debug)]
 pub(crate) struct RouterSet {
@@ -191,7 +228,10 @@ pub(crate) struct RouterSet {
     pub(crate) timing: Timing,
     allocator: AllocatorKind,
     islip_iterations: u32,
+    /// Output VCs need room for the whole packet (virtual cut-through, store-and-forward).
     cut_through: bool,
+    /// A head is routed only once its whole packet is in the buffer.
+    store_and_forward: bool,
     first_port: Table<u32>,
     pub(crate) ports: Table<Port>,
 
@@ -204,6 +244,8 @@ pub(crate) struct RouterSet {
     adaptive_hops: Table<AdaptiveHops>,
     /// Deadlock recovery (Disha only).
     recovery: Option<recovery::Recovery>,
+    /// Channels slower than a flit per cycle (`None` when there are none).
+    pub(crate) pacing: Option<Pacing>,
 
     // Output VCs, per slot.
     pub(crate) ovc: Table<OutputVc>,
@@ -278,7 +320,8 @@ impl RouterSet {
             },
             allocator: cfg.router.allocator,
             islip_iterations: cfg.router.islip_iterations.unwrap_or(1),
-            cut_through: cfg.router.switching == Switching::VirtualCutThrough,
+            cut_through: cfg.router.switching.whole_packets(),
+            store_and_forward: cfg.router.switching == Switching::StoreAndForward,
             first_port: first_port.into(),
             ports: ports.into(),
             buf: Table::filled(Flit::EMPTY, n_slots * capacity as usize),
@@ -310,6 +353,7 @@ impl RouterSet {
                 },
                 n_slots,
             ),
+            pacing: Pacing::new(topology),
             work_ports: Table::filled(0, routers),
             active: BitSet::new(routers),
         }

@@ -106,8 +106,9 @@ impl RouterSet {
             let mut work = self.ports[port].work;
             if work.needs_route | work.va_pending | work.warming | work.recovering == 0 {
                 // The common case: only switch candidates, all past their delays.
-                if work.sa_ready != 0 {
-                    sc.sa_cand[local] = work.sa_ready;
+                let candidates = self.paced(first, port, work.sa_ready, now);
+                if candidates != 0 {
+                    sc.sa_cand[local] = candidates;
                     sc.cand_ports |= 1 << local;
                     if separable {
                         self.bid(first, local, sc);
@@ -121,9 +122,15 @@ impl RouterSet {
                     self.send_recovering_flit(port, vc, &mut work, cx);
                 }
             }
+            let mut routed = work.needs_route;
             for vc in bits32(work.needs_route) {
                 let slot = slots.port_vc(port, vc);
                 let packet = cx.packets.get(self.front(slot).packet());
+                if self.store_and_forward && u32::from(self.ivc[slot].len) < packet.flits {
+                    // Not all of the packet is here yet: look again next cycle.
+                    routed &= !(1 << vc);
+                    continue;
+                }
                 let route = cx.routing.route(
                     RouterId::new(r),
                     NodeId::new(packet.src as usize),
@@ -147,8 +154,8 @@ impl RouterSet {
                     };
                 }
             }
-            work.va_pending |= work.needs_route;
-            work.needs_route = 0;
+            work.va_pending |= routed;
+            work.needs_route &= !routed;
             for vc in bits32(work.va_pending) {
                 let slot = slots.port_vc(port, vc);
                 if self.ivc[slot].ready.reached(now) {
@@ -164,6 +171,7 @@ impl RouterSet {
                 }
             }
             self.ports[port].work = work;
+            let candidates = self.paced(first, port, candidates, now);
             if candidates != 0 {
                 sc.sa_cand[local] = candidates;
                 sc.cand_ports |= 1 << local;
@@ -172,6 +180,21 @@ impl RouterSet {
                 }
             }
         }
+    }
+
+    /// `candidates` (VCs of global input port `port`) less those whose output channel is still
+    /// busy with an earlier flit (only slow channels ever are).
+    #[inline]
+    fn paced(&self, first: usize, port: usize, candidates: u32, now: u64) -> u32 {
+        let Some(pacing) = &self.pacing else {
+            return candidates;
+        };
+        bits32(candidates)
+            .filter(|&vc| {
+                let out = self.ivc[self.slots.port_vc(port, vc)].out_port as usize;
+                pacing.is_free(first + out, now)
+            })
+            .fold(0, |m, vc| m | 1 << vc)
     }
 
     /// Sends the front flit of input VC `vc` of local port `local` through the crossbar.
@@ -208,6 +231,9 @@ impl RouterSet {
         let starved = output_vc.credits == 0;
         if tail {
             output_vc.owner = UNCONNECTED;
+        }
+        if let Some(pacing) = &mut self.pacing {
+            pacing.occupy(out, now);
         }
         let output = &mut self.ports[out];
         let to = output.downstream + out_vc as u32;

@@ -14,7 +14,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Instant;
 
-use crate::config::{Config, ConfigError, DEFAULT_RAMP_SLOPE, ProcessKind, Switching};
+use crate::config::{Config, ConfigError, DEFAULT_RAMP_SLOPE, ProcessKind};
 use crate::event::{FlitArrival, Wheel};
 use crate::hooks::{BufferEvent, CongestionControl, NoControl};
 use crate::ids::{NodeId, RouterId};
@@ -67,7 +67,7 @@ pub enum OfferError {
     EmptyPacket,
     /// Under virtual cut-through a packet must fit in one VC buffer.
     #[error(
-        "a {flits}-flit packet does not fit the {buffer}-flit VC buffers virtual cut-through needs"
+        "a {flits}-flit packet does not fit the {buffer}-flit VC buffers whole-packet switching needs"
     )]
     LongerThanBuffer {
         /// Packet length.
@@ -368,7 +368,7 @@ impl<C: CongestionControl> Simulation<C> {
         if flits == 0 {
             return Err(OfferError::EmptyPacket);
         }
-        if self.config.router.switching == Switching::VirtualCutThrough
+        if self.config.router.switching.whole_packets()
             && flits > self.config.router.vc_buffer_flits
         {
             return Err(OfferError::LongerThanBuffer {

@@ -127,6 +127,7 @@ impl CubeShape {
                         local,
                         output,
                         output_latency: link_latency,
+                        output_period: 1,
                         input,
                     });
                 }
@@ -136,6 +137,7 @@ impl CubeShape {
                 local: self.terminal_port(),
                 output: Link::Node(NodeId::new(r)),
                 output_latency: ejection_latency,
+                output_period: 1,
                 input: Link::Node(NodeId::new(r)),
             });
         }

@@ -104,6 +104,7 @@ impl FlyShape {
                 local: (i % width) as u8,
                 output: Link::None,
                 output_latency: link_latency,
+                output_period: 1,
                 input: Link::None,
             })
             .collect();

@@ -38,6 +38,8 @@ pub struct Port {
     pub output: Link,
     /// Latency of the output channel in cycles.
     pub output_latency: u32,
+    /// Cycles per flit on the output channel (1: a flit every cycle).
+    pub output_period: u32,
     /// Where the input side receives flits from.
     pub input: Link,
 }
@@ -81,11 +83,18 @@ impl Topology {
     /// Builds the topology a config describes (the config must be valid).
     pub fn from_config(cfg: &Config) -> Topology {
         let (link, ejection) = (cfg.topology.link_latency, cfg.nic.ejection_latency);
-        match &cfg.topology.layout {
+        let mut topology = match &cfg.topology.layout {
             Layout::Cube(cube) => cube.clone().build(link, ejection),
             Layout::Tree(tree) => tree.build(link, ejection),
             Layout::Fly(fly) => fly.build(link, ejection, cfg.seed),
+        };
+        for port in &mut topology.ports {
+            port.output_period = match port.output {
+                Link::Node(_) => cfg.nic.link_period,
+                _ => cfg.topology.link_period,
+            };
         }
+        topology
     }
 
     /// The network's family and shape.

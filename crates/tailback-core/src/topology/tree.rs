@@ -168,6 +168,7 @@ impl TreeShape {
                         local: p as u8,
                         output: peer,
                         output_latency: latency,
+                        output_period: 1,
                         input: peer,
                     });
                 }
@@ -183,6 +184,7 @@ impl TreeShape {
                         local: (self.down[l] + u) as u8,
                         output: peer,
                         output_latency: link_latency,
+                        output_period: 1,
                         input: peer,
                     });
                 }
