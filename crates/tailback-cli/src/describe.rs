@@ -27,6 +27,12 @@ pub fn shape(cfg: &Config) -> String {
             fly.dilation()
         ),
         (Layout::Fly(fly), _) => format!("{}-ary {}-fly", fly.k(), fly.stages()),
+        (Layout::File(file), _) => format!(
+            "{} ({} switches, {} nodes)",
+            cfg.topology.file.as_deref().unwrap_or("topology file"),
+            file.switches(),
+            file.nodes()
+        ),
     }
 }
 
@@ -49,6 +55,7 @@ pub fn network(cfg: &Config) -> String {
             RoutingAlgorithm::DModK => "destination-mod-k up/down routing".to_string(),
             RoutingAlgorithm::AdaptiveUp => "adaptive-up up/down routing".to_string(),
             RoutingAlgorithm::DestinationTag => "destination-tag routing".to_string(),
+            RoutingAlgorithm::Table => "table routing".to_string(),
             other => other.name().to_uppercase(),
         },
     )

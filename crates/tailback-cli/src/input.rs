@@ -15,7 +15,9 @@ pub fn load_table(path: Option<&Path>, overrides: &[String]) -> CliResult<toml::
             let text = std::fs::read_to_string(path).map_err(|e| {
                 CliError::Input(format!("cannot read config {}: {e}", path.display()))
             })?;
-            config::parse_table(&text, &path.display().to_string())?
+            let mut table = config::parse_table(&text, &path.display().to_string())?;
+            resolve_topology_file(&mut table, path);
+            table
         }
     };
     for assignment in overrides {
@@ -24,6 +26,20 @@ pub fn load_table(path: Option<&Path>, overrides: &[String]) -> CliResult<toml::
         config::set_path(&mut table, &key, value)?;
     }
     Ok(table)
+}
+
+/// Makes a relative `topology.file` in the config at `config_path` relative to that config's
+/// directory (`--set topology.file=...` stays relative to the working directory).
+fn resolve_topology_file(table: &mut toml::Table, config_path: &Path) {
+    let Some(toml::Value::Table(topology)) = table.get_mut("topology") else {
+        return;
+    };
+    if let Some(toml::Value::String(file)) = topology.get_mut("file")
+        && Path::new(file.as_str()).is_relative()
+        && let Some(dir) = config_path.parent()
+    {
+        *file = dir.join(file.as_str()).display().to_string();
+    }
 }
 
 /// The validated configuration from `path` (defaults when `None`) with `overrides` applied.

@@ -225,6 +225,50 @@ fn check_describes_the_network_and_its_bounds() {
     assert!(text.contains("ideal throughput"), "{text}");
 }
 
+#[test]
+fn a_topology_file_is_found_beside_its_config_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let nets = dir.path().join("nets");
+    std::fs::create_dir(&nets).unwrap();
+    // A ring of four switches: shortest paths close a dependency cycle.
+    write_config(
+        &nets,
+        "ring.topo",
+        "switch a ports 3\nswitch b ports 3\nswitch c ports 3\nswitch d ports 3\n\
+         node w a.0\nnode x b.0\nnode y c.0\nnode z d.0\n\
+         link a.1 b.2\nlink b.1 c.2\nlink c.1 d.2\nlink d.1 a.2\n",
+    );
+    let config = write_config(
+        &nets,
+        "ring.toml",
+        "[topology]\nkind = \"file\"\nfile = \"ring.topo\"\n",
+    );
+    // Run from elsewhere: the file is read relative to the config.
+    let refused = tailback()
+        .current_dir(dir.path())
+        .arg("check")
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let message = String::from_utf8(refused.stderr).unwrap();
+    assert!(
+        message.contains("topology.file") && message.contains("cycle"),
+        "{message}"
+    );
+    let warned = tailback()
+        .current_dir(dir.path())
+        .arg("check")
+        .arg(&config)
+        .args(["--set", "topology.deadlock_check=warn", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(warned.status.success(), "{warned:?}");
+    let json = stdout_json(&warned);
+    assert_eq!(json["nodes"], 4);
+    assert_eq!(json["deadlock_free"], false);
+}
+
 fn sweep(config: &Path, out: &Path, jobs: &str, extra: &[&str]) -> std::process::Output {
     tailback()
         .arg("sweep")

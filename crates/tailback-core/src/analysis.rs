@@ -88,7 +88,9 @@ pub type Channel = (u32, u8);
 pub fn dependency_graph(topology: &Topology, routing: &Routing) -> DiGraphMap<Channel, ()> {
     match routing {
         Routing::Duato(_) => extended_escape_graph(topology, routing),
-        Routing::Dor(_) | Routing::Disha(_) => deterministic_graph(topology, routing),
+        Routing::Dor(_) | Routing::Disha(_) | Routing::Table(_) => {
+            deterministic_graph(topology, routing)
+        }
         Routing::UpDown(_) | Routing::Tag(_) => minimal_graph(topology, routing),
     }
 }

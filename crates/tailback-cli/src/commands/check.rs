@@ -156,6 +156,12 @@ fn port_name(topology: &Topology, port: PortId) -> String {
             };
             format!("switch {} (level {level}), {way} port {index}", p.router)
         }
+        (_, Layout::File(file)) => format!(
+            "switch {} (`{}`), port {}",
+            p.router,
+            file.switch_name(p.router.index()),
+            p.local
+        ),
         (_, Layout::Fly(fly)) => format!(
             "switch {} (stage {}), output {}",
             p.router,
@@ -207,7 +213,8 @@ fn print_table(source: &str, r: &NetworkReport) {
             "bisection",
             match r.bisection_links {
                 Some(links) => format!(
-                    "{links} links between the two halves of the nodes ({:.3} per node)",
+                    "{links} link{} between the two halves of the nodes ({:.3} per node)",
+                    if links == 1 { "" } else { "s" },
                     links as f64 / r.nodes as f64
                 ),
                 None if r.nodes > ANALYSIS_NODE_LIMIT => skipped(),
@@ -226,6 +233,9 @@ fn print_table(source: &str, r: &NetworkReport) {
                      classes; direct and indirect dependencies) is acyclic",
                     r.vc_classes
                 ),
+                (Some(true), RoutingAlgorithm::Table) => {
+                    "free: the routes' channel dependency graph is acyclic".to_string()
+                }
                 (Some(true), RoutingAlgorithm::DestinationTag) => {
                     "free: every route runs forward through the stages, so the dependency \
                      graph is acyclic"

@@ -6,6 +6,7 @@ use anyhow::Context;
 use serde::Serialize;
 use tailback_core::config::Config;
 use tailback_core::stats::{RunReport, RunSummary};
+use tailback_core::topology::Layout;
 
 use crate::cli::{Format, RunArgs};
 use crate::describe;
@@ -24,6 +25,14 @@ struct SummaryFile<'a> {
 
 pub fn run(args: RunArgs) -> CliResult {
     let cfg = load_config(args.config.as_deref(), &args.source.set)?;
+    if let Layout::File(file) = &cfg.topology.layout
+        && file.is_cyclic()
+    {
+        eprintln!(
+            "warning: the routes of {} can deadlock (their channel dependency graph has a cycle)",
+            cfg.topology.file.as_deref().unwrap_or("the topology file")
+        );
+    }
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from("tailback-out/run"));

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::Choice;
 use super::reader::{Section, choice_enum};
-use crate::topology::{CubeShape, FlyShape, Layout, TreeShape};
+use crate::topology::{CubeShape, CustomShape, FlyShape, Layout, TreeShape};
 
 /// Largest number of terminal nodes a network may have.
 pub const MAX_NODES: u64 = 1 << 22;
@@ -33,6 +33,18 @@ choice_enum! {
         Butterfly = "butterfly",
         /// k-ary n-stage multibutterfly: output groups `dilation` ports wide, wired at random.
         Multibutterfly = "multibutterfly",
+        /// A topology file (`file`): switches, nodes, links and optional routes.
+        File = "file",
+    }
+}
+
+choice_enum! {
+    /// What to do when a topology file's routes can deadlock.
+    pub enum DeadlockCheck {
+        /// Refuse the configuration.
+        Refuse = "refuse",
+        /// Accept it; `tailback check` and `run` warn.
+        Warn = "warn",
     }
 }
 
@@ -57,6 +69,10 @@ pub struct TopologyConfig {
     pub link_latency: u32,
     /// Cycles per flit on router-to-router links (1: a flit every cycle).
     pub link_period: u32,
+    /// The topology file's path (`kind = "file"`).
+    pub file: Option<String>,
+    /// What to do when a topology file's routes can deadlock.
+    pub deadlock_check: DeadlockCheck,
 }
 
 /// Written with the keys the reader takes, so a serialized config reads back the same.
@@ -76,6 +92,10 @@ impl Serialize for TopologyConfig {
                 out.serialize_field("levels", &tree.levels())?;
             }
             (Layout::Tree(tree), _) => out.serialize_field("nodes", &tree.nodes())?,
+            (Layout::File(_), _) => {
+                out.serialize_field("file", &self.file)?;
+                out.serialize_field("deadlock_check", &self.deadlock_check)?;
+            }
             (Layout::Fly(fly), kind) => {
                 out.serialize_field("k", &fly.k())?;
                 out.serialize_field("n", &fly.stages())?;
@@ -100,11 +120,22 @@ fn shape_keys(kind: TopologyKind) -> &'static [&'static str] {
         TopologyKind::FoldedClos => &["radix", "levels"],
         TopologyKind::Cm5Fattree => &["nodes"],
         TopologyKind::Multibutterfly => &["k", "n", "dilation"],
+        TopologyKind::File => &["file", "deadlock_check"],
     }
 }
 
 /// Every key some topology kind reads besides `kind` and `link_latency`.
-const SHAPE_KEYS: [&str; 7] = ["k", "n", "dims", "radix", "levels", "nodes", "dilation"];
+const SHAPE_KEYS: [&str; 9] = [
+    "k",
+    "n",
+    "dims",
+    "radix",
+    "levels",
+    "nodes",
+    "dilation",
+    "file",
+    "deadlock_check",
+];
 
 impl TopologyConfig {
     pub(crate) fn read(s: Section<'_>) -> Self {
@@ -128,13 +159,29 @@ impl TopologyConfig {
                 );
             }
         }
-        let layout = read_layout(&s, kind);
+        let (file, deadlock_check) = match kind {
+            TopologyKind::File => (
+                Some(read_path(&s)),
+                s.choice("deadlock_check", DeadlockCheck::Refuse),
+            ),
+            _ => (None, DeadlockCheck::Refuse),
+        };
+        let layout = match &file {
+            Some(path) => read_file(&s, path, deadlock_check),
+            None => read_layout(&s, kind),
+        };
         let dims = match &layout {
             Layout::Cube(cube) => cube.dims().to_vec(),
             other => vec![other.nodes() as u32],
         };
         let link_latency = s.int("link_latency", 1, 1, MAX_LATENCY);
         let link_period = s.int("link_period", 1, 1, MAX_PERIOD);
+        if file.is_some() && link_period != 1 {
+            s.problem(
+                "link_period",
+                "link speeds of a topology file are set in the file",
+            );
+        }
         s.finish();
         TopologyConfig {
             kind,
@@ -142,12 +189,65 @@ impl TopologyConfig {
             layout,
             link_latency,
             link_period,
+            file,
+            deadlock_check,
         }
     }
 
     /// Number of terminal nodes.
     pub fn nodes(&self) -> usize {
         self.dims.iter().map(|&k| k as usize).product()
+    }
+}
+
+/// The required `file` key.
+fn read_path(s: &Section<'_>) -> String {
+    match s.value("file") {
+        Some(toml::Value::String(path)) => path.clone(),
+        Some(_) => {
+            s.problem("file", "expected the path of a topology file (a string)");
+            String::new()
+        }
+        None => {
+            s.problem(
+                "file",
+                "topology.kind = \"file\" needs `file`, the topology file's path",
+            );
+            String::new()
+        }
+    }
+}
+
+/// The topology file at `path`; a problem with it is reported on `file` (naming its line) and
+/// replaced by two nodes on one switch.
+fn read_file(s: &Section<'_>, path: &str, deadlock: DeadlockCheck) -> Layout {
+    let fallback = || {
+        CustomShape::parse("switch s ports 2\nnode a s.0\nnode b s.1\n")
+            .expect("the fallback topology is valid")
+    };
+    if path.is_empty() {
+        return Layout::File(fallback());
+    }
+    let parsed = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {path}: {e}"))
+        .and_then(|text| CustomShape::parse(&text).map_err(|e| format!("{path}: {e}")));
+    match parsed {
+        Ok(shape) if shape.is_cyclic() && deadlock == DeadlockCheck::Refuse => {
+            s.problem(
+                "file",
+                format!(
+                    "{path}: the routes' channel dependency graph has a cycle, so packets can \
+                     deadlock; add `route` lines that break it, or set \
+                     topology.deadlock_check = \"warn\" to run anyway"
+                ),
+            );
+            Layout::File(shape)
+        }
+        Ok(shape) => Layout::File(shape),
+        Err(message) => {
+            s.problem("file", message);
+            Layout::File(fallback())
+        }
     }
 }
 
@@ -216,6 +316,7 @@ fn read_layout(s: &Section<'_>, kind: TopologyKind) -> Layout {
             }
             Layout::Fly(FlyShape::multibutterfly(k, n, dilation.min(64 / k)))
         }
+        TopologyKind::File => unreachable!("topology files are read by `read_file`"),
     }
 }
 
@@ -339,6 +440,8 @@ choice_enum! {
         /// Butterflies: each stage's output group is the next destination digit; in a dilated
         /// group, the free port with the most credits (else one picked at random per packet).
         DestinationTag = "destination_tag",
+        /// Topology files: the file's forwarding tables, shortest paths where it has none.
+        Table = "table",
     }
 }
 
@@ -357,6 +460,7 @@ impl RoutingAlgorithm {
             TopologyKind::Butterfly | TopologyKind::Multibutterfly => {
                 &[RoutingAlgorithm::DestinationTag]
             }
+            TopologyKind::File => &[RoutingAlgorithm::Table],
         }
     }
 }

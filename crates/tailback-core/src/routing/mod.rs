@@ -14,15 +14,18 @@
 //!   fixed by the destination or free to choose.
 //! - `destination_tag` on butterflies (`tag`): each stage's output group is a destination
 //!   digit; any port of a dilated group.
+//! - `table` on topology files (`table`): the file's forwarding tables or shortest paths.
 //!
 //! The selection among adaptive candidates happens in VC allocation (`router/alloc.rs`): the free
 //! adaptive VC with the most credits, else the escape VC.
 
 mod dor;
+mod table;
 mod tag;
 mod updown;
 
 pub use dor::{Dor, Hop};
+pub use table::TableRouting;
 pub use tag::DestinationTag;
 pub use updown::UpDown;
 
@@ -77,6 +80,8 @@ pub enum Routing {
     UpDown(UpDown),
     /// Destination-tag routing on a butterfly.
     Tag(DestinationTag),
+    /// Forwarding tables of a topology file.
+    Table(TableRouting),
 }
 
 impl Adaptive {
@@ -97,6 +102,7 @@ impl Routing {
                 return Routing::UpDown(UpDown::new(tree, vcs, adaptive));
             }
             Layout::Fly(fly) => return Routing::Tag(DestinationTag::new(fly, vcs)),
+            Layout::File(file) => return Routing::Table(TableRouting::new(file, topology, vcs)),
         };
         match cfg.routing.algorithm {
             RoutingAlgorithm::Duato => {
@@ -146,6 +152,11 @@ impl Routing {
                     adaptive_vcs: if adaptive { u.all_vcs() } else { 0 },
                 }
             }
+            Routing::Table(t) => Route {
+                escape: t.route(r, dst),
+                adaptive_ports: 0,
+                adaptive_vcs: 0,
+            },
             Routing::Tag(t) => {
                 let adaptive = t.is_adaptive();
                 Route {
@@ -183,6 +194,7 @@ impl Routing {
             Routing::Duato(a) | Routing::Disha(a) => a.dor.escape_hop(router.index(), dst.index()),
             Routing::UpDown(u) => u.route(router.index(), dst.index()),
             Routing::Tag(t) => t.route(router.index(), src.index(), dst.index()),
+            Routing::Table(t) => t.route(router.index(), dst),
         }
     }
 
@@ -194,6 +206,7 @@ impl Routing {
             Routing::Duato(a) | Routing::Disha(a) => a.minimal_ports(router.index(), dst),
             Routing::UpDown(u) => u.minimal_ports(router.index(), dst),
             Routing::Tag(t) => t.minimal_ports(router.index(), dst),
+            Routing::Table(t) => 1 << t.route(router.index(), NodeId::new(dst)).port,
         }
     }
 
@@ -204,6 +217,7 @@ impl Routing {
             Routing::Duato(a) | Routing::Disha(a) => a.dor.distance(router.index(), dst),
             Routing::UpDown(u) => u.distance(router.index(), dst),
             Routing::Tag(t) => t.distance(router.index()),
+            Routing::Table(t) => t.distance(router.index(), dst),
         }
     }
 
@@ -214,6 +228,7 @@ impl Routing {
             Routing::Duato(a) | Routing::Disha(a) => a.dor.diameter(),
             Routing::UpDown(u) => u.diameter(),
             Routing::Tag(t) => t.diameter(),
+            Routing::Table(t) => t.diameter(),
         }
     }
 
@@ -221,7 +236,7 @@ impl Routing {
         match self {
             Routing::Dor(dor) => Some(dor),
             Routing::Duato(a) | Routing::Disha(a) => Some(&a.dor),
-            Routing::UpDown(_) | Routing::Tag(_) => None,
+            Routing::UpDown(_) | Routing::Tag(_) | Routing::Table(_) => None,
         }
     }
 
@@ -233,9 +248,11 @@ impl Routing {
     /// How the routing function copes with deadlock.
     pub fn deadlock_handling(&self) -> DeadlockHandling {
         match self {
-            Routing::Dor(_) | Routing::Duato(_) | Routing::UpDown(_) | Routing::Tag(_) => {
-                DeadlockHandling::Avoidance
-            }
+            Routing::Dor(_)
+            | Routing::Duato(_)
+            | Routing::UpDown(_)
+            | Routing::Tag(_)
+            | Routing::Table(_) => DeadlockHandling::Avoidance,
             Routing::Disha(_) => DeadlockHandling::Recovery,
         }
     }
@@ -286,7 +303,8 @@ pub(crate) fn vcs_needed(topology: &TopologyConfig, routing: &RoutingConfig) -> 
         RoutingAlgorithm::Disha
         | RoutingAlgorithm::DModK
         | RoutingAlgorithm::AdaptiveUp
-        | RoutingAlgorithm::DestinationTag => 1,
+        | RoutingAlgorithm::DestinationTag
+        | RoutingAlgorithm::Table => 1,
     }
 }
 
@@ -311,5 +329,6 @@ pub(crate) fn vc_need_description(topology: &TopologyConfig, routing: &RoutingCo
             "up/down routing needs a VC".to_string()
         }
         RoutingAlgorithm::DestinationTag => "destination-tag routing needs a VC".to_string(),
+        RoutingAlgorithm::Table => "table routing needs a VC".to_string(),
     }
 }

@@ -125,9 +125,15 @@ impl<C: CongestionControl> Simulation<C> {
         let routers = RouterSet::new(cfg, &topology);
         let nics = NicSet::new(cfg, &topology);
         let r = &cfg.router;
+        // Channels differ in latency only in topology files; take the slowest.
+        let max_channel = topology
+            .ports()
+            .iter()
+            .map(|p| p.output_latency)
+            .max()
+            .unwrap_or(1);
         let max_flit_delay = [
-            (r.switch_alloc_delay + r.crossbar_delay + cfg.topology.link_latency) as u64,
-            (r.switch_alloc_delay + r.crossbar_delay + cfg.nic.ejection_latency) as u64,
+            (r.switch_alloc_delay + r.crossbar_delay + max_channel) as u64,
             cfg.nic.injection_latency as u64,
         ]
         .into_iter()

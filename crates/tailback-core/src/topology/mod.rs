@@ -5,10 +5,12 @@
 //! channel. Topology kinds only decide the wiring and the coordinates routing needs.
 
 mod cube;
+mod file;
 mod fly;
 mod tree;
 
 pub use cube::CubeShape;
+pub use file::{CustomShape, FileError};
 pub use fly::FlyShape;
 pub use tree::TreeShape;
 
@@ -53,6 +55,8 @@ pub enum Layout {
     Tree(TreeShape),
     /// A butterfly: nodes inject at the first stage and eject at the last.
     Fly(FlyShape),
+    /// A topology file: any wiring, with its own routes.
+    File(CustomShape),
 }
 
 impl Layout {
@@ -62,6 +66,7 @@ impl Layout {
             Layout::Cube(cube) => cube.nodes(),
             Layout::Tree(tree) => tree.nodes(),
             Layout::Fly(fly) => fly.nodes(),
+            Layout::File(file) => file.nodes(),
         }
     }
 }
@@ -87,6 +92,8 @@ impl Topology {
             Layout::Cube(cube) => cube.clone().build(link, ejection),
             Layout::Tree(tree) => tree.build(link, ejection),
             Layout::Fly(fly) => fly.build(link, ejection, cfg.seed),
+            // The file sets its own link speeds.
+            Layout::File(file) => return file.build(link, ejection),
         };
         for port in &mut topology.ports {
             port.output_period = match port.output {
@@ -106,7 +113,7 @@ impl Topology {
     pub fn cube(&self) -> Option<&CubeShape> {
         match &self.layout {
             Layout::Cube(shape) => Some(shape),
-            Layout::Tree(_) | Layout::Fly(_) => None,
+            Layout::Tree(_) | Layout::Fly(_) | Layout::File(_) => None,
         }
     }
 

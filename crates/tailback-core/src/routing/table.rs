@@ -1,0 +1,70 @@
+//! Table routing for topology files: at every switch, one output port per destination node,
+//! from the file's forwarding tables or shortest paths (`topology::CustomShape`). Deadlock
+//! freedom depends on the tables; the file reader checks their channel dependency graph.
+
+use super::Hop;
+use crate::ids::NodeId;
+use crate::topology::{CustomShape, Link, Topology};
+
+/// Forwarding tables of a topology file.
+#[derive(Debug, Clone)]
+pub struct TableRouting {
+    nodes: usize,
+    /// Output port per (switch, node).
+    next: Vec<u8>,
+    /// Router-to-router hops per (switch, node).
+    hops: Vec<u32>,
+    vcs: u32,
+}
+
+impl TableRouting {
+    /// The tables of `file`, built into `topology`, with `vcs` VCs per port.
+    pub fn new(file: &CustomShape, topology: &Topology, vcs: u32) -> TableRouting {
+        let (switches, nodes) = (file.switches(), file.nodes());
+        let next: Vec<u8> = (0..switches)
+            .flat_map(|s| (0..nodes).map(move |n| file.next_port(s, n)))
+            .collect();
+        let mut hops = vec![0; switches * nodes];
+        for s in 0..switches {
+            for n in 0..nodes {
+                // The file reader checked that every route ends at its node.
+                let (mut at, mut count) = (s, 0);
+                while let Link::Router(peer) =
+                    topology.ports()[topology.router_ports(crate::ids::RouterId::new(at)).start
+                        + next[at * nodes + n] as usize]
+                        .output
+                {
+                    at = topology.ports()[peer.index()].router.index();
+                    count += 1;
+                }
+                hops[s * nodes + n] = count;
+            }
+        }
+        TableRouting {
+            nodes,
+            next,
+            hops,
+            vcs: if vcs >= 32 { u32::MAX } else { (1 << vcs) - 1 },
+        }
+    }
+
+    /// The hop from router `r` towards `dst`.
+    #[inline]
+    pub fn route(&self, r: usize, dst: NodeId) -> Hop {
+        Hop {
+            port: self.next[r * self.nodes + dst.index()],
+            vcs: self.vcs,
+            class: 0,
+        }
+    }
+
+    /// Router-to-router hops from router `r` to `dst`.
+    pub fn distance(&self, r: usize, dst: usize) -> u32 {
+        self.hops[r * self.nodes + dst]
+    }
+
+    /// The longest route in router-to-router hops.
+    pub fn diameter(&self) -> u32 {
+        self.hops.iter().copied().max().unwrap_or(0)
+    }
+}

@@ -1,0 +1,501 @@
+//! Custom topologies from a text file: switches with port counts, nodes on switch ports, links
+//! with latency and speed, and optional forwarding-table entries; routes missing from the
+//! tables follow shortest paths.
+//!
+//! ```text
+//! # A comment runs to the end of the line.
+//! switch s0 ports 4
+//! switch s1 ports 4
+//! node a s0.0                  # node `a` on port 0 of switch s0
+//! node b s1.0 speed 1
+//! link s0.3 s1.3 latency 2 speed 2
+//! route s0 b 3                 # at s0, packets for b leave through port 3
+//! ```
+//!
+//! Nodes are numbered in the order they are declared, switches likewise. A link is
+//! bidirectional. Speeds are relative rates: the fastest channel takes a flit per cycle and a
+//! channel of speed `s` takes `max_speed / s` cycles per flit (which must be a whole number).
+
+use std::collections::{BTreeMap, VecDeque};
+
+use petgraph::algo::is_cyclic_directed;
+use petgraph::graphmap::DiGraphMap;
+use serde::Serialize;
+
+use super::{Link, Port, Topology};
+use crate::ids::{NodeId, PortId, RouterId};
+
+/// Most ports a switch may have.
+const MAX_PORTS: u32 = 64;
+/// No route: the switch cannot reach the node.
+const NO_ROUTE: u8 = u8::MAX;
+
+/// A problem in a topology file, with the 1-based line it is on (0: the file as a whole).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileError {
+    /// 1-based line number (0: the file as a whole).
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for FileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line == 0 {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "line {}: {}", self.line, self.message)
+        }
+    }
+}
+
+/// What a switch port is attached to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+enum Attached {
+    Free,
+    Node(u32),
+    /// The far switch and port.
+    Switch(u32, u8),
+}
+
+/// One switch port: what it leads to, the channel's latency (0: the default) and its speed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+struct FilePort {
+    to: Attached,
+    latency: u32,
+    speed: u32,
+    line: usize,
+}
+
+/// A parsed, checked topology file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CustomShape {
+    switch_names: Vec<String>,
+    node_names: Vec<String>,
+    /// Ports of each switch, switch after switch; `first_port[s]..first_port[s + 1]`.
+    ports: Vec<FilePort>,
+    first_port: Vec<u32>,
+    /// Switch and port of each node.
+    attach: Vec<(u32, u8)>,
+    /// Output port from each switch towards each node (`switch * nodes + node`).
+    next: Vec<u8>,
+    /// Whether the routes' channel dependency graph has a cycle (deadlock possible).
+    cyclic: bool,
+}
+
+/// The words of a line without its comment.
+fn words(line: &str) -> Vec<&str> {
+    line.split('#')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect()
+}
+
+impl CustomShape {
+    /// Parses and checks topology file `text`.
+    pub fn parse(text: &str) -> Result<CustomShape, FileError> {
+        let mut shape = CustomShape {
+            switch_names: Vec::new(),
+            node_names: Vec::new(),
+            ports: Vec::new(),
+            first_port: vec![0],
+            attach: Vec::new(),
+            next: Vec::new(),
+            cyclic: false,
+        };
+        let mut switches: BTreeMap<String, u32> = BTreeMap::new();
+        let mut nodes: BTreeMap<String, (u32, usize)> = BTreeMap::new();
+        let mut routes: Vec<(usize, u32, u32, u8)> = Vec::new();
+        for (i, raw) in text.lines().enumerate() {
+            let line = i + 1;
+            let fail = |message: String| Err(FileError { line, message });
+            let w = words(raw);
+            match w.as_slice() {
+                [] => {}
+                ["switch", name, "ports", count] => {
+                    let count =
+                        number(count, "port count", 1, MAX_PORTS).map_err(|m| at(line, m))?;
+                    if switches
+                        .insert(name.to_string(), shape.switch_names.len() as u32)
+                        .is_some()
+                    {
+                        return fail(format!("switch `{name}` is declared twice"));
+                    }
+                    shape.switch_names.push(name.to_string());
+                    let free = FilePort {
+                        to: Attached::Free,
+                        latency: 0,
+                        speed: 1,
+                        line: 0,
+                    };
+                    shape
+                        .ports
+                        .extend(std::iter::repeat_n(free, count as usize));
+                    shape.first_port.push(shape.ports.len() as u32);
+                }
+                ["node", name, port, rest @ ..] => {
+                    let (s, p) = shape.port_of(&switches, port).map_err(|m| at(line, m))?;
+                    let (latency, speed) = options(rest, false).map_err(|m| at(line, m))?;
+                    let id = shape.node_names.len() as u32;
+                    if nodes.insert(name.to_string(), (id, line)).is_some() {
+                        return fail(format!("node `{name}` is declared twice"));
+                    }
+                    shape.node_names.push(name.to_string());
+                    shape.attach.push((s, p));
+                    shape.plug(s, p, Attached::Node(id), latency, speed, line)?;
+                }
+                ["link", a, b, rest @ ..] => {
+                    let (sa, pa) = shape.port_of(&switches, a).map_err(|m| at(line, m))?;
+                    let (sb, pb) = shape.port_of(&switches, b).map_err(|m| at(line, m))?;
+                    if (sa, pa) == (sb, pb) {
+                        return fail(format!("link joins port {a} to itself"));
+                    }
+                    let (latency, speed) = options(rest, true).map_err(|m| at(line, m))?;
+                    shape.plug(sa, pa, Attached::Switch(sb, pb), latency, speed, line)?;
+                    shape.plug(sb, pb, Attached::Switch(sa, pa), latency, speed, line)?;
+                }
+                ["route", switch, node, port] => {
+                    let Some(&s) = switches.get(*switch) else {
+                        return fail(format!("unknown switch `{switch}`"));
+                    };
+                    let Some(&(n, _)) = nodes.get(*node) else {
+                        return fail(format!(
+                            "unknown node `{node}` (declare nodes before routes)"
+                        ));
+                    };
+                    let ports = shape.port_count(s);
+                    let p = number(port, "port", 0, ports - 1).map_err(|m| at(line, m))?;
+                    routes.push((line, s, n, p as u8));
+                }
+                [word, ..] if ["switch", "node", "link", "route"].contains(word) => {
+                    return fail(format!("malformed `{word}` line; expected {}", usage(word)));
+                }
+                [word, ..] => {
+                    return fail(format!(
+                        "unknown directive `{word}`; expected switch, node, link or route"
+                    ));
+                }
+            }
+        }
+        if shape.node_names.len() < 2 {
+            return Err(at(0, "a topology needs at least two nodes".to_string()));
+        }
+        let fastest = shape.ports.iter().map(|p| p.speed).max().unwrap_or(1);
+        if let Some(p) = shape.ports.iter().find(|p| fastest % p.speed != 0) {
+            return Err(at(
+                p.line,
+                format!(
+                    "speed {} does not divide the fastest speed {fastest}: channels take whole \
+                     cycles per flit",
+                    p.speed
+                ),
+            ));
+        }
+        shape.route(&routes)?;
+        shape.cyclic = shape.has_dependency_cycle();
+        Ok(shape)
+    }
+
+    fn port_count(&self, switch: u32) -> u32 {
+        self.first_port[switch as usize + 1] - self.first_port[switch as usize]
+    }
+
+    fn port(&self, switch: u32, port: u8) -> &FilePort {
+        &self.ports[(self.first_port[switch as usize] + u32::from(port)) as usize]
+    }
+
+    /// Switch and port of a `SWITCH.PORT` reference.
+    fn port_of(&self, switches: &BTreeMap<String, u32>, text: &str) -> Result<(u32, u8), String> {
+        let Some((name, port)) = text.rsplit_once('.') else {
+            return Err(format!("`{text}` is not SWITCH.PORT"));
+        };
+        let Some(&s) = switches.get(name) else {
+            return Err(format!(
+                "unknown switch `{name}` in `{text}` (declare switches first)"
+            ));
+        };
+        let count = self.port_count(s);
+        let p = number(port, "port", 0, count.saturating_sub(1))
+            .map_err(|m| format!("{m} in `{text}`: switch `{name}` has {count} ports"))?;
+        Ok((s, p as u8))
+    }
+
+    /// Attaches `to` to a free port.
+    fn plug(
+        &mut self,
+        switch: u32,
+        port: u8,
+        to: Attached,
+        latency: u32,
+        speed: u32,
+        line: usize,
+    ) -> Result<(), FileError> {
+        let index = (self.first_port[switch as usize] + u32::from(port)) as usize;
+        let slot = &mut self.ports[index];
+        if slot.to != Attached::Free {
+            let what = if matches!(to, Attached::Switch(..)) {
+                "duplicate link"
+            } else {
+                "port in use"
+            };
+            return Err(at(
+                line,
+                format!(
+                    "{what}: port {}.{port} is already connected on line {}",
+                    self.switch_names[switch as usize], slot.line
+                ),
+            ));
+        }
+        *slot = FilePort {
+            to,
+            latency,
+            speed,
+            line,
+        };
+        Ok(())
+    }
+
+    /// Fills the next-hop table: the file's entries, then shortest paths for the rest; checks
+    /// that every node reaches every other and that no route loops.
+    fn route(&mut self, entries: &[(usize, u32, u32, u8)]) -> Result<(), FileError> {
+        let (switches, nodes) = (self.switch_names.len(), self.node_names.len());
+        self.next = vec![NO_ROUTE; switches * nodes];
+        let mut given = vec![0usize; switches * nodes];
+        for &(line, s, n, p) in entries {
+            if matches!(self.port(s, p).to, Attached::Free) {
+                return Err(at(
+                    line,
+                    format!(
+                        "port {p} of switch `{}` is not connected",
+                        self.switch_names[s as usize]
+                    ),
+                ));
+            }
+            self.next[s as usize * nodes + n as usize] = p;
+            given[s as usize * nodes + n as usize] = line;
+        }
+        // Breadth-first from each node's switch over the links, filling what the file left.
+        let mut distance = vec![u32::MAX; switches];
+        let mut queue = VecDeque::new();
+        for n in 0..nodes {
+            let (home, port) = self.attach[n];
+            distance.fill(u32::MAX);
+            distance[home as usize] = 0;
+            queue.push_back(home);
+            let entry = &mut self.next[home as usize * nodes + n];
+            if *entry == NO_ROUTE {
+                *entry = port;
+            }
+            while let Some(s) = queue.pop_front() {
+                for q in 0..self.port_count(s) as u8 {
+                    if let Attached::Switch(t, back) = self.port(s, q).to
+                        && distance[t as usize] == u32::MAX
+                    {
+                        distance[t as usize] = distance[s as usize] + 1;
+                        queue.push_back(t);
+                        // `t` goes through `s`, the first of its neighbours one hop nearer
+                        // found (switches in breadth-first order, ports in order).
+                        let entry = &mut self.next[t as usize * nodes + n];
+                        if *entry == NO_ROUTE {
+                            *entry = back;
+                        }
+                    }
+                }
+            }
+        }
+        // Every node reaches every other without loops.
+        for dst in 0..nodes {
+            for src in 0..nodes {
+                let mut s = self.attach[src].0;
+                let mut hops = 0;
+                loop {
+                    let p = self.next[s as usize * nodes + dst];
+                    let line = given[s as usize * nodes + dst];
+                    if p == NO_ROUTE {
+                        return Err(at(
+                            self.port(self.attach[dst].0, self.attach[dst].1).line,
+                            format!(
+                                "node `{}` is unreachable from node `{}`",
+                                self.node_names[dst], self.node_names[src]
+                            ),
+                        ));
+                    }
+                    match self.port(s, p).to {
+                        Attached::Node(n) if n as usize == dst => break,
+                        Attached::Switch(t, _) if hops <= switches => {
+                            s = t;
+                            hops += 1;
+                        }
+                        Attached::Switch(..) => {
+                            return Err(at(
+                                line,
+                                format!(
+                                    "routes from node `{}` to node `{}` loop",
+                                    self.node_names[src], self.node_names[dst]
+                                ),
+                            ));
+                        }
+                        _ => {
+                            return Err(at(
+                                line,
+                                format!(
+                                    "route at switch `{}` towards node `{}` leads to port {p}, which does not lead there",
+                                    self.switch_names[s as usize], self.node_names[dst]
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether consecutive switch-to-switch channels of the routes form a cycle.
+    fn has_dependency_cycle(&self) -> bool {
+        let nodes = self.node_names.len();
+        let mut graph: DiGraphMap<(u32, u8), ()> = DiGraphMap::new();
+        for dst in 0..nodes {
+            for src in 0..nodes {
+                let mut s = self.attach[src].0;
+                let mut previous = None;
+                loop {
+                    let p = self.next[s as usize * nodes + dst];
+                    let Attached::Switch(t, _) = self.port(s, p).to else {
+                        break;
+                    };
+                    graph.add_node((s, p));
+                    if let Some(prev) = previous {
+                        graph.add_edge(prev, (s, p), ());
+                    }
+                    previous = Some((s, p));
+                    s = t;
+                }
+            }
+        }
+        is_cyclic_directed(&graph)
+    }
+
+    /// Number of nodes.
+    pub fn nodes(&self) -> usize {
+        self.node_names.len()
+    }
+
+    /// Number of switches.
+    pub fn switches(&self) -> usize {
+        self.switch_names.len()
+    }
+
+    /// Whether the routes can deadlock (their channel dependency graph has a cycle).
+    pub fn is_cyclic(&self) -> bool {
+        self.cyclic
+    }
+
+    /// The output port of `switch` towards `node`.
+    #[inline]
+    pub fn next_port(&self, switch: usize, node: usize) -> u8 {
+        self.next[switch * self.node_names.len() + node]
+    }
+
+    /// Name of switch `s`.
+    pub fn switch_name(&self, s: usize) -> &str {
+        &self.switch_names[s]
+    }
+
+    /// Wires switches, channels and nodes; links without a latency take `link_latency`.
+    pub(crate) fn build(&self, link_latency: u32, ejection_latency: u32) -> Topology {
+        let fastest = self.ports.iter().map(|p| p.speed).max().unwrap_or(1);
+        let mut ports = Vec::with_capacity(self.ports.len());
+        for s in 0..self.switches() {
+            let first = self.first_port[s] as usize;
+            for (local, p) in self.ports[first..self.first_port[s + 1] as usize]
+                .iter()
+                .enumerate()
+            {
+                let (link, latency) = match p.to {
+                    Attached::Free => (Link::None, link_latency),
+                    Attached::Node(n) => (Link::Node(NodeId::new(n as usize)), ejection_latency),
+                    Attached::Switch(t, q) => (
+                        Link::Router(PortId::new(
+                            self.first_port[t as usize] as usize + q as usize,
+                        )),
+                        if p.latency == 0 {
+                            link_latency
+                        } else {
+                            p.latency
+                        },
+                    ),
+                };
+                ports.push(Port {
+                    router: RouterId::new(s),
+                    local: local as u8,
+                    output: link,
+                    output_latency: latency,
+                    output_period: fastest / p.speed,
+                    input: link,
+                });
+            }
+        }
+        let injection_port = self
+            .attach
+            .iter()
+            .map(|&(s, p)| PortId::new(self.first_port[s as usize] as usize + p as usize))
+            .collect();
+        Topology::new(
+            super::Layout::File(self.clone()),
+            super::CubeShape::new(vec![self.nodes() as u32], false),
+            self.first_port.clone(),
+            ports,
+            injection_port,
+        )
+    }
+}
+
+/// A `FileError` on `line`.
+fn at(line: usize, message: String) -> FileError {
+    FileError { line, message }
+}
+
+/// `what` parsed from `text`, in `lo..=hi`.
+fn number(text: &str, what: &str, lo: u32, hi: u32) -> Result<u32, String> {
+    match text.parse::<u32>() {
+        Ok(x) if (lo..=hi).contains(&x) => Ok(x),
+        _ => Err(format!(
+            "{what} `{text}` is not a whole number from {lo} to {hi}"
+        )),
+    }
+}
+
+/// The `latency L` and `speed S` options of a node or link line (latency 0: the default).
+fn options(rest: &[&str], latency_allowed: bool) -> Result<(u32, u32), String> {
+    let (mut latency, mut speed) = (0, 1);
+    for pair in rest.chunks(2) {
+        match pair {
+            ["latency", l] if latency_allowed => latency = number(l, "latency", 1, 1024)?,
+            ["speed", s] => speed = number(s, "speed", 1, 64)?,
+            _ => {
+                return Err(format!(
+                    "unexpected `{}`; options are {}",
+                    pair.join(" "),
+                    if latency_allowed {
+                        "`latency L` and `speed S`"
+                    } else {
+                        "`speed S`"
+                    }
+                ));
+            }
+        }
+    }
+    Ok((latency, speed))
+}
+
+/// The form of a directive's line.
+fn usage(word: &str) -> &'static str {
+    match word {
+        "switch" => "`switch NAME ports COUNT`",
+        "node" => "`node NAME SWITCH.PORT [speed S]`",
+        "link" => "`link SWITCH.PORT SWITCH.PORT [latency L] [speed S]`",
+        _ => "`route SWITCH NODE PORT`",
+    }
+}

@@ -1,0 +1,204 @@
+//! Topology files: mistakes are reported with their line, shortest-path and table routes
+//! deliver everything with the invariant checker on, a cyclic routing is refused (or run on
+//! request), and link speeds set the channels' rates.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{all_to_all, analysed_channel_load, network};
+use tailback_core::analysis::is_deadlock_free;
+use tailback_core::config::{Config, ConfigError, ConfigIssue};
+use tailback_core::topology::{CustomShape, FileError};
+
+/// Four switches in a row, a node on each end switch and one in the middle, plus a branch.
+const IRREGULAR: &str = "\
+# a chain with a branch
+switch s0 ports 3
+switch s1 ports 4
+switch s2 ports 3
+switch s3 ports 2
+node a s0.0
+node b s0.1
+node c s1.0
+node d s2.0
+node e s3.0
+link s0.2 s1.1
+link s1.2 s2.1 latency 3
+link s1.3 s3.1
+";
+
+/// A ring of four switches: shortest paths around it close a dependency cycle.
+const RING: &str = "\
+switch r0 ports 3
+switch r1 ports 3
+switch r2 ports 3
+switch r3 ports 3
+node a r0.0
+node b r1.0
+node c r2.0
+node d r3.0
+link r0.1 r1.2
+link r1.1 r2.2
+link r2.1 r3.2
+link r3.1 r0.2
+";
+
+fn parse_error(text: &str) -> FileError {
+    CustomShape::parse(text).expect_err("the file has a mistake")
+}
+
+#[test]
+fn mistakes_are_reported_with_their_line() {
+    let cases: [(&str, usize, &[&str]); 9] = [
+        (
+            "switch s ports 2\nnode a s.2\nnode b s.0\n",
+            2,
+            &["port `2`", "0 to 1", "2 ports"],
+        ),
+        ("switch s ports 2\nnode a t.0\n", 2, &["unknown switch `t`"]),
+        (
+            "switch s ports 3\nswitch t ports 3\nnode a s.0\nnode b t.0\nlink s.1 t.1\nlink s.1 t.2\n",
+            6,
+            &["duplicate link", "s.1", "line 5"],
+        ),
+        (
+            "switch s ports 2\nswitch t ports 2\nnode a s.0\nnode b t.0\n",
+            3,
+            &["node `a` is unreachable from node `b`"],
+        ),
+        (
+            "switch s ports 2\nswich t ports 2\n",
+            2,
+            &["unknown directive `swich`"],
+        ),
+        (
+            "switch s ports 2\nswitch s ports 2\n",
+            2,
+            &["declared twice"],
+        ),
+        (
+            "switch s ports\n",
+            1,
+            &["malformed `switch`", "ports COUNT"],
+        ),
+        (
+            "switch s ports 3\nswitch t ports 3\nnode a s.0\nnode b t.0\nlink s.1 t.1 speed 3\n\
+             link s.2 t.2 speed 2\n",
+            6,
+            &["speed 2 does not divide the fastest speed 3"],
+        ),
+        (
+            "switch s ports 3\nswitch t ports 3\nnode a s.0\nnode b t.0\nlink s.1 t.1\n\
+             route s b 0\n",
+            6,
+            &["route at switch `s` towards node `b` leads to port 0"],
+        ),
+    ];
+    for (text, line, parts) in cases {
+        let error = parse_error(text);
+        assert_eq!(error.line, line, "{error} in\n{text}");
+        for part in parts {
+            assert!(
+                error.message.contains(part),
+                "{error} should mention {part:?}"
+            );
+        }
+    }
+    // Routes that bounce between two switches loop.
+    let looping = "switch s ports 3\nswitch t ports 3\nnode a s.0\nnode b t.0\nlink s.1 t.1\n\
+                   link s.2 t.2\nroute s b 1\nroute t b 1\n";
+    let error = parse_error(looping);
+    assert!(error.message.contains("loop"), "{error}");
+}
+
+/// The config of a topology file holding `text`, with `extra` TOML appended; the file lives
+/// as long as the returned guard.
+fn file_config(text: &str, extra: &str) -> (Result<Config, ConfigError>, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let path: PathBuf = dir.path().join("net.topo");
+    std::fs::write(&path, text).unwrap();
+    let toml = format!(
+        "[topology]\nkind = \"file\"\nfile = \"{}\"\n{extra}",
+        path.display()
+    );
+    (Config::from_toml_str(&toml, "<test>"), dir)
+}
+
+fn single_issue(result: Result<Config, ConfigError>) -> ConfigIssue {
+    match result {
+        Err(ConfigError::Invalid(mut issues)) if issues.len() == 1 => issues.remove(0),
+        other => panic!("expected one problem, got {other:?}"),
+    }
+}
+
+#[test]
+fn file_problems_reach_the_config_under_topology_file() {
+    let (result, _dir) = file_config("switch s ports 2\nnode a s.0\nnode b s.5\n", "");
+    let issue = single_issue(result);
+    assert_eq!(issue.path, "topology.file");
+    assert!(issue.message.contains("line 3"), "{issue:?}");
+    let (result, _dir) = file_config(RING, "");
+    let issue = single_issue(result);
+    assert!(
+        issue.message.contains("cycle") && issue.message.contains("deadlock_check"),
+        "{issue:?}"
+    );
+    let missing = Config::from_toml_str(
+        "[topology]\nkind = \"file\"\nfile = \"/no/such/net.topo\"\n",
+        "<test>",
+    );
+    assert!(single_issue(missing).message.contains("cannot read"));
+    let (result, _dir) = file_config(IRREGULAR, "link_period = 2\n");
+    assert_eq!(single_issue(result).path, "topology.link_period");
+}
+
+#[test]
+fn shortest_paths_deliver_all_to_all_with_invariants_checked() {
+    let (result, _dir) = file_config(IRREGULAR, "[traffic]\nrate = 0.0\n");
+    let mut cfg = result.unwrap();
+    cfg.sim.check_invariants = true;
+    let (topology, routing, _) = network(&cfg);
+    assert_eq!((topology.node_count(), topology.router_count()), (5, 4));
+    assert!(is_deadlock_free(&topology, &routing));
+    // a -> d crosses s0, s1, s2: two router-to-router hops; e -> d crosses s3, s1, s2.
+    assert_eq!(routing.distance(topology.ports()[0].router, 3), 2);
+    assert_eq!(all_to_all(&cfg, 5, 50_000), 5 * 5 * 4);
+}
+
+#[test]
+fn a_ring_runs_when_asked_to_and_table_routes_can_break_its_cycle() {
+    let (result, _dir) = file_config(RING, "deadlock_check = \"warn\"\n");
+    let cfg = result.unwrap();
+    let (topology, routing, _) = network(&cfg);
+    assert!(!is_deadlock_free(&topology, &routing));
+    // Routes that never cross the r3 -> r0 link (r0.2 / r3.1) in either direction make the
+    // ring a line: no cycle, no warning needed.
+    let broken = format!(
+        "{RING}route r3 a 2\nroute r0 d 1\nroute r3 b 2\nroute r1 d 1\nroute r0 c 1\n\
+         route r2 a 2\n"
+    );
+    let (result, _dir) = file_config(&broken, "[traffic]\nrate = 0.0\n");
+    let mut cfg = result.unwrap();
+    cfg.sim.check_invariants = true;
+    let (topology, routing, _) = network(&cfg);
+    assert!(is_deadlock_free(&topology, &routing));
+    assert_eq!(routing.distance(topology.ports()[0].router, 3), 3);
+    assert_eq!(all_to_all(&cfg, 4, 50_000), 4 * 4 * 3);
+}
+
+#[test]
+fn link_speeds_set_channel_rates() {
+    // Nodes at speed 1 beside a speed-2 trunk: node channels take 2 cycles per flit, so no node
+    // can inject more than half a flit per cycle.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../experiments/topologies/two-switches.topo"
+    ))
+    .unwrap();
+    let (result, _dir) = file_config(&text, "[traffic]\nrate = 0.9\n");
+    let cfg = result.unwrap();
+    assert!((analysed_channel_load(&cfg).ideal_throughput - 0.5).abs() < 1e-9);
+    let summary = tailback_core::run(&cfg).unwrap().summary;
+    assert!(summary.accepted_per_node.max <= 0.5 + 1e-3, "{summary:?}");
+}
