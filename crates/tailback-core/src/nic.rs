@@ -9,13 +9,13 @@
 use std::collections::VecDeque;
 
 use crate::bitset::BitSet;
-use crate::config::Config;
+use crate::config::{Config, Multiplexing, RouterConfig};
 use crate::event::{FlitArrival, VcSlots, Wheel};
 use crate::flit::Flit;
 use crate::hooks::CongestionControl;
 use crate::ids::NodeId;
-use crate::packet::{Packet, PacketSlab};
-use crate::router::arbiter::next_after_32;
+use crate::packet::{LogicalNetwork, Packet, PacketSlab};
+use crate::router::arbiter::{bits32, next_after_32};
 use crate::stats::Collector;
 use crate::topology::Topology;
 use crate::traffic::Offered;
@@ -36,17 +36,27 @@ enum Injection {
     NoCredit,
     /// The congestion mechanism holds the next packet back.
     Held,
-    /// The injection channel still carries the previous flit (slow node links).
+    /// The injection channel still carries the previous flit (slow node links), or belongs to
+    /// the other logical network this cycle (time multiplexing).
     Busy,
 }
 
-/// The packet a NIC is injecting.
+/// A packet a NIC is injecting.
 #[derive(Debug, Clone, Copy)]
 struct Current {
     packet: u32,
     vc: u8,
     sent: u32,
     flits: u32,
+}
+
+impl Current {
+    const NONE: Current = Current {
+        packet: NO_PACKET,
+        vc: 0,
+        sent: 0,
+        flits: 0,
+    };
 }
 
 /// What a NIC needs from the rest of the engine during its step.
@@ -65,8 +75,11 @@ pub(crate) struct NicContext<'a, C> {
 pub(crate) struct Nic {
     /// Packets created and not yet injected, oldest first.
     pub(crate) queue: VecDeque<Offered>,
-    /// The packet being injected (`packet == NO_PACKET`: none).
-    current: Current,
+    /// Reply-network packets waiting; they go before the queue's requests.
+    pub(crate) replies: VecDeque<Offered>,
+    /// The packet being injected on each logical network (request, reply; `packet ==
+    /// NO_PACKET`: none). Their flits share the injection channel.
+    current: [Current; 2],
     /// Injection VCs not carrying a packet whose tail has not left.
     inj_free: u32,
     /// Injection VC used last (round robin).
@@ -84,10 +97,39 @@ pub(crate) struct Nic {
     link_free_at: u64,
 }
 
+/// The VCs of each logical network (request, reply): all of them with one network, the lower
+/// and upper halves with two.
+pub(crate) fn network_vcs(router: &RouterConfig) -> [u32; 2] {
+    let per = router.network_vcs();
+    let low = if per >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << per) - 1
+    };
+    [
+        low,
+        if router.logical_networks == 2 {
+            low << per
+        } else {
+            0
+        },
+    ]
+}
+
+impl Nic {
+    /// Whether a packet of `network` is being injected or waits to be.
+    fn has_work(&self, network: LogicalNetwork) -> bool {
+        let queue = match network {
+            LogicalNetwork::Request => &self.queue,
+            LogicalNetwork::Reply => &self.replies,
+        };
+        self.current[network as usize].packet != NO_PACKET || !queue.is_empty()
+    }
+}
+
 /// The state of every NIC.
 #[derive(Debug)]
 pub(crate) struct NicSet {
-    pub(crate) vcs: usize,
     /// VC numbering: the per-VC arrays are indexed `node << shift | vc`.
     slots: VcSlots,
     pub(crate) capacity: u32,
@@ -97,6 +139,10 @@ pub(crate) struct NicSet {
     credit_latency: u64,
     ejection_rate: f64,
     cut_through: bool,
+    /// Injection VCs of each logical network (request, reply).
+    network_vcs: [u32; 2],
+    /// The networks take turns on the links, a cycle each (requests in even cycles).
+    time_multiplexed: bool,
     pub(crate) nics: Vec<Nic>,
     /// Injection credits per (node, VC).
     pub(crate) inj_credits: Vec<u16>,
@@ -122,12 +168,8 @@ impl NicSet {
         let nics = (0..nodes)
             .map(|n| Nic {
                 queue: VecDeque::new(),
-                current: Current {
-                    packet: NO_PACKET,
-                    vc: 0,
-                    sent: 0,
-                    flits: 0,
-                },
+                replies: VecDeque::new(),
+                current: [Current::NONE; 2],
                 inj_free: all_vcs,
                 inj_ptr: (vcs - 1) as u8,
                 terminal_slot: slots.port_vc(topology.injection_port(NodeId::new(n)).index(), 0)
@@ -141,7 +183,6 @@ impl NicSet {
             })
             .collect();
         NicSet {
-            vcs,
             slots,
             capacity,
             injection_latency: cfg.nic.injection_latency as u64,
@@ -149,6 +190,8 @@ impl NicSet {
             credit_latency: cfg.router.credit_latency as u64,
             ejection_rate: cfg.nic.ejection_rate,
             cut_through: cfg.router.switching.whole_packets(),
+            network_vcs: network_vcs(&cfg.router),
+            time_multiplexed: cfg.router.multiplexing == Some(Multiplexing::Time),
             nics,
             inj_credits: vec![capacity as u16; per_node],
             rx_held: vec![0; per_node],
@@ -175,9 +218,13 @@ impl NicSet {
         limit.is_none_or(|limit| self.nics[node].queue.len() < limit as usize)
     }
 
-    /// Appends a newly created packet to `node`'s source queue.
+    /// Appends a newly created packet to `node`'s source queue (or reply queue).
     pub(crate) fn enqueue(&mut self, node: usize, packet: Offered) {
-        self.nics[node].queue.push_back(packet);
+        let nic = &mut self.nics[node];
+        match packet.network {
+            LogicalNetwork::Request => nic.queue.push_back(packet),
+            LogicalNetwork::Reply => nic.replies.push_back(packet),
+        }
         self.active.insert(node);
     }
 
@@ -225,7 +272,7 @@ impl NicSet {
             // A NIC waiting for credits sleeps until one returns (which wakes it); one held back
             // by the mechanism or by a slow channel tries again next cycle.
             let more_to_send = injection == Injection::Sent
-                && (nic.current.packet != NO_PACKET || !nic.queue.is_empty());
+                && (nic.has_work(LogicalNetwork::Request) || nic.has_work(LogicalNetwork::Reply));
             more_to_send
                 || matches!(injection, Injection::Held | Injection::Busy)
                 || !nic.rx.is_empty()
@@ -289,25 +336,63 @@ impl NicSet {
         }
     }
 
-    /// Sends the next flit of the current packet, or starts the next queued packet.
+    /// Sends the next flit of a packet in progress, or starts the next queued one: the reply
+    /// network first (replies never wait for requests), then the request network.
     fn inject<C: CongestionControl>(
         &mut self,
         node: usize,
         cx: &mut NicContext<'_, C>,
     ) -> Injection {
         let now = cx.now;
-        let slots = self.slots;
-        let nic = &mut self.nics[node];
-        if now < nic.link_free_at {
+        if now < self.nics[node].link_free_at {
             return Injection::Busy;
         }
-        let mut current = nic.current;
+        // With time multiplexing, only the network whose turn it is may send.
+        let turn = self.time_multiplexed.then_some(now % 2);
+        let mut outcome = Injection::Idle;
+        for network in [LogicalNetwork::Reply, LogicalNetwork::Request] {
+            let attempt = if turn.is_some_and(|t| t != network as u64) {
+                if self.nics[node].has_work(network) {
+                    Injection::Busy
+                } else {
+                    Injection::Idle
+                }
+            } else {
+                self.inject_on(node, network, cx)
+            };
+            outcome = match (outcome, attempt) {
+                (_, Injection::Sent) => return Injection::Sent,
+                // Retrying next cycle beats sleeping until a credit returns, which beats idling.
+                (Injection::Held | Injection::Busy, _) => outcome,
+                (_, Injection::Held | Injection::Busy) => attempt,
+                (Injection::NoCredit, _) => outcome,
+                _ => attempt,
+            };
+        }
+        outcome
+    }
+
+    /// [`inject`](Self::inject) on one logical network.
+    fn inject_on<C: CongestionControl>(
+        &mut self,
+        node: usize,
+        network: LogicalNetwork,
+        cx: &mut NicContext<'_, C>,
+    ) -> Injection {
+        let now = cx.now;
+        let slots = self.slots;
+        let nic = &mut self.nics[node];
+        let mut current = nic.current[network as usize];
         if current.packet == NO_PACKET {
-            let Some(next) = nic.queue.front() else {
+            let queue = match network {
+                LogicalNetwork::Request => &mut nic.queue,
+                LogicalNetwork::Reply => &mut nic.replies,
+            };
+            let Some(next) = queue.front() else {
                 return Injection::Idle;
             };
             let need = if self.cut_through { next.flits } else { 1 };
-            let free = (0..self.vcs)
+            let free = bits32(self.network_vcs[network as usize])
                 .filter(|&vc| {
                     nic.inj_free & (1 << vc) != 0
                         && self.inj_credits[slots.port_vc(node, vc)] as u32 >= need
@@ -316,17 +401,21 @@ impl NicSet {
             if free == 0 {
                 return Injection::NoCredit;
             }
-            if !cx
-                .control
-                .may_start_injection(cx.view, NodeId::new(node), next, now)
+            // Throttling mechanisms hold back new requests, not replies.
+            if network == LogicalNetwork::Request
+                && !cx
+                    .control
+                    .may_start_injection(cx.view, NodeId::new(node), next, now)
             {
                 return Injection::Held;
             }
             let vc = next_after_32(free, nic.inj_ptr as u32) as u8;
-            let Some(offered) = nic.queue.pop_front() else {
+            let Some(offered) = queue.pop_front() else {
                 return Injection::Idle;
             };
-            let measured = cx.stats.in_window(offered.created);
+            // Only the workload's requests are measured.
+            let measured =
+                network == LogicalNetwork::Request && cx.stats.in_window(offered.created);
             let packet = Packet::new(
                 node as u32,
                 offered.dst,
@@ -334,6 +423,7 @@ impl NicSet {
                 now,
                 offered.flits,
                 measured,
+                network,
             );
             let slot = cx.packets.insert(packet);
             cx.control.on_injected(NodeId::new(node), &packet, now);
@@ -348,7 +438,7 @@ impl NicSet {
         }
         let credit = &mut self.inj_credits[slots.port_vc(node, current.vc as usize)];
         if *credit == 0 {
-            nic.current = current;
+            nic.current[network as usize] = current;
             return Injection::NoCredit;
         }
         *credit -= 1;
@@ -370,7 +460,7 @@ impl NicSet {
             current.packet = NO_PACKET;
             cx.control.on_injection_done(NodeId::new(node), now);
         }
-        nic.current = current;
+        nic.current[network as usize] = current;
         Injection::Sent
     }
 }

@@ -2,6 +2,18 @@
 
 use crate::flit::Flit;
 
+/// The logical network a packet travels on. With two logical networks (request and reply,
+/// `router.logical_networks = 2`) each has its own VCs, so replies never wait behind requests;
+/// with one, every packet is a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LogicalNetwork {
+    /// The request network (the workload's packets).
+    #[default]
+    Request = 0,
+    /// The reply network (replies and acknowledgements).
+    Reply = 1,
+}
+
 /// A packet between injection and delivery.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Packet {
@@ -25,6 +37,8 @@ pub struct Packet {
     pub marks: u8,
     /// Created inside the measurement window.
     pub measured: bool,
+    /// The logical network it travels on.
+    pub network: LogicalNetwork,
     alive: bool,
 }
 
@@ -37,6 +51,7 @@ impl Packet {
         injected: u64,
         flits: u32,
         measured: bool,
+        network: LogicalNetwork,
     ) -> Packet {
         Packet {
             src,
@@ -49,6 +64,7 @@ impl Packet {
             class: 0,
             marks: 0,
             measured,
+            network,
             alive: true,
         }
     }

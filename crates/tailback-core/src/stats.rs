@@ -385,9 +385,10 @@ impl Collector {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packet::LogicalNetwork;
 
     fn delivered(created: u64) -> Packet {
-        Packet::new(0, 1, created, created, 4, true)
+        Packet::new(0, 1, created, created, 4, true, LogicalNetwork::Request)
     }
 
     #[test]
@@ -400,6 +401,7 @@ mod tests {
                     created,
                     dst: 1,
                     flits: 4,
+                    network: LogicalNetwork::Request,
                 },
                 true,
             );

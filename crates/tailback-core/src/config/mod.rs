@@ -126,14 +126,30 @@ impl Config {
         ]);
         let check_hotspots = shape && clean(&["traffic.hotspot_nodes"]);
         let needed = crate::routing::vcs_needed(&self.topology, &self.routing);
-        if check_classes && needed > self.router.vcs as usize {
+        let networks = self.router.logical_networks as usize;
+        if check_classes && needed * networks > self.router.vcs as usize {
+            let per_network = if networks > 1 {
+                format!(" in each of the {networks} logical networks")
+            } else {
+                String::new()
+            };
             report(
                 "router.vcs",
                 Some(toml::Value::Integer(self.router.vcs.into())),
                 format!(
-                    "needs at least {needed} VCs per port: {}",
+                    "needs at least {} VCs per port: {}{per_network}",
+                    needed * networks,
                     crate::routing::vc_need_description(&self.topology, &self.routing)
                 ),
+            );
+        }
+        if networks > 1 && self.routing.algorithm == RoutingAlgorithm::Disha {
+            report(
+                "router.logical_networks",
+                Some(toml::Value::Integer(networks as i64)),
+                "Disha's recovery lane serves one network; use one logical network with \
+                 routing.algorithm = \"disha\""
+                    .to_string(),
             );
         }
         if check_cut_through

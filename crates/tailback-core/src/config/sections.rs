@@ -392,9 +392,31 @@ pub struct RouterConfig {
     pub crossbar_delay: u32,
     /// Cycles for a credit to travel back upstream.
     pub credit_latency: u32,
+    /// Logical networks sharing the links: 1, or 2 (request and reply, each with half the
+    /// VCs).
+    #[serde(skip_serializing_if = "is_one")]
+    pub logical_networks: u32,
+    /// How two logical networks share a link (present with two networks).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub multiplexing: Option<Multiplexing>,
+}
+
+choice_enum! {
+    /// How the request and reply networks share the physical links.
+    pub enum Multiplexing {
+        /// Either network's flits may use any cycle (VC and switch arbitration decide).
+        Demand = "demand",
+        /// Request flits cross links in even cycles, reply flits in odd ones.
+        Time = "time",
+    }
 }
 
 impl RouterConfig {
+    /// VCs of each logical network.
+    pub fn network_vcs(&self) -> u32 {
+        self.vcs / self.logical_networks
+    }
+
     pub(crate) fn read(s: Section<'_>) -> Self {
         let allocator = s.choice("allocator", AllocatorKind::Separable);
         if s.has("islip_iterations") && allocator != AllocatorKind::Islip {
@@ -415,7 +437,30 @@ impl RouterConfig {
             switch_alloc_delay: s.int("switch_alloc_delay", 1, 0, 64),
             crossbar_delay: s.int("crossbar_delay", 1, 0, 64),
             credit_latency: s.int("credit_latency", 1, 1, MAX_LATENCY),
+            logical_networks: s.int("logical_networks", 1, 1, 2),
+            multiplexing: None,
         };
+        let cfg = RouterConfig {
+            multiplexing: (cfg.logical_networks == 2)
+                .then(|| s.choice("multiplexing", Multiplexing::Demand)),
+            ..cfg
+        };
+        if cfg.logical_networks == 1 && s.has("multiplexing") {
+            s.value("multiplexing");
+            s.problem(
+                "multiplexing",
+                "only applies when router.logical_networks = 2",
+            );
+        }
+        if !cfg.vcs.is_multiple_of(cfg.logical_networks) {
+            s.problem(
+                "vcs",
+                format!(
+                    "must split evenly between the {} logical networks",
+                    cfg.logical_networks
+                ),
+            );
+        }
         s.finish();
         cfg
     }

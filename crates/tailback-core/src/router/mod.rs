@@ -32,7 +32,7 @@ pub(crate) use alloc::Scratch;
 pub(crate) use step::StepContext;
 
 use crate::bitset::BitSet;
-use crate::config::{AllocatorKind, Config, RoutingAlgorithm, Switching};
+use crate::config::{AllocatorKind, Config, Multiplexing, RoutingAlgorithm, Switching};
 use crate::event::VcSlots;
 use crate::flit::Flit;
 use crate::ids::RouterId;
@@ -246,6 +246,11 @@ pub(crate) struct RouterSet {
     recovery: Option<recovery::Recovery>,
     /// Channels slower than a flit per cycle (`None` when there are none).
     pub(crate) pacing: Option<Pacing>,
+    /// VCs per logical network (a reply packet's VCs are its route's, shifted by this).
+    network_vcs: u32,
+    /// Time multiplexing of two logical networks: the VCs that may cross links in even and in
+    /// odd cycles.
+    turns: Option<[u32; 2]>,
 
     // Output VCs, per slot.
     pub(crate) ovc: Table<OutputVc>,
@@ -354,6 +359,9 @@ impl RouterSet {
                 n_slots,
             ),
             pacing: Pacing::new(topology),
+            network_vcs: cfg.router.network_vcs(),
+            turns: (cfg.router.multiplexing == Some(Multiplexing::Time))
+                .then(|| crate::nic::network_vcs(&cfg.router)),
             work_ports: Table::filled(0, routers),
             active: BitSet::new(routers),
         }

@@ -106,7 +106,7 @@ impl RouterSet {
             let mut work = self.ports[port].work;
             if work.needs_route | work.va_pending | work.warming | work.recovering == 0 {
                 // The common case: only switch candidates, all past their delays.
-                let candidates = self.paced(first, port, work.sa_ready, now);
+                let candidates = self.sendable(first, port, work.sa_ready, now);
                 if candidates != 0 {
                     sc.sa_cand[local] = candidates;
                     sc.cand_ports |= 1 << local;
@@ -137,20 +137,22 @@ impl RouterSet {
                     NodeId::new(packet.dst as usize),
                     packet.class,
                 );
+                // Each logical network routes within its own VCs.
+                let shift = packet.network as u32 * self.network_vcs;
                 let state = &mut self.ivc[slot];
                 *state = InputVc {
                     stage: Stage::VcAlloc,
                     out_port: route.escape.port,
                     out_vc: 0,
                     class: route.escape.class,
-                    allowed: route.escape.vcs,
+                    allowed: route.escape.vcs << shift,
                     ready: Ready::at(now + self.timing.routing),
                     ..*state
                 };
                 if self.adaptive {
                     self.adaptive_hops[slot] = AdaptiveHops {
                         ports: route.adaptive_ports,
-                        vcs: route.adaptive_vcs,
+                        vcs: route.adaptive_vcs << shift,
                     };
                 }
             }
@@ -171,7 +173,7 @@ impl RouterSet {
                 }
             }
             self.ports[port].work = work;
-            let candidates = self.paced(first, port, candidates, now);
+            let candidates = self.sendable(first, port, candidates, now);
             if candidates != 0 {
                 sc.sa_cand[local] = candidates;
                 sc.cand_ports |= 1 << local;
@@ -182,10 +184,15 @@ impl RouterSet {
         }
     }
 
-    /// `candidates` (VCs of global input port `port`) less those whose output channel is still
-    /// busy with an earlier flit (only slow channels ever are).
+    /// `candidates` (VCs of global input port `port`) less those of the logical network whose
+    /// turn it is not (time multiplexing) and those whose output channel is still busy with an
+    /// earlier flit (only slow channels ever are).
     #[inline]
-    fn paced(&self, first: usize, port: usize, candidates: u32, now: u64) -> u32 {
+    fn sendable(&self, first: usize, port: usize, candidates: u32, now: u64) -> u32 {
+        let candidates = match self.turns {
+            Some(masks) => candidates & masks[(now % 2) as usize],
+            None => candidates,
+        };
         let Some(pacing) = &self.pacing else {
             return candidates;
         };

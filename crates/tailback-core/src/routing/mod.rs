@@ -94,7 +94,8 @@ impl Adaptive {
 impl Routing {
     /// Builds the routing function a (valid) config describes.
     pub fn from_config(cfg: &Config, topology: &Topology) -> Routing {
-        let vcs = cfg.router.vcs;
+        // Each logical network routes on its own share of the VCs.
+        let vcs = cfg.router.network_vcs();
         let shape = match topology.layout() {
             Layout::Cube(shape) => shape,
             Layout::Tree(tree) => {

@@ -19,7 +19,7 @@ use crate::event::{FlitArrival, Wheel};
 use crate::hooks::{BufferEvent, CongestionControl, NoControl};
 use crate::ids::{NodeId, RouterId};
 use crate::nic::{NicContext, NicSet};
-use crate::packet::PacketSlab;
+use crate::packet::{LogicalNetwork, PacketSlab};
 use crate::router::{RouterSet, Scratch, StepContext};
 use crate::routing::Routing;
 use crate::stats::{Collector, RunReport, RunSummary, SeriesRow};
@@ -75,6 +75,9 @@ pub enum OfferError {
         /// VC buffer size.
         buffer: u32,
     },
+    /// A reply-network packet on a network with one logical network.
+    #[error("there is no reply network: set router.logical_networks = 2")]
+    NoReplyNetwork,
 }
 
 /// One simulation: a built network, its workload and a congestion mechanism.
@@ -365,6 +368,22 @@ impl<C: CongestionControl> Simulation<C> {
     /// source queue (whatever its limit), besides the configured workload. Use it to script
     /// traffic in tests and tools; [`step`](Self::step) then moves it like any other packet.
     pub fn offer(&mut self, src: NodeId, dst: NodeId, flits: u32) -> Result<(), OfferError> {
+        self.offer_on(LogicalNetwork::Request, src, dst, flits)
+    }
+
+    /// Like [`offer`](Self::offer), on logical network `network`: a reply-network packet waits
+    /// in the NIC's reply queue, goes before its requests, uses the reply VCs and is not counted
+    /// as offered load or measured (its flits do count as accepted).
+    pub fn offer_on(
+        &mut self,
+        network: LogicalNetwork,
+        src: NodeId,
+        dst: NodeId,
+        flits: u32,
+    ) -> Result<(), OfferError> {
+        if network == LogicalNetwork::Reply && self.config.router.logical_networks < 2 {
+            return Err(OfferError::NoReplyNetwork);
+        }
         let nodes = self.topology.node_count();
         for node in [src, dst] {
             if node.index() >= nodes {
@@ -386,8 +405,11 @@ impl<C: CongestionControl> Simulation<C> {
             created: self.now,
             dst: dst.index() as u32,
             flits,
+            network,
         };
-        self.stats.on_created(src.index(), &packet, true);
+        if network == LogicalNetwork::Request {
+            self.stats.on_created(src.index(), &packet, true);
+        }
         self.nics.enqueue(src.index(), packet);
         Ok(())
     }

@@ -23,6 +23,7 @@ use rand::RngExt;
 use rand_distr::{Distribution, Geometric};
 
 use crate::config::{PatternKind, ProcessKind, SelfPackets, TrafficConfig};
+use crate::packet::LogicalNetwork;
 use crate::rng::{self, Purpose, StreamRng};
 use crate::topology::CubeShape;
 
@@ -99,6 +100,8 @@ pub struct Offered {
     pub dst: u32,
     /// Length in flits.
     pub flits: u32,
+    /// The logical network it goes on.
+    pub network: LogicalNetwork,
 }
 
 /// One phase of the schedule, as the sources run it.
@@ -280,6 +283,7 @@ impl Workload {
             created: source.next,
             dst: source.dst,
             flits: *packet_flits,
+            network: LogicalNetwork::Request,
         };
         if source.next != NEVER {
             let from = source.next + 1;
