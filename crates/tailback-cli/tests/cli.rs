@@ -197,6 +197,18 @@ fn check_describes_the_network_and_its_bounds() {
     assert_eq!(json["channels"]["router_to_router"], 256);
     assert_eq!(json["vc_buffers"]["input_vcs"], 64 * 5 * 4);
     assert_eq!(json["deadlock_free"], true);
+    // Halving the rows cuts 8 columns twice (the middle and the wrap-around).
+    assert_eq!(json["bisection_links"], 16);
+    assert!(json.get("global_view_delay").is_none());
+    // The entropy circuit refreshes in k/2 hops out and back per dimension.
+    let entropy = tailback()
+        .arg("check")
+        .arg(&config)
+        .args(["--set", "congestion.mechanism=entropy", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(entropy.status.success(), "{entropy:?}");
+    assert_eq!(stdout_json(&entropy)["global_view_delay"][1], 16);
     // Uniform traffic (excluding self) on an 8-ary torus with balanced ties loads every channel
     // with k/8 = 1 per unit of injection, times 64/63.
     let ideal = json["ideal_throughput"].as_f64().unwrap();

@@ -2,7 +2,8 @@
 
 use serde::Serialize;
 use tailback_core::analysis::{bisection_links, channel_load, is_deadlock_free};
-use tailback_core::config::{Config, RoutingAlgorithm};
+use tailback_core::config::{Config, EntropyCircuit, RoutingAlgorithm, SidebandKind};
+use tailback_core::congestion::{SideBand, entropy_refresh_cycles};
 use tailback_core::ids::PortId;
 use tailback_core::routing::Routing;
 use tailback_core::topology::{CubeShape, Layout, Link, Topology};
@@ -45,6 +46,10 @@ struct NetworkReport {
     /// Fewest links separating the first half of the nodes from the second (`None`: too
     /// large to analyse, or a router holds nodes of both halves).
     bisection_links: Option<usize>,
+    /// How stale the global view of a global congestion mechanism can be, cycles: the
+    /// self-tuned side-band's gather duration, or the entropy circuit's worst-case refresh.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    global_view_delay: Option<(String, u64)>,
     /// The routing algorithm (`dor`, `duato`, `disha`, `d_mod_k`, `adaptive_up`).
     routing: RoutingAlgorithm,
     /// Free of permanent deadlock by the dependency graph: DOR's acyclic, Duato's extended
@@ -119,6 +124,7 @@ fn analyse(cfg: &Config) -> NetworkReport {
         },
         vc_classes: routing.classes(),
         bisection_links: small.then(|| bisection_links(&topology)).flatten(),
+        global_view_delay: global_view_delay(cfg, &topology),
         routing: cfg.routing.algorithm,
         deadlock_free: small.then(|| is_deadlock_free(&topology, &routing)),
         phase_ideal_throughput: (loads.len() > 1)
@@ -138,6 +144,27 @@ fn analyse(cfg: &Config) -> NetworkReport {
                 + ((cfg.traffic.packet_flits - 1)
                     * cfg.topology.link_period.max(cfg.nic.link_period)) as f64
         }),
+    }
+}
+
+/// The staleness of a global mechanism's view: what it is and how many cycles.
+fn global_view_delay(cfg: &Config, topology: &Topology) -> Option<(String, u64)> {
+    let cube = topology.cube()?;
+    let congestion = &cfg.congestion;
+    if let Some(tuned) = &congestion.self_tuned
+        && tuned.sideband == SidebandKind::Dimensionwise
+    {
+        return Some((
+            "side-band gather duration g".into(),
+            SideBand::gather_duration(cube, tuned.hop_delay),
+        ));
+    }
+    match &congestion.entropy {
+        Some(entropy) if entropy.circuit != EntropyCircuit::Ideal => Some((
+            "entropy circuit refresh, worst case on idle links".into(),
+            u64::from(entropy_refresh_cycles(cube)),
+        )),
+        _ => None,
     }
 }
 
@@ -219,6 +246,13 @@ fn print_table(source: &str, r: &NetworkReport) {
                 ),
                 None if r.nodes > ANALYSIS_NODE_LIMIT => skipped(),
                 None => "not defined (a router holds nodes of both halves)".to_string(),
+            },
+        ),
+        (
+            "global view",
+            match &r.global_view_delay {
+                Some((what, cycles)) => format!("{cycles} cycles ({what})"),
+                None => String::new(),
             },
         ),
         (

@@ -11,7 +11,7 @@ mod self_tuned;
 mod sideband;
 
 pub use alo::{Alo, alo_allows};
-pub use entropy::EntropyThrottling;
+pub use entropy::{EntropyThrottling, refresh_cycles as entropy_refresh_cycles};
 pub use self_tuned::SelfTuned;
 pub use sideband::{SideBand, Snapshot};
 

@@ -200,8 +200,7 @@ impl Circuit {
 
     /// Worst-case cycles for a change to reach every router over dedicated wires.
     /// (Along every line the farthest router is `k / 2` hops from the root, torus or mesh.)
-    #[cfg(test)]
-    fn refresh_cycles(shape: &CubeShape) -> u32 {
+    pub(crate) fn refresh_cycles(shape: &CubeShape) -> u32 {
         shape.dims().iter().map(|&k| 2 * (k / 2)).sum()
     }
 }

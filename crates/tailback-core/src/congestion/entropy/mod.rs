@@ -20,6 +20,13 @@
 
 mod circuit;
 
+/// Worst-case cycles for a change in one router's counts to reach every router over the
+/// entropy circuit's dedicated wires on `shape` (the paper's "2N" on an N x N torus); on a
+/// virtual control channel, longer by every cycle a link is busy with data.
+pub fn refresh_cycles(shape: &crate::topology::CubeShape) -> u32 {
+    circuit::Circuit::refresh_cycles(shape)
+}
+
 use rand::RngExt;
 
 use crate::config::{EntropyCircuit, EntropyConfig, EntropyModel};
