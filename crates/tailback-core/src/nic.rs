@@ -95,6 +95,9 @@ pub(crate) struct Nic {
     rx_updated: u64,
     /// The cycle the injection channel can take the next flit.
     link_free_at: u64,
+    /// Cycles per flit on the node's channels (those of its ejection port; the node link's
+    /// speed, both ways).
+    link_period: u64,
 }
 
 /// The VCs of each logical network (request, reply): all of them with one network, the lower
@@ -134,8 +137,6 @@ pub(crate) struct NicSet {
     slots: VcSlots,
     pub(crate) capacity: u32,
     injection_latency: u64,
-    /// Cycles per flit on the injection channel.
-    link_period: u64,
     credit_latency: u64,
     ejection_rate: f64,
     cut_through: bool,
@@ -180,13 +181,15 @@ impl NicSet {
                 rx_tokens: 0.0,
                 rx_updated: 0,
                 link_free_at: 0,
+                link_period: u64::from(
+                    topology.ports()[topology.ejection_port(NodeId::new(n)).index()].output_period,
+                ),
             })
             .collect();
         NicSet {
             slots,
             capacity,
             injection_latency: cfg.nic.injection_latency as u64,
-            link_period: u64::from(cfg.nic.link_period),
             credit_latency: cfg.router.credit_latency as u64,
             ejection_rate: cfg.nic.ejection_rate,
             cut_through: cfg.router.switching.whole_packets(),
@@ -443,7 +446,7 @@ impl NicSet {
         }
         *credit -= 1;
         self.injected_flits += 1;
-        nic.link_free_at = now + self.link_period;
+        nic.link_free_at = now + nic.link_period;
         let tail = current.sent + 1 == current.flits;
         let flit = Flit::new(current.packet, current.sent == 0, tail);
         cx.flits.schedule(

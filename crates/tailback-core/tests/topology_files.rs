@@ -202,3 +202,24 @@ fn link_speeds_set_channel_rates() {
     let summary = tailback_core::run(&cfg).unwrap().summary;
     assert!(summary.accepted_per_node.max <= 0.5 + 1e-3, "{summary:?}");
 }
+
+#[test]
+fn a_slow_node_injects_at_its_link_speed() {
+    // Node a's link runs at half the speed of everything else: a stream of 50 8-flit packets
+    // from a to c takes two cycles per flit, from b to d one.
+    let text = "switch l ports 3\nswitch r ports 3\nnode a l.0 speed 1\nnode b l.1 speed 2\n\
+                node c r.0 speed 2\nnode d r.1 speed 2\nlink l.2 r.2 speed 2\n";
+    let stream = |src: usize, dst: usize| {
+        let (result, _dir) = file_config(text, "[traffic]\nrate = 0.0\n");
+        let mut cfg = result.unwrap();
+        cfg.sim.check_invariants = true;
+        let mut sim = tailback_core::sim::Simulation::new(&cfg).unwrap();
+        for _ in 0..50 {
+            sim.offer(common::node(src), common::node(dst), 8).unwrap();
+        }
+        common::drive_until_idle(&mut sim, 10_000)
+    };
+    let (slow, fast) = (stream(0, 2), stream(1, 3));
+    assert!((800..850).contains(&slow), "a -> c took {slow} cycles");
+    assert!((400..450).contains(&fast), "b -> d took {fast} cycles");
+}

@@ -106,6 +106,13 @@ fn analyse(cfg: &Config) -> NetworkReport {
     let r = &cfg.router;
     let per_router =
         (r.routing_delay + r.vc_alloc_delay + r.switch_alloc_delay + r.crossbar_delay) as f64;
+    // The tail trails the head by the slowest channel's cycles per flit.
+    let slowest = topology
+        .ports()
+        .iter()
+        .map(|p| p.output_period)
+        .max()
+        .unwrap_or(1);
     NetworkReport {
         network: describe::network(cfg),
         traffic: describe::traffic(cfg),
@@ -141,8 +148,7 @@ fn analyse(cfg: &Config) -> NetworkReport {
                 + (h + 1.0) * per_router
                 + h * cfg.topology.link_latency as f64
                 + cfg.nic.ejection_latency as f64
-                + ((cfg.traffic.packet_flits - 1)
-                    * cfg.topology.link_period.max(cfg.nic.link_period)) as f64
+                + ((cfg.traffic.packet_flits - 1) * slowest) as f64
         }),
     }
 }
