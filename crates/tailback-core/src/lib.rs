@@ -44,6 +44,7 @@ mod bitset;
 mod event;
 mod flit;
 mod nic;
+mod processor;
 mod router;
 
 use config::{Config, ConfigError, Mechanism};

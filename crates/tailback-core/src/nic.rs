@@ -149,6 +149,9 @@ pub(crate) struct NicSet {
     pub(crate) inj_credits: Vec<u16>,
     /// Received flits held per (node, ejection VC).
     pub(crate) rx_held: Vec<u16>,
+    /// With a processor model: each node's arrivals queue of received packets (slots) and its
+    /// capacity; a full queue stops the NIC taking flits from the network.
+    arrivals: Option<(Vec<VecDeque<u32>>, usize)>,
     active: BitSet,
     /// Flits sent into the network over the whole run.
     pub(crate) injected_flits: u64,
@@ -198,6 +201,10 @@ impl NicSet {
             nics,
             inj_credits: vec![capacity as u16; per_node],
             rx_held: vec![0; per_node],
+            arrivals: cfg
+                .processor
+                .as_ref()
+                .map(|p| (vec![VecDeque::new(); nodes], p.arrivals_packets as usize)),
             active: BitSet::new(nodes),
             injected_flits: 0,
         }
@@ -229,6 +236,16 @@ impl NicSet {
             LogicalNetwork::Reply => nic.replies.push_back(packet),
         }
         self.active.insert(node);
+    }
+
+    /// The oldest packet in `node`'s arrivals queue (processor model), making room for the
+    /// next.
+    pub(crate) fn take_arrival(&mut self, node: usize) -> Option<u32> {
+        let slot = self.arrivals.as_mut()?.0[node].pop_front()?;
+        if !self.nics[node].rx.is_empty() {
+            self.active.insert(node);
+        }
+        Some(slot)
     }
 
     /// A flit arrives from the router on ejection VC `vc`.
@@ -289,6 +306,11 @@ impl NicSet {
         if nic.rx.is_empty() {
             return;
         }
+        if let Some((queues, capacity)) = &self.arrivals
+            && queues[node].len() >= *capacity
+        {
+            return;
+        }
         let now = cx.now;
         if self.ejection_rate < 1.0 {
             let elapsed = now.saturating_sub(nic.rx_updated).max(1);
@@ -333,9 +355,15 @@ impl NicSet {
                 packet.delivered_flits, packet.flits,
                 "packet {slot} delivered with missing flits"
             );
-            let packet = cx.packets.remove(slot);
-            cx.stats.on_delivered(&packet, now);
-            cx.control.on_delivered(NodeId::new(node), &packet, now);
+            match &mut self.arrivals {
+                // The processor takes it from there.
+                Some((queues, _)) => queues[node].push_back(slot),
+                None => {
+                    let packet = cx.packets.remove(slot);
+                    cx.stats.on_delivered(&packet, now);
+                    cx.control.on_delivered(NodeId::new(node), &packet, now);
+                }
+            }
         }
     }
 

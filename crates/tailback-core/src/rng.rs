@@ -24,6 +24,8 @@ pub enum Purpose {
     Throttling = 4,
     /// The random wiring of a network (one per run).
     Wiring = 5,
+    /// Random behaviour of one node's processor (non-responsive periods).
+    Processor = 6,
 }
 
 /// The stream for `owner` (a node index, or 0 for run-wide streams) and `purpose`.

@@ -337,6 +337,26 @@ fn indirect_topologies_refuse_what_does_not_fit_them() {
 }
 
 #[test]
+fn processor_settings_are_checked() {
+    let issue = single_issue("[processor]\nnonresponsive_rate = 1.5\n");
+    assert_issue(
+        &issue,
+        "processor.nonresponsive_rate",
+        Some("1.5"),
+        &["below 1"],
+    );
+    let issue = single_issue("[processor]\nsend_overhead = 0\n");
+    assert_issue(&issue, "processor.send_overhead", Some("0"), &["from 1"]);
+    let issue = single_issue("[processor]\nrecieve_overhead = 5\n");
+    assert_issue(
+        &issue,
+        "processor.recieve_overhead",
+        Some("5"),
+        &["receive_overhead"],
+    );
+}
+
+#[test]
 fn all_problems_of_a_file_are_reported_at_once() {
     let text = "bogus = true\n\
                 [topology]\nk = \"eight\"\nlink_latency = 0\n\

@@ -17,6 +17,7 @@
 mod congestion;
 mod error;
 mod overrides;
+mod processor;
 mod reader;
 mod record;
 mod sections;
@@ -24,6 +25,7 @@ mod sections;
 pub use congestion::*;
 pub use error::{ConfigError, ConfigIssue};
 pub use overrides::{merge_tables, parse_assignment, set_path};
+pub use processor::ProcessorConfig;
 pub use reader::Choice;
 pub use record::RecordConfig;
 pub use sections::*;
@@ -44,6 +46,9 @@ pub struct Config {
     pub routing: RoutingConfig,
     /// Network interface (injection and ejection).
     pub nic: NicConfig,
+    /// The processor behind each NIC (`None`: not modelled; the workload feeds the NIC).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub processor: Option<ProcessorConfig>,
     /// Offered workload.
     pub traffic: TrafficConfig,
     /// Congestion management mechanism.
@@ -75,6 +80,9 @@ impl Config {
         let router = RouterConfig::read(root.section("router"));
         let routing = RoutingConfig::read(root.section("routing"), &topology);
         let nic = NicConfig::read(root.section("nic"));
+        let processor = root.has("processor").then_some(());
+        let processor_section = root.section("processor");
+        let processor = processor.map(|()| ProcessorConfig::read(processor_section));
         let traffic = TrafficConfig::read(root.section("traffic"));
         let congestion = CongestionConfig::read(root.section("congestion"));
         let sim = SimConfig::read(root.section("sim"));
@@ -90,6 +98,7 @@ impl Config {
             router,
             routing,
             nic,
+            processor,
             traffic,
             congestion,
             sim,

@@ -20,6 +20,7 @@ use crate::hooks::{BufferEvent, CongestionControl, NoControl};
 use crate::ids::{NodeId, RouterId};
 use crate::nic::{NicContext, NicSet};
 use crate::packet::{LogicalNetwork, PacketSlab};
+use crate::processor::{ProcessorContext, ProcessorSet};
 use crate::router::{RouterSet, Scratch, StepContext};
 use crate::routing::Routing;
 use crate::stats::{Collector, RunReport, RunSummary, SeriesRow};
@@ -90,6 +91,8 @@ pub struct Simulation<C: CongestionControl = NoControl> {
     /// Working storage of the router allocators.
     scratch: Scratch,
     nics: NicSet,
+    /// The processors behind the NICs, when modelled.
+    processors: Option<ProcessorSet>,
     packets: PacketSlab,
     flit_wheel: Wheel<FlitArrival>,
     credit_wheel: Wheel<u32>,
@@ -127,6 +130,14 @@ impl<C: CongestionControl> Simulation<C> {
         let workload = Workload::new(&cfg.traffic, topology.addresses(), cfg.seed);
         let routers = RouterSet::new(cfg, &topology);
         let nics = NicSet::new(cfg, &topology);
+        let processors = cfg.processor.as_ref().map(|p| {
+            ProcessorSet::new(
+                p,
+                topology.node_count(),
+                cfg.nic.source_queue_packets,
+                cfg.seed,
+            )
+        });
         let r = &cfg.router;
         // Channels differ in latency only in topology files; take the slowest.
         let max_channel = topology
@@ -161,6 +172,7 @@ impl<C: CongestionControl> Simulation<C> {
             routers,
             scratch: Scratch::default(),
             nics,
+            processors,
             packets: PacketSlab::default(),
             flit_wheel: Wheel::new(max_flit_delay, channel_ends),
             credit_wheel: Wheel::new(r.credit_latency as u64, channel_ends),
@@ -202,7 +214,7 @@ impl<C: CongestionControl> Simulation<C> {
             delivered_packets: self.stats.delivered_packets,
             delivered_flits: self.stats.delivered_flits,
             in_flight_packets: self.packets.live() as u64,
-            queued_packets: self.nics.queued_packets() as u64,
+            queued_packets: self.queued_packets(),
             flit_hops: self.flit_hops,
             deadlock_recoveries: self.routers.recoveries(),
         }
@@ -213,6 +225,15 @@ impl<C: CongestionControl> Simulation<C> {
         let now = self.now;
         self.deliver_arrivals(now);
         self.create_packets(now);
+        if let Some(processors) = &mut self.processors {
+            processors.step_all(&mut ProcessorContext {
+                now,
+                nics: &mut self.nics,
+                packets: &mut self.packets,
+                stats: &mut self.stats,
+                control: &mut self.control,
+            });
+        }
         if self.nics.any_active() {
             let view = NetworkView::new(&self.routers, &self.topology, &self.routing, now);
             self.nics.step_all(&mut NicContext {
@@ -249,7 +270,7 @@ impl<C: CongestionControl> Simulation<C> {
                     routers: &self.routers,
                     stats: &self.stats,
                     in_flight_packets: self.packets.live() as u64,
-                    queued_packets: self.nics.queued_packets() as u64,
+                    queued_packets: self.queued_packets(),
                     gauges: self.control.gauges(),
                 },
             );
@@ -365,7 +386,8 @@ impl<C: CongestionControl> Simulation<C> {
     }
 
     /// Adds a packet of `flits` flits from `src` to `dst`, created now, to the back of `src`'s
-    /// source queue (whatever its limit), besides the configured workload. Use it to script
+    /// source queue (whatever its limit; with a processor model, its software queue), besides
+    /// the configured workload. Use it to script
     /// traffic in tests and tools; [`step`](Self::step) then moves it like any other packet.
     pub fn offer(&mut self, src: NodeId, dst: NodeId, flits: u32) -> Result<(), OfferError> {
         self.offer_on(LogicalNetwork::Request, src, dst, flits)
@@ -407,16 +429,34 @@ impl<C: CongestionControl> Simulation<C> {
             flits,
             network,
         };
-        if network == LogicalNetwork::Request {
-            self.stats.on_created(src.index(), &packet, true);
+        match (network, &mut self.processors) {
+            // The application's packets go through the processor when there is one.
+            (LogicalNetwork::Request, Some(processors)) => {
+                self.stats.on_created(src.index(), &packet, true);
+                processors.enqueue(src.index(), packet);
+            }
+            (LogicalNetwork::Request, None) => {
+                self.stats.on_created(src.index(), &packet, true);
+                self.nics.enqueue(src.index(), packet);
+            }
+            (LogicalNetwork::Reply, _) => self.nics.enqueue(src.index(), packet),
         }
-        self.nics.enqueue(src.index(), packet);
         Ok(())
+    }
+
+    /// Packets created and not yet injected: in NIC queues and processors' software queues.
+    fn queued_packets(&self) -> u64 {
+        let software = self
+            .processors
+            .as_ref()
+            .map_or(0, ProcessorSet::queued_packets);
+        (self.nics.queued_packets() + software) as u64
     }
 
     /// Jumps the clock to the next packet creation (at most `limit`) when nothing is moving.
     fn skip_idle(&mut self, limit: u64) {
         if C::PER_CYCLE
+            || self.processors.is_some()
             || self.config.sim.check_invariants
             || self.flit_wheel.pending() > 0
             || self.credit_wheel.pending() > 0
@@ -478,12 +518,18 @@ impl<C: CongestionControl> Simulation<C> {
             self.arrivals.pop();
             let node = node as usize;
             let packet = self.workload.take(node);
-            let queued = self
-                .nics
-                .has_room(node, self.config.nic.source_queue_packets);
-            self.stats.on_created(node, &packet, queued);
-            if queued {
-                self.nics.enqueue(node, packet);
+            if let Some(processors) = &mut self.processors {
+                // The application's packets wait for the processor to send them.
+                self.stats.on_created(node, &packet, true);
+                processors.enqueue(node, packet);
+            } else {
+                let queued = self
+                    .nics
+                    .has_room(node, self.config.nic.source_queue_packets);
+                self.stats.on_created(node, &packet, queued);
+                if queued {
+                    self.nics.enqueue(node, packet);
+                }
             }
             let next = self.workload.next_time(node);
             if next != NEVER {

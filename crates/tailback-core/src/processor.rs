@@ -1,0 +1,124 @@
+//! The processors behind the network interfaces (`[processor]`): software send and receive
+//! overheads, polling, and periods in which a node does not respond.
+//!
+//! A processor does one thing at a time. When free it takes the oldest packet from the NIC's
+//! arrivals queue (the packet is delivered then, as its handler starts, and the handler runs
+//! for `receive_overhead` cycles); otherwise it sends the next packet of its software queue, if
+//! the NIC's queue has room (the packet reaches the NIC when the `send_overhead` cycles are
+//! over); otherwise it polls (`poll_overhead` cycles), so an arrival is noticed only when the
+//! poll ends. Each time it becomes free it may instead stop
+//! responding for a while, neither sending nor receiving; its packets then back up into the
+//! network.
+
+use std::collections::VecDeque;
+
+use rand::RngExt;
+
+use crate::config::ProcessorConfig;
+use crate::hooks::CongestionControl;
+use crate::ids::NodeId;
+use crate::nic::NicSet;
+use crate::packet::PacketSlab;
+use crate::rng::{self, Purpose, StreamRng};
+use crate::stats::Collector;
+use crate::traffic::Offered;
+
+/// One node's processor.
+#[derive(Debug)]
+struct Processor {
+    /// Packets the application has produced and the NIC has not taken yet.
+    queue: VecDeque<Offered>,
+    /// The cycle the current operation (send, receive, poll, or not responding) ends.
+    busy_until: u64,
+    /// The packet being sent: it reaches the NIC at `busy_until`.
+    sending: Option<Offered>,
+    /// Non-responsive periods are drawn from the node's own stream.
+    rng: StreamRng,
+}
+
+/// Every node's processor.
+#[derive(Debug)]
+pub(crate) struct ProcessorSet {
+    settings: ProcessorConfig,
+    processors: Vec<Processor>,
+    /// The NIC's queue limit (`nic.source_queue_packets`): a processor waits for room.
+    nic_queue: Option<u32>,
+}
+
+/// What processors need from the rest of the engine in a cycle.
+pub(crate) struct ProcessorContext<'a, C> {
+    pub(crate) now: u64,
+    pub(crate) nics: &'a mut NicSet,
+    pub(crate) packets: &'a mut PacketSlab,
+    pub(crate) stats: &'a mut Collector,
+    pub(crate) control: &'a mut C,
+}
+
+impl ProcessorSet {
+    /// Idle processors for `nodes` nodes, their random streams derived from `seed`.
+    pub(crate) fn new(
+        settings: &ProcessorConfig,
+        nodes: usize,
+        nic_queue: Option<u32>,
+        seed: u64,
+    ) -> ProcessorSet {
+        ProcessorSet {
+            settings: settings.clone(),
+            processors: (0..nodes)
+                .map(|n| Processor {
+                    queue: VecDeque::new(),
+                    busy_until: 0,
+                    sending: None,
+                    rng: rng::stream(seed, n as u64, Purpose::Processor),
+                })
+                .collect(),
+            nic_queue,
+        }
+    }
+
+    /// The application at `node` produced `packet`.
+    pub(crate) fn enqueue(&mut self, node: usize, packet: Offered) {
+        self.processors[node].queue.push_back(packet);
+    }
+
+    /// Packets waiting in software queues or being sent.
+    pub(crate) fn queued_packets(&self) -> usize {
+        self.processors
+            .iter()
+            .map(|p| p.queue.len() + usize::from(p.sending.is_some()))
+            .sum()
+    }
+
+    /// Starts the next operation of every free processor.
+    pub(crate) fn step_all<C: CongestionControl>(&mut self, cx: &mut ProcessorContext<'_, C>) {
+        let now = cx.now;
+        let s = &self.settings;
+        for (node, p) in self.processors.iter_mut().enumerate() {
+            if now < p.busy_until {
+                continue;
+            }
+            if let Some(packet) = p.sending.take() {
+                cx.nics.enqueue(node, packet);
+            }
+            if s.nonresponsive_rate > 0.0 && p.rng.random::<f64>() < s.nonresponsive_rate {
+                let length = p
+                    .rng
+                    .random_range(1..=2 * u64::from(s.nonresponsive_cycles));
+                p.busy_until = now + length;
+                continue;
+            }
+            let took = if let Some(slot) = cx.nics.take_arrival(node) {
+                let packet = cx.packets.remove(slot);
+                cx.stats.on_delivered(&packet, now);
+                cx.control.on_delivered(NodeId::new(node), &packet, now);
+                s.receive_overhead
+            } else if !p.queue.is_empty() && cx.nics.has_room(node, self.nic_queue) {
+                p.sending = p.queue.pop_front();
+                s.send_overhead
+            } else {
+                s.poll_overhead
+            };
+            p.busy_until = now + u64::from(took);
+        }
+    }
+}
