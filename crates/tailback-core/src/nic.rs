@@ -1,15 +1,19 @@
-//! Network interfaces: an unbounded source queue, an injection channel into the router's terminal
-//! port, and a receive side that consumes ejected flits at a configurable rate.
+//! Network interfaces: a source queue (and a reply queue), an injection channel into the
+//! router port the node injects into, and a receive side that consumes ejected flits at a
+//! configurable rate.
 //!
-//! Injection sends one packet at a time, one flit per cycle, on an injection VC chosen
-//! round-robin among the free ones (with room for the whole packet under cut-through). The
-//! receive side holds up to one VC buffer of flits per ejection VC and consumes at most
-//! `ejection_rate` flits per cycle in arrival order, returning a credit for each.
+//! Injection sends one packet at a time per logical network, one flit per cycle (or per
+//! node-link period) over both, on an injection VC of the packet's network chosen round-robin
+//! among the free ones (with room for the whole packet under cut-through); replies go first.
+//! The receive side holds up to one VC buffer of flits per ejection VC and consumes at most
+//! `ejection_rate` flits per cycle in arrival order, returning a credit for each; with a
+//! processor model, complete packets wait in an arrivals queue for the processor, and a full
+//! queue stops consumption.
 
 use std::collections::VecDeque;
 
 use crate::bitset::BitSet;
-use crate::config::{Config, Multiplexing, RouterConfig};
+use crate::config::{Config, Multiplexing};
 use crate::event::{FlitArrival, VcSlots, Wheel};
 use crate::flit::Flit;
 use crate::hooks::CongestionControl;
@@ -100,25 +104,6 @@ pub(crate) struct Nic {
     link_period: u64,
 }
 
-/// The VCs of each logical network (request, reply): all of them with one network, the lower
-/// and upper halves with two.
-pub(crate) fn network_vcs(router: &RouterConfig) -> [u32; 2] {
-    let per = router.network_vcs();
-    let low = if per >= 32 {
-        u32::MAX
-    } else {
-        (1u32 << per) - 1
-    };
-    [
-        low,
-        if router.logical_networks == 2 {
-            low << per
-        } else {
-            0
-        },
-    ]
-}
-
 impl Nic {
     /// Whether a packet of `network` is being injected or waits to be.
     fn has_work(&self, network: LogicalNetwork) -> bool {
@@ -196,7 +181,7 @@ impl NicSet {
             credit_latency: cfg.router.credit_latency as u64,
             ejection_rate: cfg.nic.ejection_rate,
             cut_through: cfg.router.switching.whole_packets(),
-            network_vcs: network_vcs(&cfg.router),
+            network_vcs: cfg.router.network_vc_masks(),
             time_multiplexed: cfg.router.multiplexing == Some(Multiplexing::Time),
             nics,
             inj_credits: vec![capacity as u16; per_node],

@@ -417,6 +417,23 @@ impl RouterConfig {
         self.vcs / self.logical_networks
     }
 
+    /// The VC masks of the request and reply networks: all VCs and none with one network, the
+    /// lower and upper halves with two.
+    pub fn network_vc_masks(&self) -> [u32; 2] {
+        let per = self.network_vcs();
+        let low = if per >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << per) - 1
+        };
+        let reply = if self.logical_networks == 2 {
+            low << per
+        } else {
+            0
+        };
+        [low, reply]
+    }
+
     pub(crate) fn read(s: Section<'_>) -> Self {
         let allocator = s.choice("allocator", AllocatorKind::Separable);
         if s.has("islip_iterations") && allocator != AllocatorKind::Islip {

@@ -361,7 +361,7 @@ impl RouterSet {
             pacing: Pacing::new(topology),
             network_vcs: cfg.router.network_vcs(),
             turns: (cfg.router.multiplexing == Some(Multiplexing::Time))
-                .then(|| crate::nic::network_vcs(&cfg.router)),
+                .then(|| cfg.router.network_vc_masks()),
             work_ports: Table::filled(0, routers),
             active: BitSet::new(routers),
         }
