@@ -129,6 +129,8 @@ pub(crate) struct NicSet {
     network_vcs: [u32; 2],
     /// The networks take turns on the links, a cycle each (requests in even cycles).
     time_multiplexed: bool,
+    /// Whether there is a reply network besides the request network.
+    replies: bool,
     pub(crate) nics: Vec<Nic>,
     /// Injection credits per (node, VC).
     pub(crate) inj_credits: Vec<u16>,
@@ -183,6 +185,7 @@ impl NicSet {
             cut_through: cfg.router.switching.whole_packets(),
             network_vcs: cfg.router.network_vc_masks(),
             time_multiplexed: cfg.router.multiplexing == Some(Multiplexing::Time),
+            replies: cfg.router.logical_networks == 2,
             nics,
             inj_credits: vec![capacity as u16; per_node],
             rx_held: vec![0; per_node],
@@ -277,7 +280,8 @@ impl NicSet {
             // A NIC waiting for credits sleeps until one returns (which wakes it); one held back
             // by the mechanism or by a slow channel tries again next cycle.
             let more_to_send = injection == Injection::Sent
-                && (nic.has_work(LogicalNetwork::Request) || nic.has_work(LogicalNetwork::Reply));
+                && (nic.has_work(LogicalNetwork::Request)
+                    || (self.replies && nic.has_work(LogicalNetwork::Reply)));
             more_to_send
                 || matches!(injection, Injection::Held | Injection::Busy)
                 || !nic.rx.is_empty()
@@ -363,6 +367,9 @@ impl NicSet {
         if now < self.nics[node].link_free_at {
             return Injection::Busy;
         }
+        if !self.replies {
+            return self.inject_on(node, LogicalNetwork::Request, cx);
+        }
         // With time multiplexing, only the network whose turn it is may send.
         let turn = self.time_multiplexed.then_some(now % 2);
         let mut outcome = Injection::Idle;
@@ -389,6 +396,7 @@ impl NicSet {
     }
 
     /// [`inject`](Self::inject) on one logical network.
+    #[inline(always)]
     fn inject_on<C: CongestionControl>(
         &mut self,
         node: usize,

@@ -164,6 +164,9 @@ pub(crate) struct Port {
     first: u32,
     /// Cycles from winning switch allocation to arriving downstream.
     out_delay: u32,
+    /// The cycle the last flit left through the output ([`NEVER_SENT`]: none yet); slow
+    /// channels take the next one `period` cycles later.
+    pub(crate) sent_at: u64,
     /// Switch allocation round-robin pointers: last VC granted at this input, last input granted
     /// at this output, and (iSLIP) last output accepted by this input.
     sa_in_ptr: u8,
@@ -182,14 +185,14 @@ pub(crate) struct OutputVc {
     grant_ptr: u16,
 }
 
-/// Output channels that take more than a cycle per flit: a port may send again only once its
-/// channel is free.
+/// `Port::sent_at` of an output no flit has left yet.
+pub(crate) const NEVER_SENT: u64 = u64::MAX;
+
+/// Cycles per flit of every port's output channel, when some channel is slower than a flit per
+/// cycle: a port may send again `period` cycles after its last flit.
 #[derive(Debug)]
 pub(crate) struct Pacing {
-    /// Cycles per flit of each port's output channel.
     period: Table<u32>,
-    /// The cycle each port's output channel can take its next flit.
-    free_at: Table<u64>,
 }
 
 impl Pacing {
@@ -202,20 +205,13 @@ impl Pacing {
                 .map(|p| p.output_period)
                 .collect::<Vec<_>>()
                 .into(),
-            free_at: Table::filled(0, ports.len()),
         })
     }
 
-    /// Whether global port `port`'s output channel can take a flit at `now`.
+    /// Whether global port `port`, whose last flit left at `sent_at`, can send at `now`.
     #[inline]
-    pub(crate) fn is_free(&self, port: usize, now: u64) -> bool {
-        self.free_at[port] <= now
-    }
-
-    /// Occupies global port `port`'s output channel with a flit sent at `now`.
-    #[inline]
-    pub(crate) fn occupy(&mut self, port: usize, now: u64) {
-        self.free_at[port] = now + u64::from(self.period[port]);
+    pub(crate) fn is_free(&self, port: usize, sent_at: u64, now: u64) -> bool {
+        sent_at == NEVER_SENT || now >= sent_at + u64::from(self.period[port])
     }
 }
 
@@ -251,6 +247,9 @@ pub(crate) struct RouterSet {
     /// Time multiplexing of two logical networks: the VCs that may cross links in even and in
     /// odd cycles.
     turns: Option<[u32; 2]>,
+    /// Whether `pacing` or `turns` restricts when a flit may cross a link (one test on the
+    /// common path instead of two).
+    restricted_links: bool,
 
     // Output VCs, per slot.
     pub(crate) ovc: Table<OutputVc>,
@@ -312,8 +311,12 @@ impl RouterSet {
                 sa_in_ptr: (vcs - 1) as u8,
                 sa_out_ptr: 63,
                 accept_ptr: 63,
+                sent_at: NEVER_SENT,
             })
             .collect();
+        let pacing = Pacing::new(topology);
+        let turns = (cfg.router.multiplexing == Some(Multiplexing::Time))
+            .then(|| cfg.router.network_vc_masks());
         RouterSet {
             vcs,
             slots,
@@ -358,10 +361,10 @@ impl RouterSet {
                 },
                 n_slots,
             ),
-            pacing: Pacing::new(topology),
+            restricted_links: pacing.is_some() || turns.is_some(),
+            pacing,
             network_vcs: cfg.router.network_vcs(),
-            turns: (cfg.router.multiplexing == Some(Multiplexing::Time))
-                .then(|| cfg.router.network_vc_masks()),
+            turns,
             work_ports: Table::filled(0, routers),
             active: BitSet::new(routers),
         }

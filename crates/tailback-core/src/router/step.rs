@@ -189,6 +189,9 @@ impl RouterSet {
     /// earlier flit (only slow channels ever are).
     #[inline]
     fn sendable(&self, first: usize, port: usize, candidates: u32, now: u64) -> u32 {
+        if !self.restricted_links {
+            return candidates;
+        }
         let candidates = match self.turns {
             Some(masks) => candidates & masks[(now % 2) as usize],
             None => candidates,
@@ -199,7 +202,7 @@ impl RouterSet {
         bits32(candidates)
             .filter(|&vc| {
                 let out = self.ivc[self.slots.port_vc(port, vc)].out_port as usize;
-                pacing.is_free(first + out, now)
+                pacing.is_free(first + out, self.ports[first + out].sent_at, now)
             })
             .fold(0, |m, vc| m | 1 << vc)
     }
@@ -239,10 +242,8 @@ impl RouterSet {
         if tail {
             output_vc.owner = UNCONNECTED;
         }
-        if let Some(pacing) = &mut self.pacing {
-            pacing.occupy(out, now);
-        }
         let output = &mut self.ports[out];
+        output.sent_at = now;
         let to = output.downstream + out_vc as u32;
         let delay = output.out_delay as u64;
         if tail {
