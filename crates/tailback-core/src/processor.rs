@@ -10,7 +10,8 @@
 //! responding for a while, neither sending nor receiving; its packets then back up into the
 //! network.
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 use rand::RngExt;
 
@@ -28,9 +29,7 @@ use crate::traffic::Offered;
 struct Processor {
     /// Packets the application has produced and the NIC has not taken yet.
     queue: VecDeque<Offered>,
-    /// The cycle the current operation (send, receive, poll, or not responding) ends.
-    busy_until: u64,
-    /// The packet being sent: it reaches the NIC at `busy_until`.
+    /// The packet being sent: it reaches the NIC when the send ends.
     sending: Option<Offered>,
     /// Non-responsive periods are drawn from the node's own stream.
     rng: StreamRng,
@@ -41,6 +40,9 @@ struct Processor {
 pub(crate) struct ProcessorSet {
     settings: ProcessorConfig,
     processors: Vec<Processor>,
+    /// When each processor's current operation (send, receive, poll, or not responding) ends,
+    /// as (cycle, node): only processors due are visited, in node order within a cycle.
+    wake: BinaryHeap<Reverse<(u64, u32)>>,
     /// The NIC's queue limit (`nic.source_queue_packets`): a processor waits for room.
     nic_queue: Option<u32>,
 }
@@ -67,11 +69,11 @@ impl ProcessorSet {
             processors: (0..nodes)
                 .map(|n| Processor {
                     queue: VecDeque::new(),
-                    busy_until: 0,
                     sending: None,
                     rng: rng::stream(seed, n as u64, Purpose::Processor),
                 })
                 .collect(),
+            wake: (0..nodes as u32).map(|n| Reverse((0, n))).collect(),
             nic_queue,
         }
     }
@@ -89,36 +91,49 @@ impl ProcessorSet {
             .sum()
     }
 
-    /// Starts the next operation of every free processor.
+    /// Starts the next operation of every processor whose current one has ended.
     pub(crate) fn step_all<C: CongestionControl>(&mut self, cx: &mut ProcessorContext<'_, C>) {
         let now = cx.now;
         let s = &self.settings;
-        for (node, p) in self.processors.iter_mut().enumerate() {
-            if now < p.busy_until {
-                continue;
-            }
-            if let Some(packet) = p.sending.take() {
-                cx.nics.enqueue(node, packet);
-            }
-            if s.nonresponsive_rate > 0.0 && p.rng.random::<f64>() < s.nonresponsive_rate {
-                let length = p
-                    .rng
-                    .random_range(1..=2 * u64::from(s.nonresponsive_cycles));
-                p.busy_until = now + length;
-                continue;
-            }
-            let took = if let Some(slot) = cx.nics.take_arrival(node) {
-                let packet = cx.packets.remove(slot);
-                cx.stats.on_delivered(&packet, now);
-                cx.control.on_delivered(NodeId::new(node), &packet, now);
-                s.receive_overhead
-            } else if !p.queue.is_empty() && cx.nics.has_room(node, self.nic_queue) {
-                p.sending = p.queue.pop_front();
-                s.send_overhead
-            } else {
-                s.poll_overhead
-            };
-            p.busy_until = now + u64::from(took);
+        while let Some(&Reverse((due, node))) = self.wake.peek()
+            && due <= now
+        {
+            self.wake.pop();
+            let processor = &mut self.processors[node as usize];
+            let busy = processor.next_operation(s, node as usize, self.nic_queue, cx);
+            self.wake.push(Reverse((now + busy, node)));
         }
+    }
+}
+
+impl Processor {
+    /// Finishes node `node`'s operation and starts its next one; returns how long that takes.
+    fn next_operation<C: CongestionControl>(
+        &mut self,
+        s: &ProcessorConfig,
+        node: usize,
+        nic_queue: Option<u32>,
+        cx: &mut ProcessorContext<'_, C>,
+    ) -> u64 {
+        if let Some(packet) = self.sending.take() {
+            cx.nics.enqueue(node, packet);
+        }
+        if s.nonresponsive_rate > 0.0 && self.rng.random::<f64>() < s.nonresponsive_rate {
+            return self
+                .rng
+                .random_range(1..=2 * u64::from(s.nonresponsive_cycles));
+        }
+        let took = if let Some(slot) = cx.nics.take_arrival(node) {
+            let packet = cx.packets.remove(slot);
+            cx.stats.on_delivered(&packet, cx.now);
+            cx.control.on_delivered(NodeId::new(node), &packet, cx.now);
+            s.receive_overhead
+        } else if !self.queue.is_empty() && cx.nics.has_room(node, nic_queue) {
+            self.sending = self.queue.pop_front();
+            s.send_overhead
+        } else {
+            s.poll_overhead
+        };
+        u64::from(took)
     }
 }
