@@ -80,9 +80,10 @@ impl Config {
         let router = RouterConfig::read(root.section("router"));
         let routing = RoutingConfig::read(root.section("routing"), &topology);
         let nic = NicConfig::read(root.section("nic"));
-        let processor = root.has("processor").then_some(());
-        let processor_section = root.section("processor");
-        let processor = processor.map(|()| ProcessorConfig::read(processor_section));
+        // An empty `[processor]` table still turns the model on.
+        let modelled = root.has("processor");
+        let section = root.section("processor");
+        let processor = modelled.then(|| ProcessorConfig::read(section));
         let traffic = TrafficConfig::read(root.section("traffic"));
         let congestion = CongestionConfig::read(root.section("congestion"));
         let sim = SimConfig::read(root.section("sim"));

@@ -442,6 +442,13 @@ impl RouterConfig {
                 "only applies when router.allocator = \"islip\"",
             );
         }
+        let logical_networks = s.int("logical_networks", 1, 1, 2);
+        if s.has("multiplexing") && logical_networks == 1 {
+            s.problem(
+                "multiplexing",
+                "only applies when router.logical_networks = 2",
+            );
+        }
         let cfg = RouterConfig {
             vcs: s.int("vcs", 4, 1, MAX_VCS),
             vc_buffer_flits: s.int("vc_buffer_flits", 8, 1, 4096),
@@ -454,21 +461,10 @@ impl RouterConfig {
             switch_alloc_delay: s.int("switch_alloc_delay", 1, 0, 64),
             crossbar_delay: s.int("crossbar_delay", 1, 0, 64),
             credit_latency: s.int("credit_latency", 1, 1, MAX_LATENCY),
-            logical_networks: s.int("logical_networks", 1, 1, 2),
-            multiplexing: None,
+            logical_networks,
+            multiplexing: Some(s.choice("multiplexing", Multiplexing::Demand))
+                .filter(|_| logical_networks == 2),
         };
-        let cfg = RouterConfig {
-            multiplexing: (cfg.logical_networks == 2)
-                .then(|| s.choice("multiplexing", Multiplexing::Demand)),
-            ..cfg
-        };
-        if cfg.logical_networks == 1 && s.has("multiplexing") {
-            s.value("multiplexing");
-            s.problem(
-                "multiplexing",
-                "only applies when router.logical_networks = 2",
-            );
-        }
         if !cfg.vcs.is_multiple_of(cfg.logical_networks) {
             s.problem(
                 "vcs",

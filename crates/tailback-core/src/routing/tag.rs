@@ -52,8 +52,8 @@ impl DestinationTag {
     pub fn route(&self, r: usize, src: usize, dst: usize) -> Hop {
         let (first, width) = self.group(r, dst);
         let pick = if width > 1 {
-            (splitmix64((src as u64) << 32 | dst as u64 ^ (r as u64) << 20) % u64::from(width))
-                as u32
+            let key = ((src as u64) << 32) | (dst as u64 ^ ((r as u64) << 20));
+            (splitmix64(key) % u64::from(width)) as u32
         } else {
             0
         };
