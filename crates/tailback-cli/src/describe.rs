@@ -1,6 +1,6 @@
 //! Human-readable descriptions of configurations and results.
 
-use tailback_core::config::{Choice, Config, RoutingAlgorithm, TopologyKind};
+use tailback_core::config::{Choice, Config, Mechanism, RoutingAlgorithm, TopologyKind};
 use tailback_core::stats::RunSummary;
 use tailback_core::topology::Layout;
 
@@ -61,6 +61,27 @@ pub fn network(cfg: &Config) -> String {
     )
 }
 
+/// The congestion mechanism in words, with NIFDY's parameters (`None` without a mechanism).
+pub fn mechanism(cfg: &Config) -> Option<String> {
+    let c = &cfg.congestion;
+    match (c.mechanism, &c.nifdy) {
+        (Mechanism::None, _) => None,
+        (Mechanism::Nifdy, Some(n)) => Some(format!(
+            "NIFDY: o = {}, b = {}, d = {}, w = {}, {}-flit acks",
+            n.o.unwrap_or(0),
+            n.b,
+            n.d,
+            n.w,
+            n.ack_flits
+        )),
+        (Mechanism::NifdyBuffersOnly, Some(n)) => Some(format!(
+            "NIFDY buffers only: the buffers of b = {}, d = {}, w = {}, protocol off",
+            n.b, n.d, n.w
+        )),
+        (other, _) => Some(format!("congestion management: {}", other.name())),
+    }
+}
+
 /// The traffic pattern's name in words ("bit complement").
 pub fn pattern(cfg: &Config) -> String {
     cfg.traffic.pattern.name().replace('_', " ")
@@ -68,15 +89,45 @@ pub fn pattern(cfg: &Config) -> String {
 
 /// A short plot title: "8x8 torus, uniform at 0.2" (or "8x8 torus, 6-phase schedule").
 pub fn title(cfg: &Config) -> String {
+    if let Some(program) = program(cfg) {
+        return format!("{}, {program}", shape(cfg));
+    }
     match &cfg.traffic.phases {
         Some(phases) => format!("{}, {}-phase schedule", shape(cfg), phases.len()),
         None => format!("{}, {} at {}", shape(cfg), pattern(cfg), cfg.traffic.rate),
     }
 }
 
+/// The closed-loop workload in words ("heavy bulk-synchronous", "cyclic shift with
+/// barriers"), if the traffic is one.
+fn program(cfg: &Config) -> Option<String> {
+    let program = cfg.traffic.program.as_ref()?;
+    let barriers = if program.barriers {
+        "with barriers"
+    } else {
+        "without barriers"
+    };
+    Some(match program.load {
+        Some(load) => format!("{} bulk-synchronous", load.name()),
+        None => format!("cyclic shift {barriers}"),
+    })
+}
+
 /// One line naming the workload.
 pub fn traffic(cfg: &Config) -> String {
     let t = &cfg.traffic;
+    if let (Some(name), Some(p)) = (program(cfg), &t.program) {
+        let [low, high] = p.phase_packets;
+        let count = if low == high {
+            low.to_string()
+        } else {
+            format!("{low} to {high}")
+        };
+        return format!(
+            "{name}: {count} packets per node and phase, {}-flit packets",
+            t.packet_flits
+        );
+    }
     let load = match &t.phases {
         Some(phases) => {
             let steps: Vec<String> = phases
@@ -158,6 +209,16 @@ pub fn summary_table(s: &RunSummary) -> String {
         (
             "packets measured",
             format!("{} ({delivered})", s.packets_measured),
+        ),
+        (
+            "delivered",
+            match s.duration_cycles {
+                Some(duration) => format!(
+                    "{} packets in the window; all in {duration} cycles",
+                    s.delivered_packets
+                ),
+                None => format!("{} packets in the window", s.delivered_packets),
+            },
         ),
         (
             "saturated",

@@ -8,6 +8,7 @@ mod experiments;
 mod input;
 mod jsonl;
 mod occupancy;
+mod pending;
 mod progress;
 mod series;
 mod sweep;

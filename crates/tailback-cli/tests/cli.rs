@@ -222,6 +222,24 @@ fn check_describes_the_network_and_its_bounds() {
         .unwrap();
     let ideal = stdout_json(&positive)["ideal_throughput"].as_f64().unwrap();
     assert!((ideal - 63.0 / 80.0).abs() < 1e-9, "{ideal}");
+    // Store-and-forward: each of the h + 1 routers waits for the 8-flit packet's 7 more flits.
+    let zero_load = |switching: &str| {
+        let output = tailback()
+            .arg("check")
+            .arg(&config)
+            .args([
+                "--set",
+                &format!("router.switching={switching}"),
+                "--format",
+                "json",
+            ])
+            .output()
+            .unwrap();
+        stdout_json(&output)["zero_load_latency"].as_f64().unwrap()
+    };
+    let hops = json["mean_hops"].as_f64().unwrap();
+    let extra = zero_load("store_and_forward") - zero_load("virtual_cut_through");
+    assert!((extra - (hops + 1.0) * 7.0).abs() < 1e-9, "{extra}");
 
     let table = tailback()
         .arg("check")
@@ -449,4 +467,53 @@ fn bench_reports_speed_of_a_reference_configuration() {
             .unwrap()
             .contains("torus16")
     );
+}
+
+#[test]
+fn a_bulk_synchronous_run_with_nifdy_reports_delivered_packets_and_pending_maps() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        "bsp.toml",
+        "[topology]\nkind = \"kary_ntree\"\nk = 4\nn = 2\n\
+         [router]\nvcs = 2\nvc_buffer_flits = 8\nlogical_networks = 2\n\
+         [processor]\n[traffic]\nprocess = \"bsp\"\nload = \"light\"\n\
+         [congestion]\nmechanism = \"nifdy\"\nack_flits = 2\n\
+         [sim]\nwarmup_cycles = 0\nmeasure_cycles = 20000\n\
+         [record]\nseries_window = 1000\npending_per_receiver = true\n",
+    );
+    let out = dir.path().join("out");
+    let output = tailback()
+        .arg("run")
+        .arg(&config)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8(output.stdout).unwrap();
+    for part in [
+        "light bulk-synchronous",
+        "NIFDY: o = 8, b = 16",
+        "packets in the window",
+    ] {
+        assert!(text.contains(part), "{part:?} missing:\n{text}");
+    }
+    for file in ["pending.csv", "pending.png", "series.csv"] {
+        assert!(out.join(file).is_file(), "{file} missing");
+    }
+    let json = tailback()
+        .arg("run")
+        .arg(&config)
+        .args(["--out"])
+        .arg(&out)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let summary = stdout_json(&json);
+    assert!(
+        summary["delivered_packets"].as_u64().unwrap() > 100,
+        "{summary}"
+    );
+    assert_eq!(summary["cycles"], 20000);
 }

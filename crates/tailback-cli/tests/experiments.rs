@@ -46,6 +46,44 @@ fn experiment_list_names_every_experiment_with_its_source() {
             "{name} not listed:\n{text}"
         );
     }
+    for name in ["nifdy-fig2", "nifdy-fig3", "nifdy-fig4", "nifdy-cshift"] {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(name) && l.contains("seed 004")),
+            "{name} not listed:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn the_cyclic_shift_experiment_draws_pending_packets_and_compares_with_barriers() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("cshift");
+    let output = tailback()
+        .args(["experiment", "run", "nifdy-cshift", "--quick", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    for file in [
+        "fig5-none-pending.png",
+        "fig5-nifdy-pending.csv",
+        "fig6.txt",
+    ] {
+        assert!(out.join(file).is_file(), "{file} missing");
+    }
+    let summary = read_json(&out.join("summary.json"));
+    let comparisons = summary["comparisons"].as_array().unwrap();
+    let every_case = comparisons
+        .iter()
+        .find(|c| c["what"] == "every case completes")
+        .unwrap();
+    assert_eq!(every_case["agrees"], true, "{every_case}");
+    // The pending packets: a header of the cycle and 32 nodes, then a row per window.
+    let csv = std::fs::read_to_string(out.join("fig5-nifdy-pending.csv")).unwrap();
+    let header = csv.lines().next().unwrap();
+    assert_eq!(header.split(',').count(), 33, "{header}");
+    assert!(csv.lines().count() > 10);
 }
 
 #[test]

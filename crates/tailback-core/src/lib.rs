@@ -44,6 +44,7 @@ mod bitset;
 mod event;
 mod flit;
 mod nic;
+mod nifdy;
 mod processor;
 mod router;
 
@@ -76,7 +77,10 @@ pub fn run_observed(
             })?;
             Ok(sim.run_observed(every, observer))
         }
-        (Mechanism::None, _) => Ok(Simulation::new(cfg)?.run_observed(every, observer)),
+        // NIFDY is part of the network interfaces the simulation builds from the config.
+        (Mechanism::None | Mechanism::Nifdy | Mechanism::NifdyBuffersOnly, _) => {
+            Ok(Simulation::new(cfg)?.run_observed(every, observer))
+        }
         (Mechanism::Alo, _) => Ok(
             Simulation::with_control(cfg, congestion::Alo::new())?.run_observed(every, observer)
         ),

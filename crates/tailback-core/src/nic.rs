@@ -139,6 +139,9 @@ pub(crate) struct NicSet {
     /// With a processor model: each node's arrivals queue of received packets (slots) and its
     /// capacity; a full queue stops the NIC taking flits from the network.
     arrivals: Option<(Vec<VecDeque<u32>>, usize)>,
+    /// With a NIFDY unit: complete packets (node, slot) go here instead, for the unit to sort
+    /// (acks to the sender side, data to the arrivals queue or a reorder buffer).
+    pub(crate) inbox: Option<Vec<(u32, u32)>>,
     active: BitSet,
     /// Flits sent into the network over the whole run.
     pub(crate) injected_flits: u64,
@@ -192,7 +195,8 @@ impl NicSet {
             arrivals: cfg
                 .processor
                 .as_ref()
-                .map(|p| (vec![VecDeque::new(); nodes], p.arrivals_packets as usize)),
+                .map(|p| (vec![VecDeque::new(); nodes], arrivals_capacity(cfg, p))),
+            inbox: (cfg.congestion.mechanism == crate::config::Mechanism::Nifdy).then(Vec::new),
             active: BitSet::new(nodes),
             injected_flits: 0,
         }
@@ -224,6 +228,34 @@ impl NicSet {
             LogicalNetwork::Reply => nic.replies.push_back(packet),
         }
         self.active.insert(node);
+    }
+
+    /// Whether `node` has no request waiting to start injection (a network interface unit
+    /// in front of the NIC hands it the next packet then).
+    #[inline]
+    pub(crate) fn request_queue_empty(&self, node: usize) -> bool {
+        self.nics[node].queue.is_empty()
+    }
+
+    /// Whether `node`'s arrivals queue has room for another packet.
+    #[inline]
+    pub(crate) fn arrivals_room(&self, node: usize) -> bool {
+        self.arrivals
+            .as_ref()
+            .is_some_and(|(queues, capacity)| queues[node].len() < *capacity)
+    }
+
+    /// Appends a received packet to `node`'s arrivals queue (which must have room).
+    pub(crate) fn push_arrival(&mut self, node: usize, slot: u32) {
+        let (queues, capacity) = self
+            .arrivals
+            .as_mut()
+            .expect("arrivals queues exist with a processor model");
+        assert!(
+            queues[node].len() < *capacity,
+            "node {node}'s arrivals queue overflows"
+        );
+        queues[node].push_back(slot);
     }
 
     /// The oldest packet in `node`'s arrivals queue (processor model), making room for the
@@ -298,7 +330,14 @@ impl NicSet {
         if let Some((queues, capacity)) = &self.arrivals
             && queues[node].len() >= *capacity
         {
-            return;
+            // A NIFDY unit takes its acks (reply network) whatever the arrivals queue holds.
+            let ack_first = self.inbox.is_some()
+                && nic.rx.front().is_some_and(|&(_, flit)| {
+                    cx.packets.get(flit.packet()).network == LogicalNetwork::Reply
+                });
+            if !ack_first {
+                return;
+            }
         }
         let now = cx.now;
         if self.ejection_rate < 1.0 {
@@ -345,6 +384,8 @@ impl NicSet {
                 "packet {slot} delivered with missing flits"
             );
             match &mut self.arrivals {
+                // The NIFDY unit sorts it.
+                Some(_) if let Some(inbox) = &mut self.inbox => inbox.push((node as u32, slot)),
                 // The processor takes it from there.
                 Some((queues, _)) => queues[node].push_back(slot),
                 None => {
@@ -440,7 +481,7 @@ impl NicSet {
             // Only the workload's requests are measured.
             let measured =
                 network == LogicalNetwork::Request && cx.stats.in_window(offered.created);
-            let packet = Packet::new(
+            let mut packet = Packet::new(
                 node as u32,
                 offered.dst,
                 offered.created,
@@ -449,6 +490,8 @@ impl NicSet {
                 measured,
                 network,
             );
+            packet.header = offered.header;
+            cx.stats.on_injected(&packet);
             let slot = cx.packets.insert(packet);
             cx.control.on_injected(NodeId::new(node), &packet, now);
             nic.inj_ptr = vc;
@@ -486,5 +529,18 @@ impl NicSet {
         }
         nic.current[network as usize] = current;
         Injection::Sent
+    }
+}
+
+/// Packets an arrivals queue holds: as configured, or in NIFDY's buffers-only mode, the unit's
+/// buffers and the arrivals queue together, half of them (rounded up) for arrivals — the split
+/// Callahan and Goldstein found best without the protocol.
+fn arrivals_capacity(cfg: &Config, processor: &crate::config::ProcessorConfig) -> usize {
+    let given = processor.arrivals_packets;
+    match &cfg.congestion.nifdy {
+        Some(nifdy) if cfg.congestion.mechanism == crate::config::Mechanism::NifdyBuffersOnly => {
+            (nifdy.unit_buffers() + given).div_ceil(2) as usize
+        }
+        _ => given as usize,
     }
 }

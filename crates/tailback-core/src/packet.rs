@@ -39,6 +39,8 @@ pub struct Packet {
     pub measured: bool,
     /// The logical network it travels on.
     pub network: LogicalNetwork,
+    /// Header bits of the network interface's protocol (NIFDY); 0 for plain packets.
+    pub header: u32,
     alive: bool,
 }
 
@@ -65,6 +67,7 @@ impl Packet {
             marks: 0,
             measured,
             network,
+            header: 0,
             alive: true,
         }
     }
@@ -119,6 +122,11 @@ impl PacketSlab {
     /// Whether `slot` holds an undelivered packet.
     pub(crate) fn is_live(&self, slot: u32) -> bool {
         self.slots.get(slot as usize).is_some_and(|p| p.alive)
+    }
+
+    /// Every packet in flight.
+    pub(crate) fn iter_live(&self) -> impl Iterator<Item = &Packet> {
+        self.slots.iter().filter(|p| p.alive)
     }
 
     /// Packets currently in flight.

@@ -19,10 +19,11 @@ use crate::config::ProcessorConfig;
 use crate::hooks::CongestionControl;
 use crate::ids::NodeId;
 use crate::nic::NicSet;
+use crate::nifdy::Nifdy;
 use crate::packet::PacketSlab;
 use crate::rng::{self, Purpose, StreamRng};
 use crate::stats::Collector;
-use crate::traffic::Offered;
+use crate::traffic::{Offered, Program};
 
 /// One node's processor.
 #[derive(Debug)]
@@ -45,24 +46,31 @@ pub(crate) struct ProcessorSet {
     wake: BinaryHeap<Reverse<(u64, u32)>>,
     /// The NIC's queue limit (`nic.source_queue_packets`): a processor waits for room.
     nic_queue: Option<u32>,
+    /// A closed-loop workload: processors with an empty queue send its packets.
+    program: Option<Program>,
 }
 
 /// What processors need from the rest of the engine in a cycle.
 pub(crate) struct ProcessorContext<'a, C> {
     pub(crate) now: u64,
     pub(crate) nics: &'a mut NicSet,
+    /// The NIFDY unit in front of each NIC, if any: packets go to its pool, and it
+    /// acknowledges the packets the processor takes.
+    pub(crate) nifdy: Option<&'a mut Nifdy>,
     pub(crate) packets: &'a mut PacketSlab,
     pub(crate) stats: &'a mut Collector,
     pub(crate) control: &'a mut C,
 }
 
 impl ProcessorSet {
-    /// Idle processors for `nodes` nodes, their random streams derived from `seed`.
+    /// Idle processors for `nodes` nodes, their random streams derived from `seed`, running
+    /// `program` if there is one.
     pub(crate) fn new(
         settings: &ProcessorConfig,
         nodes: usize,
         nic_queue: Option<u32>,
         seed: u64,
+        program: Option<Program>,
     ) -> ProcessorSet {
         ProcessorSet {
             settings: settings.clone(),
@@ -75,7 +83,13 @@ impl ProcessorSet {
                 .collect(),
             wake: (0..nodes as u32).map(|n| Reverse((0, n))).collect(),
             nic_queue,
+            program,
         }
+    }
+
+    /// Whether the closed-loop workload, if any, has sent all its packets.
+    pub(crate) fn program_finished(&self) -> bool {
+        self.program.as_ref().is_none_or(Program::finished)
     }
 
     /// The application at `node` produced `packet`.
@@ -100,7 +114,8 @@ impl ProcessorSet {
         {
             self.wake.pop();
             let processor = &mut self.processors[node as usize];
-            let busy = processor.next_operation(s, node as usize, self.nic_queue, cx);
+            let program = self.program.as_mut();
+            let busy = processor.next_operation(s, node as usize, self.nic_queue, program, cx);
             self.wake.push(Reverse((now + busy, node)));
         }
     }
@@ -113,10 +128,14 @@ impl Processor {
         s: &ProcessorConfig,
         node: usize,
         nic_queue: Option<u32>,
+        program: Option<&mut Program>,
         cx: &mut ProcessorContext<'_, C>,
     ) -> u64 {
         if let Some(packet) = self.sending.take() {
-            cx.nics.enqueue(node, packet);
+            match cx.nifdy.as_deref_mut() {
+                Some(nifdy) => nifdy.accept(node, packet),
+                None => cx.nics.enqueue(node, packet),
+            }
         }
         if s.nonresponsive_rate > 0.0 && self.rng.random::<f64>() < s.nonresponsive_rate {
             return self
@@ -127,9 +146,19 @@ impl Processor {
             let packet = cx.packets.remove(slot);
             cx.stats.on_delivered(&packet, cx.now);
             cx.control.on_delivered(NodeId::new(node), &packet, cx.now);
+            if let Some(nifdy) = cx.nifdy.as_deref_mut() {
+                nifdy.on_accepted(node, &packet, cx.now, cx.nics);
+            }
             s.receive_overhead
-        } else if !self.queue.is_empty() && cx.nics.has_room(node, nic_queue) {
-            self.sending = self.queue.pop_front();
+        } else if match cx.nifdy.as_deref() {
+            Some(nifdy) => nifdy.has_room(node),
+            None => cx.nics.has_room(node, nic_queue),
+        } && let Some(packet) = self.queue.pop_front().or_else(|| {
+            let packet = program?.take(node, cx.now)?;
+            cx.stats.on_created(node, &packet, true);
+            Some(packet)
+        }) {
+            self.sending = Some(packet);
             s.send_overhead
         } else {
             s.poll_overhead

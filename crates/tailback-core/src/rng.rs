@@ -26,6 +26,8 @@ pub enum Purpose {
     Wiring = 5,
     /// Random behaviour of one node's processor (non-responsive periods).
     Processor = 6,
+    /// The phases and messages of one node's closed-loop workload.
+    Program = 7,
 }
 
 /// The stream for `owner` (a node index, or 0 for run-wide streams) and `purpose`.

@@ -7,7 +7,7 @@
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-use crate::packet::Packet;
+use crate::packet::{LogicalNetwork, Packet};
 use crate::traffic::Offered;
 
 /// Smallest and largest value over nodes.
@@ -62,6 +62,10 @@ pub struct RunSummary {
     pub packets_measured: u64,
     /// Measured packets delivered (all of them unless the drain cap was hit).
     pub packets_delivered: u64,
+    /// Workload packets delivered during the measurement window, whenever created: the metric
+    /// of the closed-loop workloads (packets delivered in a fixed number of cycles).
+    #[serde(default)]
+    pub delivered_packets: u64,
     /// Packets created in the window but refused by a full source queue
     /// (`nic.source_queue_packets`); they count as offered, not as measured.
     #[serde(default)]
@@ -151,6 +155,15 @@ pub struct Occupancy {
     pub per_router: Vec<f64>,
 }
 
+/// Packets on their way to each node at the end of a series window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Pending {
+    /// End of the window (exclusive).
+    pub cycle: u64,
+    /// Per destination node: workload packets injected and not yet delivered.
+    pub per_receiver: Vec<u32>,
+}
+
 /// A run's summary plus the distributions behind it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunReport {
@@ -165,6 +178,9 @@ pub struct RunReport {
     pub series: Vec<SeriesRow>,
     /// Occupancy snapshots at the cycles of `record.occupancy_at`.
     pub occupancy: Vec<Occupancy>,
+    /// Pending packets per receiver every series window (with `record.pending_per_receiver`).
+    #[serde(default)]
+    pub pending: Vec<Pending>,
 }
 
 /// Counters updated while the simulation runs.
@@ -191,6 +207,10 @@ pub(crate) struct Collector {
     pub(crate) delivered_latency_sum: u64,
     /// Flits consumed by NICs over the whole run.
     pub(crate) delivered_flits: u64,
+    /// Workload packets delivered in the window.
+    window_delivered: u64,
+    /// Workload packets injected and not yet delivered, by destination.
+    pub(crate) pending: Vec<u32>,
     /// Packets created over the whole run.
     pub(crate) created_packets: u64,
     /// Flits created over the whole run.
@@ -218,6 +238,8 @@ impl Collector {
             delivered_packets: 0,
             delivered_latency_sum: 0,
             delivered_flits: 0,
+            window_delivered: 0,
+            pending: vec![0; nodes],
             created_packets: 0,
             refused_packets: 0,
             created_flits: 0,
@@ -256,8 +278,21 @@ impl Collector {
         }
     }
 
+    /// A packet's head flit left its source NIC.
+    #[inline]
+    pub(crate) fn on_injected(&mut self, packet: &Packet) {
+        if packet.network == LogicalNetwork::Request {
+            self.pending[packet.dst as usize] += 1;
+        }
+    }
+
+    /// A packet reached its destination (its handler starts, with a processor model).
     pub(crate) fn on_delivered(&mut self, packet: &Packet, now: u64) {
         self.delivered_packets += 1;
+        if packet.network == LogicalNetwork::Request {
+            self.pending[packet.dst as usize] -= 1;
+            self.window_delivered += u64::from(self.in_window(now));
+        }
         self.delivered_latency_sum += now - packet.created;
         if packet.measured {
             let latency = now - packet.created;
@@ -368,6 +403,7 @@ impl Collector {
             },
             packets_measured: self.measured_created,
             packets_delivered: delivered,
+            delivered_packets: self.window_delivered,
             packets_refused: self.window_refused,
             saturated: saturation_reason.is_some(),
             saturation_reason,
@@ -385,7 +421,6 @@ impl Collector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::LogicalNetwork;
 
     fn delivered(created: u64) -> Packet {
         Packet::new(0, 1, created, created, 4, true, LogicalNetwork::Request)
@@ -402,9 +437,12 @@ mod tests {
                     dst: 1,
                     flits: 4,
                     network: LogicalNetwork::Request,
+                    message_rest: 0,
+                    header: 0,
                 },
                 true,
             );
+            c.on_injected(&delivered(created));
         }
         // Latencies 30_000 to 30_099 cycles, far beyond the histogram's initial range.
         for created in 0..100 {

@@ -357,6 +357,79 @@ fn processor_settings_are_checked() {
 }
 
 #[test]
+fn closed_loop_workloads_and_nifdy_name_what_they_need() {
+    let two_networks = "[router]\nvcs = 4\nlogical_networks = 2\n";
+    let issue = single_issue("[traffic]\nprocess = \"bsp\"\n");
+    assert_issue(&issue, "traffic.process", Some("\"bsp\""), &["[processor]"]);
+    let issue = single_issue("[processor]\n[traffic]\nprocess = \"cshift\"\nrate = 0.3\n");
+    assert_issue(
+        &issue,
+        "traffic.rate",
+        Some("0.3"),
+        &["does not apply", "cshift"],
+    );
+    let issue = single_issue("[processor]\n[traffic]\nprocess = \"cshift\"\nload = \"light\"\n");
+    assert_issue(
+        &issue,
+        "traffic.load",
+        Some("\"light\""),
+        &["only applies", "bsp"],
+    );
+    let issue = single_issue("[traffic]\nbarriers = false\n");
+    assert_issue(
+        &issue,
+        "traffic.barriers",
+        Some("false"),
+        &["\"bsp\" or \"cshift\""],
+    );
+    let issue = single_issue("[processor]\n[traffic]\nprocess = \"bsp\"\nphase_packets = [9, 3]\n");
+    assert_issue(
+        &issue,
+        "traffic.phase_packets",
+        Some("[9, 3]"),
+        &["low <= high"],
+    );
+    let issue = single_issue(&format!(
+        "{two_networks}[congestion]\nmechanism = \"nifdy\"\n"
+    ));
+    assert_issue(
+        &issue,
+        "congestion.mechanism",
+        Some("\"nifdy\""),
+        &["[processor]"],
+    );
+    let issue = single_issue("[processor]\n[congestion]\nmechanism = \"nifdy\"\n");
+    assert_issue(
+        &issue,
+        "congestion.mechanism",
+        Some("\"nifdy\""),
+        &["logical_networks = 2"],
+    );
+    let issue = single_issue(&format!(
+        "{two_networks}[processor]\n[congestion]\nmechanism = \"nifdy_buffers_only\"\no = 4\n"
+    ));
+    assert_issue(
+        &issue,
+        "congestion.o",
+        Some("4"),
+        &["outstanding packet table"],
+    );
+    let issue = single_issue(&format!(
+        "{two_networks}[processor]\n[congestion]\nmechanism = \"nifdy\"\nd = 2\nw = 0\n"
+    ));
+    assert_issue(&issue, "congestion.w", Some("0"), &["at least 1"]);
+    let issue = single_issue("[congestion]\nw = 4\n");
+    assert_issue(&issue, "congestion.w", Some("4"), &["\"nifdy\""]);
+    let issue = single_issue("[record]\npending_per_receiver = true\n");
+    assert_issue(
+        &issue,
+        "record.pending_per_receiver",
+        Some("true"),
+        &["series_window"],
+    );
+}
+
+#[test]
 fn all_problems_of_a_file_are_reported_at_once() {
     let text = "bogus = true\n\
                 [topology]\nk = \"eight\"\nlink_latency = 0\n\

@@ -40,6 +40,10 @@ pub(crate) struct Heatmap<'a> {
     pub value_label: &'a str,
     /// Fixed colour scale bounds (otherwise those of the finite values).
     pub range: Option<(f64, f64)>,
+    /// Axis descriptions (x, y).
+    pub axes: (&'a str, &'a str),
+    /// Square cells (a spatial grid) or cells stretched to fill the area (a time line).
+    pub square: bool,
 }
 
 impl Figure for Heatmap<'_> {
@@ -68,6 +72,9 @@ impl Heatmap<'_> {
 
     /// Extra horizontal and vertical margins that make the cells square.
     fn square_padding(&self, (width, height): (u32, u32)) -> (u32, u32) {
+        if !self.square {
+            return (0, 0);
+        }
         let free_x = f64::from(width.saturating_sub(Y_LABEL_AREA + 2 * MARGIN));
         let free_y = f64::from(height.saturating_sub(X_LABEL_AREA + 2 * MARGIN));
         let (cols, rows) = self.cells();
@@ -95,8 +102,8 @@ impl Heatmap<'_> {
         chart
             .configure_mesh()
             .disable_mesh()
-            .x_desc("x")
-            .y_desc("y")
+            .x_desc(self.axes.0)
+            .y_desc(self.axes.1)
             .x_labels(self.width.clamp(1, MAX_TICKS))
             .y_labels(self.height.clamp(1, MAX_TICKS))
             .x_label_formatter(&integer)

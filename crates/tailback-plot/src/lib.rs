@@ -209,14 +209,7 @@ pub fn node_heatmap(
     value_label: &str,
     range: Option<(f64, f64)>,
 ) -> Result<Vec<PathBuf>, PlotError> {
-    if width.checked_mul(height) != Some(values.len()) {
-        return Err(PlotError::HeatmapSize {
-            stem: stem.to_owned(),
-            width,
-            height,
-            len: values.len(),
-        });
-    }
+    check_grid(stem, width, height, values)?;
     let heatmap = heatmap::Heatmap {
         title,
         width,
@@ -224,6 +217,55 @@ pub fn node_heatmap(
         values,
         value_label,
         range,
+        axes: ("x", "y"),
+        square: true,
+    };
+    figure::render(stem, &heatmap)
+}
+
+/// Fails unless `values` fills a `width` x `height` grid.
+fn check_grid(stem: &Path, width: usize, height: usize, values: &[f64]) -> Result<(), PlotError> {
+    if width.checked_mul(height) == Some(values.len()) {
+        Ok(())
+    } else {
+        Err(PlotError::HeatmapSize {
+            stem: stem.to_owned(),
+            width,
+            height,
+            len: values.len(),
+        })
+    }
+}
+
+/// A heat map of one value per node over time: `rows` nodes (y) by `columns` samples (x,
+/// described by `time_label`); sample `t`'s values are `values[t * rows..(t + 1) * rows]`. The colour scale spans `range` like
+/// [`node_heatmap`]'s; cells stretch to fill the picture.
+///
+/// Writes `<stem>.svg` and `<stem>.png`; returns the two paths. Fails with
+/// [`PlotError::HeatmapSize`] unless `values.len() == rows * columns`.
+pub fn node_time_heatmap(
+    stem: &Path,
+    title: &str,
+    (columns, rows): (usize, usize),
+    values: &[f64],
+    time_label: &str,
+    value_label: &str,
+    range: Option<(f64, f64)>,
+) -> Result<Vec<PathBuf>, PlotError> {
+    check_grid(stem, columns, rows, values)?;
+    // The grid is drawn row by row (cell i at x = i % width): transpose to node-major rows.
+    let by_node: Vec<f64> = (0..rows)
+        .flat_map(|node| (0..columns).map(move |t| values[t * rows + node]))
+        .collect();
+    let heatmap = heatmap::Heatmap {
+        title,
+        width: columns,
+        height: rows,
+        values: &by_node,
+        value_label,
+        range,
+        axes: (time_label, "node"),
+        square: false,
     };
     figure::render(stem, &heatmap)
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use tailback_plot::{
     Panel, PlotError, Point, Series, YScale, latency_cdf, latency_throughput, lines, node_heatmap,
-    panels,
+    node_time_heatmap, panels,
 };
 
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
@@ -593,4 +593,32 @@ fn panels_handle_degenerate_input() {
         let height = 250 * stacked.len() as u32 + 90;
         assert_eq!(png_size(&paths[1]), (900, height), "{name}");
     }
+}
+
+#[test]
+fn node_time_heatmap_labels_time_and_nodes_and_checks_its_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let stem = dir.path().join("pending");
+    // 5 samples of 3 nodes, sample after sample.
+    let values: Vec<f64> = (0..15).map(f64::from).collect();
+    let paths = node_time_heatmap(
+        &stem,
+        "Pending",
+        (5, 3),
+        &values,
+        "time (windows of 100 cycles)",
+        "packets",
+        Some((0.0, 20.0)),
+    )
+    .unwrap();
+    assert_written(
+        &paths,
+        &stem,
+        &["Pending", "time (windows of 100 cycles)", "node"],
+    );
+    let error = node_time_heatmap(&stem, "bad", (4, 3), &values, "t", "v", None).unwrap_err();
+    assert!(
+        matches!(error, PlotError::HeatmapSize { len: 15, .. }),
+        "{error:?}"
+    );
 }

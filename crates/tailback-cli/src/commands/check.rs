@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 use tailback_core::analysis::{bisection_links, channel_load, is_deadlock_free};
-use tailback_core::config::{Config, EntropyCircuit, RoutingAlgorithm, SidebandKind};
+use tailback_core::config::{Config, EntropyCircuit, RoutingAlgorithm, SidebandKind, Switching};
 use tailback_core::congestion::{SideBand, entropy_refresh_cycles};
 use tailback_core::ids::PortId;
 use tailback_core::routing::Routing;
@@ -144,11 +144,18 @@ fn analyse(cfg: &Config) -> NetworkReport {
         mean_hops: load.map(|l| l.mean_hops),
         zero_load_latency: load.map(|l| {
             let h = l.mean_hops;
+            let serialization = ((cfg.traffic.packet_flits - 1) * slowest) as f64;
+            // Store-and-forward: each of the h + 1 routers also waits for the whole packet.
+            let stores = if cfg.router.switching == Switching::StoreAndForward {
+                h + 1.0
+            } else {
+                0.0
+            };
             cfg.nic.injection_latency as f64
                 + (h + 1.0) * per_router
                 + h * cfg.topology.link_latency as f64
                 + cfg.nic.ejection_latency as f64
-                + ((cfg.traffic.packet_flits - 1) * slowest) as f64
+                + (1.0 + stores) * serialization
         }),
     }
 }

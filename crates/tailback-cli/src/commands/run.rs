@@ -53,6 +53,9 @@ pub fn run(args: RunArgs) -> CliResult {
         Format::Table => {
             println!("{}", describe::network(&cfg));
             println!("{}", describe::traffic(&cfg));
+            if let Some(mechanism) = describe::mechanism(&cfg) {
+                println!("{mechanism}");
+            }
             print!("{}", describe::summary_table(&report.summary));
             let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
             println!("  {:<17}{}", "wrote", names.join(", "));
@@ -98,6 +101,13 @@ fn write_outputs(out: &Path, cfg: &Config, report: &RunReport) -> anyhow::Result
         &title,
         &cfg.topology.dims,
         &report.occupancy,
+    )?);
+    written.extend(crate::pending::write(
+        out,
+        "",
+        &title,
+        cfg.record.series_window,
+        &report.pending,
     )?);
     if !report.series.is_empty() {
         written.push(crate::series::write_csv(

@@ -5,6 +5,7 @@
 //! then analysed: it writes plots and `summary.json` and prints the paper's numbers beside ours.
 
 mod entropy;
+mod nifdy;
 mod runner;
 mod self_tuned;
 
@@ -72,6 +73,7 @@ pub struct Outcome {
 pub fn all() -> Vec<Experiment> {
     let mut all = self_tuned::experiments();
     all.extend(entropy::experiments());
+    all.extend(nifdy::experiments());
     all
 }
 

@@ -16,6 +16,11 @@ choice_enum! {
         SelfTuned = "self_tuned",
         /// Entropy throttling on the global packet mobility ratio (Yokota et al.).
         Entropy = "entropy",
+        /// NIFDY (Callahan and Goldstein): admission control and in-order delivery at the
+        /// network interface (needs `[processor]` and two logical networks).
+        Nifdy = "nifdy",
+        /// NIFDY's buffering with its protocol off: the same total packet buffers, no acks.
+        NifdyBuffersOnly = "nifdy_buffers_only",
     }
 }
 
@@ -155,6 +160,37 @@ pub struct CongestionConfig {
     /// Entropy throttling settings (present with `mechanism = "entropy"`).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub entropy: Option<EntropyConfig>,
+    /// NIFDY settings (present with `mechanism = "nifdy"` or `"nifdy_buffers_only"`).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub nifdy: Option<NifdyConfig>,
+}
+
+/// Settings of NIFDY (keys directly under `[congestion]`), named as in the paper.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NifdyConfig {
+    /// Entries of the outstanding packet table: scalar packets in flight per node (`nifdy`
+    /// only; absent in buffers-only mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub o: Option<u32>,
+    /// Packets the outgoing pool holds.
+    pub b: u32,
+    /// Bulk dialogs a receiver grants at once.
+    pub d: u32,
+    /// Window of a bulk dialog: unacknowledged packets, and reorder buffers at the receiver.
+    pub w: u32,
+    /// Length of an ack packet, flits.
+    pub ack_flits: u32,
+    /// A packet asks for a bulk dialog when at least this many packets of its message follow.
+    pub bulk_request_packets: u32,
+}
+
+impl NifdyConfig {
+    /// Packet buffers of a NIFDY unit besides the arrivals queue: the pool and `d` reorder
+    /// windows of `w` packets. Buffers-only mode spreads these plus the arrivals queue over a
+    /// plain pool and a larger arrivals queue.
+    pub fn unit_buffers(&self) -> u32 {
+        self.b + self.d * self.w
+    }
 }
 
 /// The keys that belong to entropy throttling.
@@ -167,6 +203,9 @@ const ENTROPY_KEYS: [&str; 7] = [
     "guard_time",
     "circuit",
 ];
+
+/// The keys that belong to NIFDY.
+const NIFDY_KEYS: [&str; 6] = ["o", "b", "d", "w", "ack_flits", "bulk_request_packets"];
 
 /// The keys that belong to self-tuned throttling.
 const SELF_TUNED_KEYS: [&str; 12] = [
@@ -189,19 +228,26 @@ impl CongestionConfig {
         let mechanism = s.choice("mechanism", Mechanism::None);
         let self_tuned = mechanism == Mechanism::SelfTuned;
         let entropy = mechanism == Mechanism::Entropy;
+        let nifdy = matches!(mechanism, Mechanism::Nifdy | Mechanism::NifdyBuffersOnly);
         for (keys, applies, name) in [
-            (&SELF_TUNED_KEYS[..], self_tuned, "self_tuned"),
-            (&ENTROPY_KEYS[..], entropy, "entropy"),
+            (&SELF_TUNED_KEYS[..], self_tuned, "\"self_tuned\""),
+            (&ENTROPY_KEYS[..], entropy, "\"entropy\""),
+            (
+                &NIFDY_KEYS[..],
+                nifdy,
+                "\"nifdy\" or \"nifdy_buffers_only\"",
+            ),
         ] {
             for &key in keys {
                 if s.has(key) && !applies {
                     s.problem(
                         key,
-                        format!("only applies when congestion.mechanism = \"{name}\""),
+                        format!("only applies when congestion.mechanism = {name}"),
                     );
                 }
             }
         }
+        let nifdy_settings = read_nifdy(&s, mechanism);
         let entropy_settings = read_entropy(&s, entropy);
         let fraction = |key: &'static str, default: f64| {
             s.float(
@@ -235,8 +281,39 @@ impl CongestionConfig {
             mechanism,
             self_tuned: self_tuned.then_some(settings),
             entropy: entropy.then_some(entropy_settings),
+            nifdy: nifdy.then_some(nifdy_settings),
         }
     }
+}
+
+/// Reads the NIFDY keys (defaults: the paper's conclusion, O = 8, B = 16, D = 1, W = 8).
+fn read_nifdy(s: &Section<'_>, mechanism: Mechanism) -> NifdyConfig {
+    let buffers_only = mechanism == Mechanism::NifdyBuffersOnly;
+    if buffers_only && s.has("o") {
+        s.problem(
+            "o",
+            "only applies when congestion.mechanism = \"nifdy\" (buffers-only mode has no \
+             outstanding packet table)",
+        );
+    }
+    let cfg = NifdyConfig {
+        o: Some(s.int("o", 8, 1, 1024)).filter(|_| !buffers_only),
+        b: s.int("b", 16, 1, 1 << 16),
+        d: s.int("d", 1, 0, 255),
+        w: s.int("w", 8, 0, 255),
+        ack_flits: s.int("ack_flits", 4, 1, 4096),
+        bulk_request_packets: s.int("bulk_request_packets", 2, 1, 1 << 20),
+    };
+    if cfg.d > 0 && cfg.w == 0 {
+        s.problem(
+            "w",
+            format!(
+                "must be at least 1 when receivers grant bulk dialogs (d = {})",
+                cfg.d
+            ),
+        );
+    }
+    cfg
 }
 
 /// Reads the entropy throttling keys; with `chosen` (the mechanism is entropy throttling), a key

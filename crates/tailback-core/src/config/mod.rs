@@ -18,6 +18,7 @@ mod congestion;
 mod error;
 mod overrides;
 mod processor;
+mod program;
 mod reader;
 mod record;
 mod sections;
@@ -26,6 +27,7 @@ pub use congestion::*;
 pub use error::{ConfigError, ConfigIssue};
 pub use overrides::{merge_tables, parse_assignment, set_path};
 pub use processor::ProcessorConfig;
+pub use program::{BspLoad, HEAVY_MESSAGE_PACKETS, LIGHT_MESSAGE_PACKETS, ProgramConfig};
 pub use reader::Choice;
 pub use record::RecordConfig;
 pub use sections::*;
@@ -213,6 +215,48 @@ impl Config {
                     ),
                 );
             }
+        }
+        if let Some(nifdy) = &self.congestion.nifdy {
+            let mechanism = Some(toml::Value::String(self.congestion.mechanism.name().into()));
+            if self.processor.is_none() {
+                report(
+                    "congestion.mechanism",
+                    mechanism.clone(),
+                    "needs a [processor] section: NIFDY acknowledges a packet when the \
+                     processor takes it"
+                        .to_string(),
+                );
+            }
+            if self.router.logical_networks != 2 {
+                report(
+                    "congestion.mechanism",
+                    mechanism,
+                    "needs router.logical_networks = 2: NIFDY's acks travel on the reply network"
+                        .to_string(),
+                );
+            }
+            if clean(&["router.switching", "router.vc_buffer_flits"])
+                && self.router.switching.whole_packets()
+                && nifdy.ack_flits > self.router.vc_buffer_flits
+            {
+                report(
+                    "congestion.ack_flits",
+                    Some(toml::Value::Integer(nifdy.ack_flits.into())),
+                    format!(
+                        "an ack must fit in one {}-flit VC buffer under {}",
+                        self.router.vc_buffer_flits,
+                        self.router.switching.name().replace('_', " ")
+                    ),
+                );
+            }
+        }
+        if self.traffic.process.is_program() && self.processor.is_none() {
+            report(
+                "traffic.process",
+                Some(toml::Value::String(self.traffic.process.name().into())),
+                "needs a [processor] section: its nodes send as fast as their processors can"
+                    .to_string(),
+            );
         }
         // A snapshot after the last cycle the run can reach would silently never be taken.
         let sim = &self.sim;

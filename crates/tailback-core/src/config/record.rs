@@ -11,6 +11,9 @@ pub struct RecordConfig {
     pub series_window: u64,
     /// Cycles at whose end the buffer occupancy of every router is recorded.
     pub occupancy_at: Vec<u64>,
+    /// Record, every series window, the packets on their way to each node.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pending_per_receiver: bool,
 }
 
 impl RecordConfig {
@@ -23,7 +26,14 @@ impl RecordConfig {
                 .into_iter()
                 .map(|c| c as u64)
                 .collect(),
+            pending_per_receiver: s.boolean("pending_per_receiver", false),
         };
+        if cfg.pending_per_receiver && cfg.series_window == 0 {
+            s.problem(
+                "pending_per_receiver",
+                "is recorded every series window: set record.series_window too",
+            );
+        }
         s.finish();
         cfg
     }

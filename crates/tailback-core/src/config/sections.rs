@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::Choice;
+use super::ProgramConfig;
 use super::reader::{Section, choice_enum};
 use crate::topology::{CubeShape, CustomShape, FlyShape, Layout, TreeShape};
 
@@ -761,6 +762,11 @@ choice_enum! {
         /// Ramp load: a Bernoulli process whose load rises from 0 by `ramp_slope` per cycle up
         /// to `rate`.
         Ramp = "ramp",
+        /// Bulk-synchronous phases: nodes send as fast as their processors can, messages to
+        /// random destinations, and wait at a barrier after each phase (needs `[processor]`).
+        Bsp = "bsp",
+        /// Cyclic shift: in phase p of P - 1, node i sends to (i + p) mod P (needs `[processor]`).
+        Cshift = "cshift",
     }
 }
 
@@ -819,6 +825,16 @@ pub struct TrafficConfig {
     /// Ramp only: the critical load is where smoothed throughput falls this fraction below the
     /// offered load.
     pub ramp_drop: Option<f64>,
+    /// The closed-loop workloads (`bsp`, `cshift`) only: their phases.
+    pub program: Option<ProgramConfig>,
+}
+
+impl ProcessKind {
+    /// Whether nodes send as fast as their processors can (the workload is a program), rather
+    /// than at an offered rate.
+    pub fn is_program(self) -> bool {
+        matches!(self, ProcessKind::Bsp | ProcessKind::Cshift)
+    }
 }
 
 /// The ramp's default load increase per cycle: 0.1 flits/node/cycle every million cycles.
@@ -865,14 +881,19 @@ impl Serialize for TrafficConfig {
             ramp_smoothing: Option<u32>,
             #[serde(skip_serializing_if = "Option::is_none")]
             ramp_drop: Option<f64>,
+            #[serde(flatten, skip_serializing_if = "Option::is_none")]
+            program: Option<&'a ProgramConfig>,
         }
         let single = self.phases.is_none();
+        let rated = single
+            && !matches!(self.process, ProcessKind::Collective)
+            && !self.process.is_program();
         Written {
-            pattern: Some(self.pattern).filter(|_| single),
+            pattern: Some(self.pattern).filter(|_| single && !self.process.is_program()),
             include_self: self.include_self,
             hotspot_nodes: self.hotspot_nodes.as_ref(),
             hotspot_fraction: self.hotspot_fraction,
-            rate: Some(self.rate).filter(|_| single && self.process != ProcessKind::Collective),
+            rate: Some(self.rate).filter(|_| rated),
             packet_flits: self.packet_flits,
             process: self.process,
             jitter: self.jitter,
@@ -883,6 +904,7 @@ impl Serialize for TrafficConfig {
             ramp_slope: self.ramp_slope,
             ramp_smoothing: self.ramp_smoothing,
             ramp_drop: self.ramp_drop,
+            program: self.program.as_ref(),
         }
         .serialize(ser)
     }
@@ -987,6 +1009,7 @@ impl TrafficConfig {
             Some(packet_flits)
         });
         let process = s.choice("process", ProcessKind::Bernoulli);
+        let program = ProgramConfig::read(&s, process);
         let phased = s.has("phases");
         let (pattern, rate, phases, patterns_known) = if phased {
             for key in ["pattern", "rate"] {
@@ -1006,6 +1029,19 @@ impl TrafficConfig {
                 }
                 None => (PatternKind::Uniform, 0.0, None, false),
             }
+        } else if process.is_program() {
+            for key in ["pattern", "rate"] {
+                if s.value(key).is_some() {
+                    s.problem(
+                        key,
+                        format!(
+                            "does not apply to traffic.process = \"{process}\" (nodes send as fast \
+                             as their processors can, to the destinations the workload defines)"
+                        ),
+                    );
+                }
+            }
+            (PatternKind::Uniform, 0.0, None, true)
         } else {
             let pattern = s.opt_choice("pattern");
             let rate = s.float("rate", 0.2, |x| bound.allows(x), &bound.allowed);
@@ -1108,8 +1144,9 @@ impl TrafficConfig {
                 "between 0 and 1 (exclusive)",
             ))
             .filter(|_| ramp),
+            program,
         };
-        if (collective || ramp) && phased {
+        if (collective || ramp || process.is_program()) && phased {
             s.problem(
                 "phases",
                 format!("cannot be combined with traffic.process = \"{process}\""),

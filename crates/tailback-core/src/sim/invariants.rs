@@ -1,6 +1,7 @@
 //! The invariant checker (`sim.check_invariants`): after every cycle it verifies flit and credit
 //! conservation per VC on every channel, flit conservation over the whole network, packet
-//! accounting, and output-VC ownership. A violation is an engine bug, so it panics with a
+//! accounting, output-VC ownership, and NIFDY's outstanding packets against the packets and acks in
+//! flight. A violation is an engine bug, so it panics with a
 //! description. (Buffer overflow, delivery to the wrong node, out-of-order or missing flits and
 //! double delivery are checked on every run, not only here.)
 
@@ -163,5 +164,12 @@ pub(super) fn check<C: CongestionControl>(sim: &Simulation<C>) {
                 ));
             }
         }
+    }
+
+    // NIFDY's tables agree with the packets and acks actually on their way.
+    if let Some(nifdy) = &sim.nifdy
+        && let Err(what) = nifdy.check(&sim.packets, nics)
+    {
+        fail(what);
     }
 }

@@ -19,13 +19,14 @@ use crate::event::{FlitArrival, Wheel};
 use crate::hooks::{BufferEvent, CongestionControl, NoControl};
 use crate::ids::{NodeId, RouterId};
 use crate::nic::{NicContext, NicSet};
+use crate::nifdy::Nifdy;
 use crate::packet::{LogicalNetwork, PacketSlab};
 use crate::processor::{ProcessorContext, ProcessorSet};
 use crate::router::{RouterSet, Scratch, StepContext};
 use crate::routing::Routing;
 use crate::stats::{Collector, RunReport, RunSummary, SeriesRow};
 use crate::topology::Topology;
-use crate::traffic::{NEVER, Offered, Workload};
+use crate::traffic::{NEVER, Offered, Program, Workload};
 use crate::view::NetworkView;
 
 /// Totals over the run so far.
@@ -93,6 +94,8 @@ pub struct Simulation<C: CongestionControl = NoControl> {
     nics: NicSet,
     /// The processors behind the NICs, when modelled.
     processors: Option<ProcessorSet>,
+    /// The NIFDY units between processors and NICs, with that mechanism.
+    nifdy: Option<Nifdy>,
     packets: PacketSlab,
     flit_wheel: Wheel<FlitArrival>,
     credit_wheel: Wheel<u32>,
@@ -130,12 +133,23 @@ impl<C: CongestionControl> Simulation<C> {
         let workload = Workload::new(&cfg.traffic, topology.addresses(), cfg.seed);
         let routers = RouterSet::new(cfg, &topology);
         let nics = NicSet::new(cfg, &topology);
+        let program = cfg.traffic.program.as_ref().map(|p| {
+            Program::new(
+                p,
+                cfg.traffic.process == ProcessKind::Cshift,
+                topology.node_count(),
+                cfg.traffic.packet_flits,
+                cfg.seed,
+            )
+        });
+        let nifdy = Nifdy::from_config(cfg, topology.node_count());
         let processors = cfg.processor.as_ref().map(|p| {
             ProcessorSet::new(
                 p,
                 topology.node_count(),
                 cfg.nic.source_queue_packets,
                 cfg.seed,
+                program,
             )
         });
         let r = &cfg.router;
@@ -171,6 +185,7 @@ impl<C: CongestionControl> Simulation<C> {
             workload,
             routers,
             scratch: Scratch::default(),
+            nifdy,
             nics,
             processors,
             packets: PacketSlab::default(),
@@ -229,10 +244,14 @@ impl<C: CongestionControl> Simulation<C> {
             processors.step_all(&mut ProcessorContext {
                 now,
                 nics: &mut self.nics,
+                nifdy: self.nifdy.as_mut(),
                 packets: &mut self.packets,
                 stats: &mut self.stats,
                 control: &mut self.control,
             });
+        }
+        if let Some(nifdy) = &mut self.nifdy {
+            nifdy.send(&mut self.nics);
         }
         if self.nics.any_active() {
             let view = NetworkView::new(&self.routers, &self.topology, &self.routing, now);
@@ -245,6 +264,9 @@ impl<C: CongestionControl> Simulation<C> {
                 control: &mut self.control,
                 stats: &mut self.stats,
             });
+        }
+        if let Some(nifdy) = &mut self.nifdy {
+            nifdy.receive(&mut self.nics, &mut self.packets);
         }
         if self.routers.any_active() {
             let mut cx = StepContext {
@@ -305,21 +327,26 @@ impl<C: CongestionControl> Simulation<C> {
         let every = every.max(1);
         let (_, window_end) = measurement_window(&self.config);
         let process = self.config.traffic.process;
+        // Runs that last until their packets are delivered (a collective, a cyclic shift) end by
+        // `drain_cycles_max`; ramps and bulk-synchronous runs at the window's end.
+        let until_delivered = matches!(process, ProcessKind::Collective | ProcessKind::Cshift);
         let drain_end = match process {
-            ProcessKind::Ramp => window_end,
-            ProcessKind::Collective => self.config.sim.drain_cycles_max.max(1),
+            ProcessKind::Ramp | ProcessKind::Bsp => window_end,
+            _ if until_delivered => self.config.sim.drain_cycles_max.max(1),
             _ => window_end + self.config.sim.drain_cycles_max,
         };
         if process == ProcessKind::Collective {
             // All packets are created in cycle 0; then wait for the last delivery.
             self.step();
-        } else {
+        } else if !until_delivered {
             while self.now < window_end {
                 self.run_until(window_end.min(self.now.saturating_add(every)));
                 observer(&self.progress());
             }
         }
-        while self.stats.measured_outstanding > 0 && self.now < drain_end {
+        while (self.stats.measured_outstanding > 0 || !self.program_finished())
+            && self.now < drain_end
+        {
             self.skip_idle(drain_end);
             if self.now < drain_end {
                 self.step();
@@ -328,8 +355,9 @@ impl<C: CongestionControl> Simulation<C> {
                 observer(&self.progress());
             }
         }
-        let drain_cap_hit = self.stats.measured_outstanding > 0 && process != ProcessKind::Ramp;
-        if process == ProcessKind::Collective {
+        let drain_cap_hit = (self.stats.measured_outstanding > 0 || !self.program_finished())
+            && !matches!(process, ProcessKind::Ramp | ProcessKind::Bsp);
+        if until_delivered {
             self.stats.close_window(self.now);
         }
         let wall = started.elapsed().as_secs_f64();
@@ -343,7 +371,7 @@ impl<C: CongestionControl> Simulation<C> {
             self.topology.node_count() as f64 * self.now as f64 / wall.max(1e-9);
         let series = std::mem::take(&mut self.recorder.series);
         match process {
-            ProcessKind::Collective => {
+            ProcessKind::Collective | ProcessKind::Cshift => {
                 summary.duration_cycles = (!drain_cap_hit).then_some(self.now);
             }
             ProcessKind::Ramp => self.conclude_ramp(&mut summary, &series),
@@ -355,6 +383,7 @@ impl<C: CongestionControl> Simulation<C> {
             accepted_per_node: self.stats.accepted_per_node(),
             series,
             occupancy: std::mem::take(&mut self.recorder.occupancy),
+            pending: std::mem::take(&mut self.recorder.pending),
         }
     }
 
@@ -428,6 +457,8 @@ impl<C: CongestionControl> Simulation<C> {
             dst: dst.index() as u32,
             flits,
             network,
+            message_rest: 0,
+            header: 0,
         };
         match (network, &mut self.processors) {
             // The application's packets go through the processor when there is one.
@@ -444,13 +475,21 @@ impl<C: CongestionControl> Simulation<C> {
         Ok(())
     }
 
+    /// Whether the closed-loop workload, if any, has sent all its packets.
+    fn program_finished(&self) -> bool {
+        self.processors
+            .as_ref()
+            .is_none_or(ProcessorSet::program_finished)
+    }
+
     /// Packets created and not yet injected: in NIC queues and processors' software queues.
     fn queued_packets(&self) -> u64 {
         let software = self
             .processors
             .as_ref()
             .map_or(0, ProcessorSet::queued_packets);
-        (self.nics.queued_packets() + software) as u64
+        let pooled = self.nifdy.as_ref().map_or(0, Nifdy::pooled_packets);
+        (self.nics.queued_packets() + software + pooled) as u64
     }
 
     /// Jumps the clock to the next packet creation (at most `limit`) when nothing is moving.
@@ -543,7 +582,7 @@ impl<C: CongestionControl> Simulation<C> {
 /// packet of a collective; the whole ramp.
 fn measurement_window(cfg: &Config) -> (u64, u64) {
     match cfg.traffic.process {
-        ProcessKind::Collective => (0, NEVER),
+        ProcessKind::Collective | ProcessKind::Cshift => (0, NEVER),
         ProcessKind::Ramp => (0, cfg.traffic.ramp_cycles().unwrap_or(1)),
         _ => (
             cfg.sim.warmup_cycles,

@@ -3,7 +3,7 @@
 use crate::config::RecordConfig;
 use crate::hooks::Gauges;
 use crate::router::RouterSet;
-use crate::stats::{Collector, Occupancy, SeriesRow};
+use crate::stats::{Collector, Occupancy, Pending, SeriesRow};
 use crate::topology::{Link, Topology};
 
 /// Cumulative counters at the start of the current window.
@@ -30,6 +30,8 @@ pub(super) struct Sample<'a> {
 #[derive(Debug)]
 pub(super) struct Recorder {
     window: u64,
+    /// Whether each series row comes with the pending packets per receiver.
+    pending_per_receiver: bool,
     /// Snapshot cycles still to come, latest first.
     snapshots_due: Vec<u64>,
     nodes: usize,
@@ -41,6 +43,7 @@ pub(super) struct Recorder {
     totals: Totals,
     pub(super) series: Vec<SeriesRow>,
     pub(super) occupancy: Vec<Occupancy>,
+    pub(super) pending: Vec<Pending>,
 }
 
 impl Recorder {
@@ -50,6 +53,7 @@ impl Recorder {
         snapshots_due.dedup();
         let mut recorder = Recorder {
             window: cfg.series_window,
+            pending_per_receiver: cfg.pending_per_receiver,
             snapshots_due,
             nodes: topology.node_count(),
             network_ports: topology
@@ -64,6 +68,7 @@ impl Recorder {
             totals: Totals::default(),
             series: Vec::new(),
             occupancy: Vec::new(),
+            pending: Vec::new(),
         };
         recorder.next = recorder.first_due(0);
         recorder
@@ -132,6 +137,12 @@ impl Recorder {
             valid_per_router: sample.gauges.valid_per_router,
             throttled_nodes: sample.gauges.throttled_nodes,
         });
+        if self.pending_per_receiver {
+            self.pending.push(Pending {
+                cycle: end,
+                per_receiver: sample.stats.pending.clone(),
+            });
+        }
         self.totals = now;
     }
 

@@ -15,9 +15,11 @@
 //! schedule starts over, or (with `repeat_phases = false`) sources fall silent.
 
 mod pattern;
+mod program;
 
 pub use pattern::Destinations;
 pub(crate) use pattern::check_pattern;
+pub(crate) use program::Program;
 
 use rand::RngExt;
 use rand_distr::{Distribution, Geometric};
@@ -65,6 +67,8 @@ impl Process {
     fn new(cfg: &TrafficConfig, rate: f64) -> Process {
         let packets_per_cycle = rate / cfg.packet_flits as f64;
         match cfg.process {
+            // Closed-loop workloads create their packets through the processors.
+            ProcessKind::Bsp | ProcessKind::Cshift => Process::Silent,
             ProcessKind::Collective => {
                 Process::Collective(cfg.packets_per_node.unwrap_or(1).into())
             }
@@ -102,6 +106,11 @@ pub struct Offered {
     pub flits: u32,
     /// The logical network it goes on.
     pub network: LogicalNetwork,
+    /// Packets of the same message that follow this one (0: the last, or a one-packet
+    /// message).
+    pub message_rest: u32,
+    /// Header bits of the network interface's protocol (NIFDY); 0 for plain packets.
+    pub header: u32,
 }
 
 /// One phase of the schedule, as the sources run it.
@@ -284,6 +293,8 @@ impl Workload {
             dst: source.dst,
             flits: *packet_flits,
             network: LogicalNetwork::Request,
+            message_rest: 0,
+            header: 0,
         };
         if source.next != NEVER {
             let from = source.next + 1;
