@@ -57,6 +57,10 @@ pub struct RunArgs {
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Write the trace of delivered packets to this file (gzip-compressed if it ends in .gz);
+    /// `traffic.process = "trace"` replays it.
+    #[arg(long, value_name = "FILE")]
+    pub trace_out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

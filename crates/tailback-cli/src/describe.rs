@@ -89,8 +89,8 @@ pub fn pattern(cfg: &Config) -> String {
 
 /// A short plot title: "8x8 torus, uniform at 0.2" (or "8x8 torus, 6-phase schedule").
 pub fn title(cfg: &Config) -> String {
-    if let Some(program) = program(cfg) {
-        return format!("{}, {program}", shape(cfg));
+    if let Some(workload) = program(cfg).or_else(|| replay(cfg)) {
+        return format!("{}, {workload}", shape(cfg));
     }
     match &cfg.traffic.phases {
         Some(phases) => format!("{}, {}-phase schedule", shape(cfg), phases.len()),
@@ -113,9 +113,24 @@ fn program(cfg: &Config) -> Option<String> {
     })
 }
 
+/// A trace replay in words ("replay of run.trace at 2x time"), if the traffic is one.
+fn replay(cfg: &Config) -> Option<String> {
+    let file = cfg.traffic.trace_file.as_ref()?;
+    let name = std::path::Path::new(file)
+        .file_name()
+        .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
+    Some(match cfg.traffic.trace_time_scale {
+        Some(scale) if scale != 1.0 => format!("replay of {name}, times x{scale}"),
+        _ => format!("replay of {name}"),
+    })
+}
+
 /// One line naming the workload.
 pub fn traffic(cfg: &Config) -> String {
     let t = &cfg.traffic;
+    if let Some(replay) = replay(cfg) {
+        return replay;
+    }
     if let (Some(name), Some(p)) = (program(cfg), &t.program) {
         let [low, high] = p.phase_packets;
         let count = if low == high {

@@ -16,7 +16,7 @@ pub fn load_table(path: Option<&Path>, overrides: &[String]) -> CliResult<toml::
                 CliError::Input(format!("cannot read config {}: {e}", path.display()))
             })?;
             let mut table = config::parse_table(&text, &path.display().to_string())?;
-            resolve_topology_file(&mut table, path);
+            resolve_relative_paths(&mut table, path);
             table
         }
     };
@@ -28,17 +28,20 @@ pub fn load_table(path: Option<&Path>, overrides: &[String]) -> CliResult<toml::
     Ok(table)
 }
 
-/// Makes a relative `topology.file` in the config at `config_path` relative to that config's
-/// directory (`--set topology.file=...` stays relative to the working directory).
-fn resolve_topology_file(table: &mut toml::Table, config_path: &Path) {
-    let Some(toml::Value::Table(topology)) = table.get_mut("topology") else {
-        return;
-    };
-    if let Some(toml::Value::String(file)) = topology.get_mut("file")
-        && Path::new(file.as_str()).is_relative()
-        && let Some(dir) = config_path.parent()
-    {
-        *file = dir.join(file.as_str()).display().to_string();
+/// Makes relative file paths in the config at `config_path` (`topology.file`,
+/// `traffic.trace_file`) relative to that config's directory (`--set` paths stay relative to
+/// the working directory).
+fn resolve_relative_paths(table: &mut toml::Table, config_path: &Path) {
+    for (section, key) in [("topology", "file"), ("traffic", "trace_file")] {
+        let Some(toml::Value::Table(section)) = table.get_mut(section) else {
+            continue;
+        };
+        if let Some(toml::Value::String(file)) = section.get_mut(key)
+            && Path::new(file.as_str()).is_relative()
+            && let Some(dir) = config_path.parent()
+        {
+            *file = dir.join(file.as_str()).display().to_string();
+        }
     }
 }
 

@@ -37,6 +37,7 @@ pub mod routing;
 pub mod sim;
 pub mod stats;
 pub mod topology;
+pub mod trace;
 pub mod traffic;
 pub mod view;
 
@@ -47,6 +48,8 @@ mod nic;
 mod nifdy;
 mod processor;
 mod router;
+
+use std::io::{self, Write};
 
 use config::{Config, ConfigError, Mechanism};
 use sim::Progress;
@@ -64,6 +67,26 @@ pub fn run_observed(
     every: u64,
     observer: impl FnMut(&Progress),
 ) -> Result<RunReport, ConfigError> {
+    Ok(run_with(cfg, every, observer, None)?.0)
+}
+
+/// Like [`run_observed`], writing the trace of delivered packets to `trace` ([`trace`] module);
+/// returns the report and the packets written (or the first write error).
+pub fn run_traced(
+    cfg: &Config,
+    every: u64,
+    observer: impl FnMut(&Progress),
+    trace: Box<dyn Write + Send>,
+) -> Result<(RunReport, io::Result<u64>), ConfigError> {
+    run_with(cfg, every, observer, Some(trace))
+}
+
+fn run_with(
+    cfg: &Config,
+    every: u64,
+    observer: impl FnMut(&Progress),
+    trace: Option<Box<dyn Write + Send>>,
+) -> Result<(RunReport, io::Result<u64>), ConfigError> {
     let cfg = &cfg.normalized()?;
     match (cfg.congestion.mechanism, &cfg.congestion.self_tuned) {
         (Mechanism::Entropy, _) => {
@@ -75,15 +98,18 @@ pub fn run_observed(
             let sim = Simulation::build(cfg, |topology, _| {
                 congestion::EntropyThrottling::new(settings, topology, cfg.seed)
             })?;
-            Ok(sim.run_observed(every, observer))
+            Ok(drive(sim, every, observer, trace))
         }
         // NIFDY is part of the network interfaces the simulation builds from the config.
         (Mechanism::None | Mechanism::Nifdy | Mechanism::NifdyBuffersOnly, _) => {
-            Ok(Simulation::new(cfg)?.run_observed(every, observer))
+            Ok(drive(Simulation::new(cfg)?, every, observer, trace))
         }
-        (Mechanism::Alo, _) => Ok(
-            Simulation::with_control(cfg, congestion::Alo::new())?.run_observed(every, observer)
-        ),
+        (Mechanism::Alo, _) => Ok(drive(
+            Simulation::with_control(cfg, congestion::Alo::new())?,
+            every,
+            observer,
+            trace,
+        )),
         (Mechanism::SelfTuned, settings) => {
             let settings = settings
                 .as_ref()
@@ -91,7 +117,20 @@ pub fn run_observed(
             let sim = Simulation::build(cfg, |topology, _| {
                 congestion::SelfTuned::new(settings, topology, cfg.router.vcs)
             })?;
-            Ok(sim.run_observed(every, observer))
+            Ok(drive(sim, every, observer, trace))
         }
+    }
+}
+
+/// Runs `sim`, writing its trace to `trace` if given.
+fn drive<C: hooks::CongestionControl>(
+    sim: Simulation<C>,
+    every: u64,
+    observer: impl FnMut(&Progress),
+    trace: Option<Box<dyn Write + Send>>,
+) -> (RunReport, io::Result<u64>) {
+    match trace {
+        Some(out) => sim.run_traced(every, observer, out),
+        None => (sim.run_observed(every, observer), Ok(0)),
     }
 }

@@ -8,6 +8,7 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 use crate::packet::{LogicalNetwork, Packet};
+use crate::trace::TraceRecord;
 use crate::traffic::Offered;
 
 /// Smallest and largest value over nodes.
@@ -211,6 +212,8 @@ pub(crate) struct Collector {
     window_delivered: u64,
     /// Workload packets injected and not yet delivered, by destination.
     pub(crate) pending: Vec<u32>,
+    /// Packets delivered since the trace was last written (when a trace is written).
+    pub(crate) deliveries: Option<Vec<TraceRecord>>,
     /// Packets created over the whole run.
     pub(crate) created_packets: u64,
     /// Flits created over the whole run.
@@ -240,6 +243,7 @@ impl Collector {
             delivered_flits: 0,
             window_delivered: 0,
             pending: vec![0; nodes],
+            deliveries: None,
             created_packets: 0,
             refused_packets: 0,
             created_flits: 0,
@@ -292,6 +296,16 @@ impl Collector {
         if packet.network == LogicalNetwork::Request {
             self.pending[packet.dst as usize] -= 1;
             self.window_delivered += u64::from(self.in_window(now));
+            if let Some(log) = &mut self.deliveries {
+                log.push(TraceRecord {
+                    created: packet.created,
+                    src: packet.src,
+                    dst: packet.dst,
+                    flits: packet.flits,
+                    injected: packet.injected,
+                    delivered: now,
+                });
+            }
         }
         self.delivered_latency_sum += now - packet.created;
         if packet.measured {

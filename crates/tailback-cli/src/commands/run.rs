@@ -37,12 +37,22 @@ pub fn run(args: RunArgs) -> CliResult {
         .out
         .unwrap_or_else(|| PathBuf::from("tailback-out/run"));
     let bar = progress::cycles_bar(cfg.sim.warmup_cycles + cfg.sim.measure_cycles);
-    let report = tailback_core::run_observed(&cfg, 1000, |p| {
+    let observer = |p: &tailback_core::sim::Progress| {
         bar.set_position(p.cycle);
         if p.cycle >= bar.length().unwrap_or(0) {
             bar.set_message("draining");
         }
-    })?;
+    };
+    let (report, traced) = match &args.trace_out {
+        None => (tailback_core::run_observed(&cfg, 1000, observer)?, None),
+        Some(path) => {
+            let out = tailback_core::trace::create(path)
+                .with_context(|| format!("creating trace {}", path.display()))?;
+            let (report, written) = tailback_core::run_traced(&cfg, 1000, observer, out)?;
+            let written = written.with_context(|| format!("writing trace {}", path.display()))?;
+            (report, Some((path, written)))
+        }
+    };
     bar.finish_and_clear();
     let written = write_outputs(&out, &cfg, &report)?;
     match args.format {
@@ -59,6 +69,9 @@ pub fn run(args: RunArgs) -> CliResult {
             print!("{}", describe::summary_table(&report.summary));
             let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
             println!("  {:<17}{}", "wrote", names.join(", "));
+            if let Some((path, packets)) = traced {
+                println!("  {:<17}{packets} packets to {}", "trace", path.display());
+            }
         }
     }
     Ok(())

@@ -767,6 +767,8 @@ choice_enum! {
         Bsp = "bsp",
         /// Cyclic shift: in phase p of P - 1, node i sends to (i + p) mod P (needs `[processor]`).
         Cshift = "cshift",
+        /// Replay of a packet trace (`trace_file`): each packet created at its (scaled) time.
+        Trace = "trace",
     }
 }
 
@@ -827,6 +829,10 @@ pub struct TrafficConfig {
     pub ramp_drop: Option<f64>,
     /// The closed-loop workloads (`bsp`, `cshift`) only: their phases.
     pub program: Option<ProgramConfig>,
+    /// Trace replay only: the trace file.
+    pub trace_file: Option<String>,
+    /// Trace replay only: creation times are multiplied by this (2: half the load).
+    pub trace_time_scale: Option<f64>,
 }
 
 impl ProcessKind {
@@ -834,6 +840,25 @@ impl ProcessKind {
     /// than at an offered rate.
     pub fn is_program(self) -> bool {
         matches!(self, ProcessKind::Bsp | ProcessKind::Cshift)
+    }
+
+    /// Whether the workload's destinations come from `traffic.pattern`.
+    pub fn has_pattern(self) -> bool {
+        !self.is_program() && self != ProcessKind::Trace
+    }
+
+    /// Whether the offered load is `traffic.rate`.
+    pub fn has_rate(self) -> bool {
+        self.has_pattern() && self != ProcessKind::Collective
+    }
+
+    /// Whether the run lasts until the workload's last packet is delivered (cut off by
+    /// `sim.drain_cycles_max`) rather than for a measurement window.
+    pub fn until_delivered(self) -> bool {
+        matches!(
+            self,
+            ProcessKind::Collective | ProcessKind::Cshift | ProcessKind::Trace
+        )
     }
 }
 
@@ -883,13 +908,15 @@ impl Serialize for TrafficConfig {
             ramp_drop: Option<f64>,
             #[serde(flatten, skip_serializing_if = "Option::is_none")]
             program: Option<&'a ProgramConfig>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            trace_file: Option<&'a String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            trace_time_scale: Option<f64>,
         }
         let single = self.phases.is_none();
-        let rated = single
-            && !matches!(self.process, ProcessKind::Collective)
-            && !self.process.is_program();
+        let rated = single && self.process.has_rate();
         Written {
-            pattern: Some(self.pattern).filter(|_| single && !self.process.is_program()),
+            pattern: Some(self.pattern).filter(|_| single && self.process.has_pattern()),
             include_self: self.include_self,
             hotspot_nodes: self.hotspot_nodes.as_ref(),
             hotspot_fraction: self.hotspot_fraction,
@@ -905,6 +932,8 @@ impl Serialize for TrafficConfig {
             ramp_smoothing: self.ramp_smoothing,
             ramp_drop: self.ramp_drop,
             program: self.program.as_ref(),
+            trace_file: self.trace_file.as_ref(),
+            trace_time_scale: self.trace_time_scale,
         }
         .serialize(ser)
     }
@@ -1029,15 +1058,18 @@ impl TrafficConfig {
                 }
                 None => (PatternKind::Uniform, 0.0, None, false),
             }
-        } else if process.is_program() {
+        } else if !process.has_pattern() {
+            let why = if process.is_program() {
+                "nodes send as fast as their processors can, to the destinations the workload \
+                 defines"
+            } else {
+                "the trace gives every packet's time, source, destination and length"
+            };
             for key in ["pattern", "rate"] {
                 if s.value(key).is_some() {
                     s.problem(
                         key,
-                        format!(
-                            "does not apply to traffic.process = \"{process}\" (nodes send as fast \
-                             as their processors can, to the destinations the workload defines)"
-                        ),
+                        format!("does not apply to traffic.process = \"{process}\" ({why})"),
                     );
                 }
             }
@@ -1145,8 +1177,16 @@ impl TrafficConfig {
             ))
             .filter(|_| ramp),
             program,
+            trace_file: read_trace_file(&s, process),
+            trace_time_scale: Some(s.float(
+                "trace_time_scale",
+                1.0,
+                |x| x > 0.0 && x <= 1e6,
+                "greater than 0 and at most 10^6",
+            ))
+            .filter(|_| process == ProcessKind::Trace),
         };
-        if (collective || ramp || process.is_program()) && phased {
+        if (collective || ramp || !process.has_pattern()) && phased {
             s.problem(
                 "phases",
                 format!("cannot be combined with traffic.process = \"{process}\""),
@@ -1169,6 +1209,43 @@ impl TrafficConfig {
         }
         s.finish();
         cfg
+    }
+}
+
+/// Reads `trace_file` (required with `process = "trace"`, refused otherwise); the file must
+/// exist.
+fn read_trace_file(s: &Section<'_>, process: ProcessKind) -> Option<String> {
+    let replay = process == ProcessKind::Trace;
+    if !replay {
+        for key in ["trace_file", "trace_time_scale"] {
+            if s.has(key) {
+                s.problem(key, "only applies when traffic.process = \"trace\"");
+            }
+        }
+        s.value("trace_file");
+        return None;
+    }
+    match s.value("trace_file") {
+        None => {
+            s.problem(
+                "trace_file",
+                "missing; traffic.process = \"trace\" replays the packet trace in this file",
+            );
+            None
+        }
+        Some(toml::Value::String(path)) => {
+            if !std::path::Path::new(path).is_file() {
+                s.problem("trace_file", "no such file");
+            }
+            Some(path.clone())
+        }
+        Some(_) => {
+            s.problem(
+                "trace_file",
+                "expected the path of a packet trace (a string)",
+            );
+            None
+        }
     }
 }
 

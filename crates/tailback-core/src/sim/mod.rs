@@ -14,7 +14,9 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Instant;
 
-use crate::config::{Config, ConfigError, DEFAULT_RAMP_SLOPE, ProcessKind};
+use std::path::Path;
+
+use crate::config::{Choice, Config, ConfigError, ConfigIssue, DEFAULT_RAMP_SLOPE, ProcessKind};
 use crate::event::{FlitArrival, Wheel};
 use crate::hooks::{BufferEvent, CongestionControl, NoControl};
 use crate::ids::{NodeId, RouterId};
@@ -26,6 +28,7 @@ use crate::router::{RouterSet, Scratch, StepContext};
 use crate::routing::Routing;
 use crate::stats::{Collector, RunReport, RunSummary, SeriesRow};
 use crate::topology::Topology;
+use crate::trace::{TraceRecord, TraceSink};
 use crate::traffic::{NEVER, Offered, Program, Workload};
 use crate::view::NetworkView;
 
@@ -105,6 +108,8 @@ pub struct Simulation<C: CongestionControl = NoControl> {
     stats: Collector,
     flit_hops: u64,
     recorder: recorder::Recorder,
+    /// Where delivered packets are written, when a trace is.
+    trace: Option<TraceSink>,
     now: u64,
 }
 
@@ -130,7 +135,11 @@ impl<C: CongestionControl> Simulation<C> {
         let topology = Topology::from_config(cfg);
         let routing = Routing::from_config(cfg, &topology);
         let control = make(&topology, &routing);
-        let workload = Workload::new(&cfg.traffic, topology.addresses(), cfg.seed);
+        let mut workload = Workload::new(&cfg.traffic, topology.addresses(), cfg.seed);
+        if let Some(path) = &cfg.traffic.trace_file {
+            let records = load_trace(cfg, path, topology.node_count())?;
+            workload = workload.replaying(&records, cfg.traffic.trace_time_scale.unwrap_or(1.0));
+        }
         let routers = RouterSet::new(cfg, &topology);
         let nics = NicSet::new(cfg, &topology);
         let program = cfg.traffic.program.as_ref().map(|p| {
@@ -196,6 +205,7 @@ impl<C: CongestionControl> Simulation<C> {
             stats,
             flit_hops: 0,
             recorder,
+            trace: None,
             now: 0,
         })
     }
@@ -300,6 +310,12 @@ impl<C: CongestionControl> Simulation<C> {
         if self.config.sim.check_invariants {
             invariants::check(self);
         }
+        if let (Some(trace), Some(log)) = (&mut self.trace, &mut self.stats.deliveries)
+            && !log.is_empty()
+        {
+            trace.write(log);
+            log.clear();
+        }
         self.now += 1;
     }
 
@@ -322,18 +338,46 @@ impl<C: CongestionControl> Simulation<C> {
 
     /// Like [`run`](Self::run), calling `observer` about every `every` simulated cycles (for
     /// progress display).
-    pub fn run_observed(mut self, every: u64, mut observer: impl FnMut(&Progress)) -> RunReport {
+    pub fn run_observed(self, every: u64, observer: impl FnMut(&Progress)) -> RunReport {
+        self.run_inner(every, observer).0
+    }
+
+    /// Like [`run_observed`](Self::run_observed), writing every delivered workload packet to
+    /// `out` as a trace line ([`crate::trace`]) as it is delivered; returns the report and the
+    /// number of packets written (or the first write error).
+    pub fn run_traced(
+        mut self,
+        every: u64,
+        observer: impl FnMut(&Progress),
+        out: Box<dyn std::io::Write + Send>,
+    ) -> (RunReport, std::io::Result<u64>) {
+        self.trace = Some(TraceSink::new(out));
+        self.stats.deliveries = Some(Vec::new());
+        let (report, trace) = self.run_inner(every, observer);
+        let written = trace.map_or(Ok(0), TraceSink::finish);
+        (report, written)
+    }
+
+    /// Runs the methodology; returns the report and the trace sink, if any.
+    fn run_inner(
+        mut self,
+        every: u64,
+        mut observer: impl FnMut(&Progress),
+    ) -> (RunReport, Option<TraceSink>) {
         let started = Instant::now();
         let every = every.max(1);
         let (_, window_end) = measurement_window(&self.config);
         let process = self.config.traffic.process;
-        // Runs that last until their packets are delivered (a collective, a cyclic shift) end by
-        // `drain_cycles_max`; ramps and bulk-synchronous runs at the window's end.
-        let until_delivered = matches!(process, ProcessKind::Collective | ProcessKind::Cshift);
+        // Runs that last until their packets are delivered (a collective, a cyclic shift, a
+        // trace) end by `drain_cycles_max` (after the trace's last packet); ramps and
+        // bulk-synchronous runs at the window's end.
+        let until_delivered = process.until_delivered();
+        let drain = self.config.sim.drain_cycles_max;
         let drain_end = match process {
             ProcessKind::Ramp | ProcessKind::Bsp => window_end,
-            _ if until_delivered => self.config.sim.drain_cycles_max.max(1),
-            _ => window_end + self.config.sim.drain_cycles_max,
+            ProcessKind::Trace => self.last_creation().saturating_add(drain).max(1),
+            _ if until_delivered => drain.max(1),
+            _ => window_end + drain,
         };
         if process == ProcessKind::Collective {
             // All packets are created in cycle 0; then wait for the last delivery.
@@ -344,7 +388,7 @@ impl<C: CongestionControl> Simulation<C> {
                 observer(&self.progress());
             }
         }
-        while (self.stats.measured_outstanding > 0 || !self.program_finished())
+        while (self.stats.measured_outstanding > 0 || !self.workload_finished())
             && self.now < drain_end
         {
             self.skip_idle(drain_end);
@@ -355,7 +399,7 @@ impl<C: CongestionControl> Simulation<C> {
                 observer(&self.progress());
             }
         }
-        let drain_cap_hit = (self.stats.measured_outstanding > 0 || !self.program_finished())
+        let drain_cap_hit = (self.stats.measured_outstanding > 0 || !self.workload_finished())
             && !matches!(process, ProcessKind::Ramp | ProcessKind::Bsp);
         if until_delivered {
             self.stats.close_window(self.now);
@@ -371,20 +415,21 @@ impl<C: CongestionControl> Simulation<C> {
             self.topology.node_count() as f64 * self.now as f64 / wall.max(1e-9);
         let series = std::mem::take(&mut self.recorder.series);
         match process {
-            ProcessKind::Collective | ProcessKind::Cshift => {
+            _ if until_delivered => {
                 summary.duration_cycles = (!drain_cap_hit).then_some(self.now);
             }
             ProcessKind::Ramp => self.conclude_ramp(&mut summary, &series),
             _ => {}
         }
-        RunReport {
+        let report = RunReport {
             summary,
             latency_cdf: self.stats.latency_cdf(),
             accepted_per_node: self.stats.accepted_per_node(),
             series,
             occupancy: std::mem::take(&mut self.recorder.occupancy),
             pending: std::mem::take(&mut self.recorder.pending),
-        }
+        };
+        (report, self.trace.take())
     }
 
     /// Finds a ramp's critical load in its series and words its saturation accordingly.
@@ -475,11 +520,24 @@ impl<C: CongestionControl> Simulation<C> {
         Ok(())
     }
 
-    /// Whether the closed-loop workload, if any, has sent all its packets.
-    fn program_finished(&self) -> bool {
-        self.processors
-            .as_ref()
-            .is_none_or(ProcessorSet::program_finished)
+    /// Whether the workload has created all its packets: a closed-loop workload has sent them
+    /// all; a trace has none left.
+    fn workload_finished(&self) -> bool {
+        let replayed =
+            self.config.traffic.process != ProcessKind::Trace || self.arrivals.is_empty();
+        replayed
+            && self
+                .processors
+                .as_ref()
+                .is_none_or(ProcessorSet::program_finished)
+    }
+
+    /// The creation time of the workload's last packet (a trace's; 0 when there is none).
+    fn last_creation(&self) -> u64 {
+        (0..self.topology.node_count())
+            .filter_map(|n| self.workload.last_time(n))
+            .max()
+            .unwrap_or(0)
     }
 
     /// Packets created and not yet injected: in NIC queues and processors' software queues.
@@ -578,11 +636,37 @@ impl<C: CongestionControl> Simulation<C> {
     }
 }
 
+/// The packets of the trace at `path`, as a problem with `traffic.trace_file` if the file is
+/// unreadable or a packet does not fit the network.
+fn load_trace(cfg: &Config, path: &str, nodes: usize) -> Result<Vec<TraceRecord>, ConfigError> {
+    let problem = |message: String| {
+        ConfigError::Invalid(vec![ConfigIssue {
+            path: "traffic.trace_file".into(),
+            value: Some(format!("{path:?}")),
+            message,
+        }])
+    };
+    let records = crate::trace::read(Path::new(path), nodes).map_err(|e| problem(e.to_string()))?;
+    let buffer = cfg.router.vc_buffer_flits;
+    if cfg.router.switching.whole_packets()
+        && let Some(long) = records.iter().find(|r| r.flits > buffer)
+    {
+        return Err(problem(format!(
+            "a {}-flit packet (created at cycle {}) does not fit the {buffer}-flit VC buffers \
+             {} needs",
+            long.flits,
+            long.created,
+            cfg.router.switching.name().replace('_', " ")
+        )));
+    }
+    Ok(records)
+}
+
 /// The cycles whose packets are measured: after the warm-up for the measurement window; every
 /// packet of a collective; the whole ramp.
 fn measurement_window(cfg: &Config) -> (u64, u64) {
     match cfg.traffic.process {
-        ProcessKind::Collective | ProcessKind::Cshift => (0, NEVER),
+        ProcessKind::Collective | ProcessKind::Cshift | ProcessKind::Trace => (0, NEVER),
         ProcessKind::Ramp => (0, cfg.traffic.ramp_cycles().unwrap_or(1)),
         _ => (
             cfg.sim.warmup_cycles,

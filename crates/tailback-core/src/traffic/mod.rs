@@ -21,6 +21,8 @@ pub use pattern::Destinations;
 pub(crate) use pattern::check_pattern;
 pub(crate) use program::Program;
 
+use std::collections::VecDeque;
+
 use rand::RngExt;
 use rand_distr::{Distribution, Geometric};
 
@@ -28,6 +30,7 @@ use crate::config::{PatternKind, ProcessKind, SelfPackets, TrafficConfig};
 use crate::packet::LogicalNetwork;
 use crate::rng::{self, Purpose, StreamRng};
 use crate::topology::CubeShape;
+use crate::trace::TraceRecord;
 
 /// A cycle that never comes.
 pub const NEVER: u64 = u64::MAX;
@@ -67,8 +70,9 @@ impl Process {
     fn new(cfg: &TrafficConfig, rate: f64) -> Process {
         let packets_per_cycle = rate / cfg.packet_flits as f64;
         match cfg.process {
-            // Closed-loop workloads create their packets through the processors.
-            ProcessKind::Bsp | ProcessKind::Cshift => Process::Silent,
+            // Closed-loop workloads create their packets through the processors, and a trace
+            // replay from its records.
+            ProcessKind::Bsp | ProcessKind::Cshift | ProcessKind::Trace => Process::Silent,
             ProcessKind::Collective => {
                 Process::Collective(cfg.packets_per_node.unwrap_or(1).into())
             }
@@ -158,6 +162,8 @@ pub struct Workload {
     /// Whether packets addressed to their source are left out.
     skip_self: bool,
     sources: Vec<Source>,
+    /// A trace being replayed instead: each node's packets, in creation order.
+    replay: Option<Vec<VecDeque<Offered>>>,
 }
 
 impl Workload {
@@ -210,6 +216,7 @@ impl Workload {
             packet_flits: cfg.packet_flits,
             skip_self: cfg.self_packets == SelfPackets::Skip,
             sources: Vec::with_capacity(shape.nodes()),
+            replay: None,
         };
         for node in 0..shape.nodes() {
             let mut s = Source {
@@ -269,15 +276,47 @@ impl Workload {
         Some(self.phases.partition_point(|p| p.offset <= within) - 1)
     }
 
+    /// Replays `records` (sorted by creation time) instead of generating packets, each created
+    /// at its trace time times `time_scale` (rounded).
+    pub fn replaying(mut self, records: &[TraceRecord], time_scale: f64) -> Workload {
+        let mut per_node = vec![VecDeque::new(); self.sources.len()];
+        for r in records {
+            per_node[r.src as usize].push_back(Offered {
+                created: (r.created as f64 * time_scale).round() as u64,
+                dst: r.dst,
+                flits: r.flits,
+                network: LogicalNetwork::Request,
+                message_rest: 0,
+                header: 0,
+            });
+        }
+        self.replay = Some(per_node);
+        self
+    }
+
+    /// Creation time of `node`'s last packet, for a replayed trace (`None` otherwise, or when
+    /// the node has none left).
+    pub fn last_time(&self, node: usize) -> Option<u64> {
+        self.replay.as_ref()?[node].back().map(|p| p.created)
+    }
+
     /// Creation time of `node`'s next packet ([`NEVER`] if none).
     #[inline]
     pub fn next_time(&self, node: usize) -> u64 {
-        self.sources[node].next
+        match &self.replay {
+            None => self.sources[node].next,
+            Some(queues) => queues[node].front().map_or(NEVER, |p| p.created),
+        }
     }
 
     /// Takes `node`'s next packet and draws the one after it. The packet's destination follows
     /// the pattern of the phase it is created in.
     pub fn take(&mut self, node: usize) -> Offered {
+        if let Some(queues) = &mut self.replay {
+            return queues[node]
+                .pop_front()
+                .expect("take is called only for a node with a next packet");
+        }
         let Workload {
             patterns,
             phases,
