@@ -22,6 +22,9 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Validate a configuration and describe the network it builds.
     Check(CheckArgs),
+    /// Predict packet latency with the analytical queueing model instead of simulating: per
+    /// channel utilisation and Pollaczek-Khinchin waits along every route.
+    Predict(PredictArgs),
     /// Measure simulation speed on the reference configurations.
     Bench(BenchArgs),
     /// Reproduce published figures: list the experiments or run one.
@@ -93,6 +96,23 @@ pub struct CheckArgs {
     pub config: PathBuf,
     #[command(flatten)]
     pub source: ConfigSource,
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct PredictArgs {
+    /// Configuration file (TOML, or JSON): a pattern at a rate, or a trace to replay.
+    pub config: PathBuf,
+    #[command(flatten)]
+    pub source: ConfigSource,
+    /// Cut a trace into intervals of this many cycles [default: one interval].
+    #[arg(long, value_name = "CYCLES", value_parser = clap::value_parser!(u64).range(1..))]
+    pub interval: Option<u64>,
+    /// Leave out the incoming-link correction (plain M/G/1 waits at every channel).
+    #[arg(long)]
+    pub no_correction: bool,
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,

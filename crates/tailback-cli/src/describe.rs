@@ -1,8 +1,9 @@
 //! Human-readable descriptions of configurations and results.
 
 use tailback_core::config::{Choice, Config, Mechanism, RoutingAlgorithm, TopologyKind};
+use tailback_core::ids::PortId;
 use tailback_core::stats::RunSummary;
-use tailback_core::topology::Layout;
+use tailback_core::topology::{CubeShape, Layout, Link, Topology};
 
 /// "8x8 torus", "5x3x2 mesh", "4-ary 3-tree", "2-level folded Clos of 36-port switches",
 /// "4-ary 3-fly".
@@ -255,4 +256,45 @@ pub fn summary_table(s: &RunSummary) -> String {
     rows.iter()
         .map(|(label, value)| format!("  {label:<17}{value}\n"))
         .collect()
+}
+
+/// "router 12, port +x" or "the ejection channel of node 3".
+pub fn port_name(topology: &Topology, port: PortId) -> String {
+    let p = topology.ports()[port.index()];
+    match (p.output, topology.layout()) {
+        (Link::Node(node), _) => format!("the ejection channel of node {node}"),
+        (_, Layout::Tree(tree)) => {
+            let (level, _) = tree.locate(p.router.index());
+            let down = tree.down(level);
+            let (way, index) = if u32::from(p.local) < down {
+                ("down", u32::from(p.local))
+            } else {
+                ("up", u32::from(p.local) - down)
+            };
+            format!("switch {} (level {level}), {way} port {index}", p.router)
+        }
+        (_, Layout::File(file)) => format!(
+            "switch {} (`{}`), port {}",
+            p.router,
+            file.switch_name(p.router.index()),
+            p.local
+        ),
+        (_, Layout::Fly(fly)) => format!(
+            "switch {} (stage {}), output {}",
+            p.router,
+            p.router.index() / fly.switches_per_stage(),
+            p.local
+        ),
+        (_, Layout::Cube(_)) => {
+            let (dim, positive) = CubeShape::port_direction(p.local);
+            let axis = ["x", "y", "z"]
+                .get(dim)
+                .map_or_else(|| format!("d{dim}"), |a| a.to_string());
+            format!(
+                "router {}, port {}{axis}",
+                p.router,
+                if positive { '+' } else { '-' }
+            )
+        }
+    }
 }

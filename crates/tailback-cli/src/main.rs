@@ -23,6 +23,7 @@ fn main() {
         Command::Run(args) => commands::run::run(args),
         Command::Sweep(args) => commands::sweep::run(args),
         Command::Check(args) => commands::check::run(args),
+        Command::Predict(args) => commands::predict::run(args),
         Command::Bench(args) => commands::bench::run(args),
         Command::Experiment(args) => commands::experiment::run(args),
     };

@@ -517,3 +517,59 @@ fn a_bulk_synchronous_run_with_nifdy_reports_delivered_packets_and_pending_maps(
     );
     assert_eq!(summary["cycles"], 20000);
 }
+
+#[test]
+fn predict_prints_the_latency_and_names_saturated_channels() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        "torus.toml",
+        "[topology]\nk = 8\n[traffic]\nrate = 0.3\n",
+    );
+    let output = tailback()
+        .arg("predict")
+        .arg(&config)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let json = stdout_json(&output);
+    let mean = json["latency"]["mean"].as_f64().unwrap();
+    assert!(mean > json["latency"]["zero_load"].as_f64().unwrap());
+    assert!(
+        (json["max_link_rho"].as_f64().unwrap() - 0.3).abs() < 0.01,
+        "{json}"
+    );
+    // A hot spot past its ejection channel's capacity: no latency, the channel named.
+    let table = tailback()
+        .arg("predict")
+        .arg(&config)
+        .args([
+            "--set",
+            "traffic.pattern=hotspot",
+            "--set",
+            "traffic.hotspot_nodes=[5]",
+        ])
+        .output()
+        .unwrap();
+    assert!(table.status.success(), "{table:?}");
+    let text = String::from_utf8(table.stdout).unwrap();
+    assert!(text.contains("no finite prediction"), "{text}");
+    assert!(
+        text.contains("the ejection channel of node 5 (rho"),
+        "{text}"
+    );
+    // A closed-loop workload is refused (exit 2) with the reason.
+    let refused = tailback()
+        .arg("predict")
+        .arg(&config)
+        .args([
+            "--set",
+            "traffic.process=collective",
+            "--set",
+            "traffic.rate=0",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+}

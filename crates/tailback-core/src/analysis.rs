@@ -4,6 +4,7 @@
 use petgraph::algo::is_cyclic_directed;
 use petgraph::graphmap::DiGraphMap;
 
+use crate::config::{Config, Switching};
 use crate::ids::{NodeId, PortId, RouterId};
 use crate::router::arbiter::bits64;
 use crate::routing::Routing;
@@ -69,6 +70,60 @@ pub fn channel_load(topology: &Topology, routing: &Routing, pattern: &Destinatio
         bottleneck,
         ideal_throughput: 1.0 / max_load,
         mean_hops: hops / nodes as f64,
+    }
+}
+
+/// The latency of a lone packet on a network: injection, every router's pipeline, the links,
+/// ejection, and the tail trailing the head by the slowest channel's cycles per flit — at every
+/// router too under store-and-forward.
+#[derive(Debug, Clone, Copy)]
+pub struct ZeroLoad {
+    /// Injection and ejection latency.
+    ends: f64,
+    /// Pipeline cycles per router.
+    per_router: f64,
+    /// Cycles per router-to-router link.
+    link: f64,
+    /// The slowest channel's cycles per flit.
+    slowest: f64,
+    store_and_forward: bool,
+}
+
+impl ZeroLoad {
+    /// The zero-load timing of `topology` with `cfg`'s router and NIC delays.
+    pub fn new(cfg: &Config, topology: &Topology) -> ZeroLoad {
+        let r = &cfg.router;
+        ZeroLoad {
+            ends: f64::from(cfg.nic.injection_latency + cfg.nic.ejection_latency),
+            per_router: f64::from(
+                r.routing_delay + r.vc_alloc_delay + r.switch_alloc_delay + r.crossbar_delay,
+            ),
+            link: f64::from(cfg.topology.link_latency),
+            slowest: f64::from(
+                topology
+                    .ports()
+                    .iter()
+                    .map(|p| p.output_period)
+                    .max()
+                    .unwrap_or(1),
+            ),
+            store_and_forward: r.switching == Switching::StoreAndForward,
+        }
+    }
+
+    /// The latency of a `flits`-flit packet crossing `hops` router-to-router channels (a mean
+    /// hop count may be fractional).
+    pub fn latency(&self, hops: f64, flits: u32) -> f64 {
+        let serialization = f64::from(flits - 1) * self.slowest;
+        let stores = if self.store_and_forward {
+            hops + 1.0
+        } else {
+            0.0
+        };
+        self.ends
+            + (hops + 1.0) * self.per_router
+            + hops * self.link
+            + (1.0 + stores) * serialization
     }
 }
 

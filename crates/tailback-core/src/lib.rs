@@ -30,6 +30,7 @@ pub mod congestion;
 pub mod hooks;
 pub mod ids;
 pub mod packet;
+pub mod predict;
 pub mod ramp;
 pub mod reference;
 pub mod rng;

@@ -166,15 +166,22 @@ pub fn read(path: &Path, nodes: usize) -> Result<Vec<TraceRecord>, TraceError> {
 fn parse(text: &str, nodes: usize) -> Result<TraceRecord, String> {
     const SHAPE: &str = "expected `created src dst flits` or `created src dst flits injected \
                          delivered` (non-negative integers)";
-    let fields: Vec<u64> = text
-        .split_whitespace()
-        .map(|f| f.parse::<u64>())
-        .collect::<Result<_, _>>()
-        .map_err(|_| format!("{SHAPE}; found `{text}`"))?;
-    let (created, src, dst, flits, injected, delivered) = match fields[..] {
+    // At most six fields, parsed without allocating.
+    let mut fields = [0u64; 6];
+    let mut count = 0;
+    for field in text.split_whitespace() {
+        if count == fields.len() {
+            return Err(format!("{SHAPE}; found more than 6 fields"));
+        }
+        fields[count] = field
+            .parse()
+            .map_err(|_| format!("{SHAPE}; found `{text}`"))?;
+        count += 1;
+    }
+    let (created, src, dst, flits, injected, delivered) = match fields[..count] {
         [c, s, d, f] => (c, s, d, f, 0, 0),
         [c, s, d, f, i, v] => (c, s, d, f, i, v),
-        _ => return Err(format!("{SHAPE}; found {} fields", fields.len())),
+        _ => return Err(format!("{SHAPE}; found {count} fields")),
     };
     for (name, node) in [("source", src), ("destination", dst)] {
         if node >= nodes as u64 {

@@ -1,12 +1,11 @@
 //! `tailback check`: validate a configuration and describe the network it builds.
 
 use serde::Serialize;
-use tailback_core::analysis::{bisection_links, channel_load, is_deadlock_free};
-use tailback_core::config::{Config, EntropyCircuit, RoutingAlgorithm, SidebandKind, Switching};
+use tailback_core::analysis::{ZeroLoad, bisection_links, channel_load, is_deadlock_free};
+use tailback_core::config::{Config, EntropyCircuit, RoutingAlgorithm, SidebandKind};
 use tailback_core::congestion::{SideBand, entropy_refresh_cycles};
-use tailback_core::ids::PortId;
 use tailback_core::routing::Routing;
-use tailback_core::topology::{CubeShape, Layout, Link, Topology};
+use tailback_core::topology::{Link, Topology};
 use tailback_core::traffic::Workload;
 
 use crate::cli::{CheckArgs, Format};
@@ -104,15 +103,6 @@ fn analyse(cfg: &Config) -> NetworkReport {
         .count();
     let vcs = cfg.router.vcs as usize;
     let r = &cfg.router;
-    let per_router =
-        (r.routing_delay + r.vc_alloc_delay + r.switch_alloc_delay + r.crossbar_delay) as f64;
-    // The tail trails the head by the slowest channel's cycles per flit.
-    let slowest = topology
-        .ports()
-        .iter()
-        .map(|p| p.output_period)
-        .max()
-        .unwrap_or(1);
     NetworkReport {
         network: describe::network(cfg),
         traffic: describe::traffic(cfg),
@@ -138,25 +128,12 @@ fn analyse(cfg: &Config) -> NetworkReport {
             .then(|| loads.iter().map(|l| l.ideal_throughput).collect()),
         ideal_throughput: load.map(|l| l.ideal_throughput),
         bottleneck: load.map(|l| match l.bottleneck {
-            Some(port) => port_name(&topology, port),
+            Some(port) => describe::port_name(&topology, port),
             None => "the injection channels".to_string(),
         }),
         mean_hops: load.map(|l| l.mean_hops),
-        zero_load_latency: load.map(|l| {
-            let h = l.mean_hops;
-            let serialization = ((cfg.traffic.packet_flits - 1) * slowest) as f64;
-            // Store-and-forward: each of the h + 1 routers also waits for the whole packet.
-            let stores = if cfg.router.switching == Switching::StoreAndForward {
-                h + 1.0
-            } else {
-                0.0
-            };
-            cfg.nic.injection_latency as f64
-                + (h + 1.0) * per_router
-                + h * cfg.topology.link_latency as f64
-                + cfg.nic.ejection_latency as f64
-                + (1.0 + stores) * serialization
-        }),
+        zero_load_latency: load
+            .map(|l| ZeroLoad::new(cfg, &topology).latency(l.mean_hops, cfg.traffic.packet_flits)),
     }
 }
 
@@ -178,47 +155,6 @@ fn global_view_delay(cfg: &Config, topology: &Topology) -> Option<(String, u64)>
             u64::from(entropy_refresh_cycles(cube)),
         )),
         _ => None,
-    }
-}
-
-/// "router 12, port +x" or "the ejection channel of node 3".
-fn port_name(topology: &Topology, port: PortId) -> String {
-    let p = topology.ports()[port.index()];
-    match (p.output, topology.layout()) {
-        (Link::Node(node), _) => format!("the ejection channel of node {node}"),
-        (_, Layout::Tree(tree)) => {
-            let (level, _) = tree.locate(p.router.index());
-            let down = tree.down(level);
-            let (way, index) = if u32::from(p.local) < down {
-                ("down", u32::from(p.local))
-            } else {
-                ("up", u32::from(p.local) - down)
-            };
-            format!("switch {} (level {level}), {way} port {index}", p.router)
-        }
-        (_, Layout::File(file)) => format!(
-            "switch {} (`{}`), port {}",
-            p.router,
-            file.switch_name(p.router.index()),
-            p.local
-        ),
-        (_, Layout::Fly(fly)) => format!(
-            "switch {} (stage {}), output {}",
-            p.router,
-            p.router.index() / fly.switches_per_stage(),
-            p.local
-        ),
-        (_, Layout::Cube(_)) => {
-            let (dim, positive) = CubeShape::port_direction(p.local);
-            let axis = ["x", "y", "z"]
-                .get(dim)
-                .map_or_else(|| format!("d{dim}"), |a| a.to_string());
-            format!(
-                "router {}, port {}{axis}",
-                p.router,
-                if positive { '+' } else { '-' }
-            )
-        }
     }
 }
 

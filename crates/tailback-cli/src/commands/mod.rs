@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod check;
 pub mod experiment;
+pub mod predict;
 pub mod run;
 pub mod sweep;
 

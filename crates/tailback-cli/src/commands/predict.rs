@@ -1,0 +1,126 @@
+//! `tailback predict`: the analytical latency prediction of a configuration's workload.
+
+use std::time::Instant;
+
+use serde::Serialize;
+use tailback_core::predict::{Channel, LinkLoad, PredictError, Prediction};
+use tailback_core::topology::Topology;
+
+use crate::cli::{Format, PredictArgs};
+use crate::describe;
+use crate::error::{CliError, CliResult};
+use crate::input::load_config;
+
+/// Channels listed in the table, most loaded first.
+const LISTED: usize = 8;
+
+/// The JSON output: the prediction and how long it took.
+#[derive(Serialize)]
+struct Output<'a> {
+    #[serde(flatten)]
+    prediction: &'a Prediction,
+    /// Wall-clock time of the prediction, seconds.
+    seconds: f64,
+}
+
+pub fn run(args: PredictArgs) -> CliResult {
+    let cfg = load_config(Some(&args.config), &args.source.set)?;
+    let started = Instant::now();
+    let prediction = tailback_core::predict::predict(&cfg, !args.no_correction, args.interval)
+        .map_err(|e| match e {
+            PredictError::Trace(e) => CliError::Input(e.to_string()),
+            other => CliError::Input(other.to_string()),
+        })?;
+    let seconds = started.elapsed().as_secs_f64();
+    match args.format {
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&Output {
+                prediction: &prediction,
+                seconds,
+            })
+            .map_err(anyhow::Error::from)?
+        ),
+        Format::Table => {
+            let topology = Topology::from_config(&cfg);
+            println!("{}", describe::network(&cfg));
+            println!("{}", describe::traffic(&cfg));
+            print!("{}", table(&prediction, &topology, seconds));
+        }
+    }
+    Ok(())
+}
+
+fn table(p: &Prediction, topology: &Topology, seconds: f64) -> String {
+    let l = &p.latency;
+    let mut rows = vec![(
+        "latency",
+        match l.mean {
+            Some(mean) => format!(
+                "mean {mean:.1} cycles (waiting {:.1}, zero-load {:.1})",
+                l.waiting.unwrap_or(0.0),
+                l.zero_load
+            ),
+            None => format!(
+                "no finite prediction: {} channel-interval(s) at or above utilisation 1 \
+                 (saturated; listed below)",
+                p.saturated.len()
+            ),
+        },
+    )];
+    rows.push(("max utilisation", format!("{:.3}", p.max_link_rho)));
+    let list = |loads: &[LinkLoad]| {
+        let mut text: Vec<String> = loads
+            .iter()
+            .take(LISTED)
+            .map(|l| {
+                format!(
+                    "{} ({}rho {:.3}, {:.4} packets/cycle)",
+                    channel_name(topology, l.channel),
+                    if p.intervals.len() > 1 {
+                        format!("interval {}, ", l.interval)
+                    } else {
+                        String::new()
+                    },
+                    l.rho,
+                    l.lambda
+                )
+            })
+            .collect();
+        if loads.len() > LISTED {
+            text.push(format!("and {} more", loads.len() - LISTED));
+        }
+        text.join("; ")
+    };
+    if !p.saturated.is_empty() {
+        rows.push(("saturated", list(&p.saturated)));
+    }
+    if !p.busy.is_empty() {
+        rows.push(("rho above 0.9", list(&p.busy)));
+    }
+    rows.push((
+        "model",
+        format!(
+            "M/G/1 per channel{}, {} interval(s)",
+            if p.correction {
+                " with the incoming-link correction"
+            } else {
+                ", no incoming-link correction"
+            },
+            p.intervals.len()
+        ),
+    ));
+    rows.push(("predicted in", format!("{:.1} ms", seconds * 1e3)));
+    rows.iter()
+        .map(|(label, value)| format!("  {label:<17}{value}\n"))
+        .collect()
+}
+
+fn channel_name(topology: &Topology, channel: Channel) -> String {
+    match channel {
+        Channel::Injection(node) => format!("the injection channel of node {node}"),
+        Channel::Output(port) => {
+            describe::port_name(topology, tailback_core::ids::PortId::new(port as usize))
+        }
+    }
+}

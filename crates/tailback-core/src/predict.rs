@@ -1,0 +1,434 @@
+//! The analytical congestion predictor (Heirman, Dambre and Van Campenhout; seed 003): packet
+//! latency from queueing theory instead of simulation.
+//!
+//! Every channel (each node's injection channel and each router output port, ejection ports
+//! included) is a queue whose server is the link: a packet of `F` flits occupies a channel of
+//! `P` cycles per flit for `S = F·P` cycles. Routing every packet of the workload along its
+//! deterministic route gives, per channel and per time interval of length `T`, the arrival
+//! rate `λ`, the utilisation `ρ = Σ S / T` and `E[S²]`, and the Pollaczek–Khinchin mean wait of
+//! an M/G/1 queue,
+//!
+//! ```text
+//! E[W] = λ E[S²] / (2 (1 − ρ))
+//! ```
+//!
+//! With the *incoming-link correction* a packet arriving through input port `i` of a router
+//! cannot queue behind packets from the same input (a link delivers one packet at a time), so
+//! its wait at an output is computed from the traffic of the other inputs only. A packet's
+//! latency is the sum of its waits plus the zero-load latency of its route ([`ZeroLoad`]); the
+//! prediction is the mean over packets. A channel with `ρ ≥ 1`
+//! cannot carry its load: no finite latency is predicted for the interval, and the channel is
+//! reported; channels with `ρ > 0.9` are flagged as highly utilised, where the model is least
+//! reliable.
+//!
+//! The workload is either a pattern at a rate (one stationary interval: `λ` per pair from the
+//! pattern's distribution) or a packet trace cut into intervals by creation time.
+
+use serde::Serialize;
+
+use crate::analysis::ZeroLoad;
+use crate::config::{Config, ConfigError, ProcessKind};
+use crate::ids::{NodeId, PortId};
+use crate::routing::Routing;
+use crate::topology::{Link, Topology};
+use crate::trace::{TraceError, TraceRecord};
+use crate::traffic::Workload;
+
+/// Utilisation above which a channel counts as highly utilised.
+pub const BUSY_RHO: f64 = 0.9;
+
+/// A channel of the queueing model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Channel {
+    /// The injection channel of a node.
+    Injection(u32),
+    /// A router output port (a link to another router, or an ejection channel).
+    Output(u32),
+}
+
+/// The load of one channel in one interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LinkLoad {
+    /// The channel.
+    pub channel: Channel,
+    /// Index of the interval.
+    pub interval: usize,
+    /// Packets per cycle.
+    pub lambda: f64,
+    /// Utilisation: busy cycles per cycle.
+    pub rho: f64,
+}
+
+/// The prediction for one interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct IntervalPrediction {
+    /// First cycle of the interval.
+    pub start: u64,
+    /// Length of the interval, cycles.
+    pub cycles: u64,
+    /// Packets created in the interval (packets per cycle for a pattern).
+    pub packets: f64,
+    /// Mean packet latency, cycles (`None`: some channel is saturated).
+    pub latency: Option<f64>,
+    /// Mean queueing wait per packet, cycles.
+    pub waiting: Option<f64>,
+    /// The highest channel utilisation.
+    pub max_rho: f64,
+}
+
+/// Mean latencies over all packets and intervals.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PredictedLatency {
+    /// Mean packet latency, cycles (`None` when a channel any packet uses is saturated).
+    pub mean: Option<f64>,
+    /// Mean queueing wait, cycles.
+    pub waiting: Option<f64>,
+    /// Mean zero-load latency of the packets' routes, cycles.
+    pub zero_load: f64,
+}
+
+/// What the predictor says about a workload on a network.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Prediction {
+    /// Packet latency.
+    pub latency: PredictedLatency,
+    /// The highest channel utilisation over all intervals.
+    pub max_link_rho: f64,
+    /// Channels with `ρ ≥ 1` in some interval, most loaded first.
+    pub saturated: Vec<LinkLoad>,
+    /// Channels with `0.9 < ρ < 1` in some interval, most loaded first.
+    pub busy: Vec<LinkLoad>,
+    /// Per interval.
+    pub intervals: Vec<IntervalPrediction>,
+    /// Whether the incoming-link correction was applied.
+    pub correction: bool,
+}
+
+/// Why there is no prediction.
+#[derive(Debug, thiserror::Error)]
+pub enum PredictError {
+    /// The configuration is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The trace could not be read.
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    /// The workload is not one the predictor models.
+    #[error("{0}")]
+    Workload(String),
+}
+
+/// A group of identical packets of one interval: `count` packets (or packets per cycle) of
+/// `flits` flits from `src` to `dst`.
+#[derive(Debug, Clone, Copy)]
+struct Flow {
+    src: u32,
+    dst: u32,
+    flits: u32,
+    count: f64,
+}
+
+/// Per-channel sums of one interval: packets, service time and squared service time, in
+/// total and per router input port the packets came through.
+struct Sums {
+    /// Ports per router (the width of the per-input tables).
+    radix: usize,
+    total: Vec<[f64; 3]>,
+    by_input: Vec<[f64; 3]>,
+}
+
+impl Sums {
+    fn new(channels: usize, radix: usize) -> Sums {
+        Sums {
+            radix,
+            total: vec![[0.0; 3]; channels],
+            by_input: vec![[0.0; 3]; channels * radix],
+        }
+    }
+
+    fn clear(&mut self) {
+        self.total.fill([0.0; 3]);
+        self.by_input.fill([0.0; 3]);
+    }
+
+    fn add(&mut self, channel: usize, input: Option<usize>, count: f64, service: f64) {
+        let add = |s: &mut [f64; 3]| {
+            s[0] += count;
+            s[1] += count * service;
+            s[2] += count * service * service;
+        };
+        add(&mut self.total[channel]);
+        if let Some(input) = input {
+            add(&mut self.by_input[channel * self.radix + input]);
+        }
+    }
+}
+
+/// The predictor for one network: its topology and routing.
+pub struct Predictor<'a> {
+    zero_load: ZeroLoad,
+    topology: &'a Topology,
+    routing: &'a Routing,
+    correction: bool,
+}
+
+/// One hop of a route in the model: the channel, the router input it is entered from (local
+/// index), and its cycles per flit.
+#[derive(Debug, Clone, Copy)]
+struct Hop {
+    channel: usize,
+    input: Option<usize>,
+    period: f64,
+}
+
+impl<'a> Predictor<'a> {
+    /// A predictor for `topology` routed by `routing` with `cfg`'s router and NIC timing;
+    /// `correction` applies the incoming-link correction.
+    pub fn new(
+        cfg: &'a Config,
+        topology: &'a Topology,
+        routing: &'a Routing,
+        correction: bool,
+    ) -> Predictor<'a> {
+        Predictor {
+            zero_load: ZeroLoad::new(cfg, topology),
+            topology,
+            routing,
+            correction,
+        }
+    }
+
+    /// Predicts the packets of a trace (sorted by creation time), cut into intervals of
+    /// `interval` cycles (`None`: one interval spanning the trace).
+    pub fn predict_trace(&self, records: &[TraceRecord], interval: Option<u64>) -> Prediction {
+        let last = records.last().map_or(0, |r| r.created);
+        let first = records.first().map_or(0, |r| r.created);
+        let length = interval.unwrap_or(last - first + 1).max(1);
+        let mut groups: Vec<(u64, u64, Vec<Flow>)> = Vec::new();
+        let mut start = 0;
+        while start < records.len() {
+            let begin = first + (records[start].created - first) / length * length;
+            let end = records[start..].partition_point(|r| r.created < begin + length) + start;
+            let mut keys: Vec<(u32, u32, u32)> = records[start..end]
+                .iter()
+                .map(|r| (r.src, r.dst, r.flits))
+                .collect();
+            keys.sort_unstable();
+            let mut flows: Vec<Flow> = Vec::new();
+            for (src, dst, flits) in keys {
+                match flows.last_mut() {
+                    Some(f) if (f.src, f.dst, f.flits) == (src, dst, flits) => f.count += 1.0,
+                    _ => flows.push(Flow {
+                        src,
+                        dst,
+                        flits,
+                        count: 1.0,
+                    }),
+                }
+            }
+            // The last interval ends with the trace.
+            let cycles = length.min(last + 1 - begin);
+            groups.push((begin, cycles, flows));
+            start = end;
+        }
+        self.predict_intervals(&groups)
+    }
+
+    /// Predicts a stationary workload: `flows` of packets per cycle.
+    fn predict_rates(&self, flows: Vec<Flow>) -> Prediction {
+        self.predict_intervals(&[(0, 1, flows)])
+    }
+
+    fn predict_intervals(&self, groups: &[(u64, u64, Vec<Flow>)]) -> Prediction {
+        let ports = self.topology.ports().len();
+        let nodes = self.topology.node_count();
+        let mut sums = Sums::new(ports + nodes, self.topology.max_ports());
+        let mut intervals = Vec::with_capacity(groups.len());
+        let mut loads: Vec<LinkLoad> = Vec::new();
+        let mut route = Vec::new();
+        let (mut packets, mut latency_sum, mut wait_sum, mut zero_sum) = (0.0, 0.0, 0.0, 0.0);
+        let mut saturated_any = false;
+        for (index, (start, cycles, flows)) in groups.iter().enumerate() {
+            let t = *cycles as f64;
+            sums.clear();
+            for f in flows {
+                self.route(f.src, f.dst, &mut route);
+                for hop in &route {
+                    sums.add(
+                        hop.channel,
+                        hop.input,
+                        f.count,
+                        f64::from(f.flits) * hop.period,
+                    );
+                }
+            }
+            let mut max_rho: f64 = 0.0;
+            for (channel, s) in sums.total.iter().enumerate() {
+                let rho = s[1] / t;
+                max_rho = max_rho.max(rho);
+                if rho > BUSY_RHO {
+                    loads.push(LinkLoad {
+                        channel: self.channel(channel),
+                        interval: index,
+                        lambda: s[0] / t,
+                        rho,
+                    });
+                }
+            }
+            let saturated = max_rho >= 1.0;
+            saturated_any |= saturated;
+            let (mut n, mut lat, mut wait) = (0.0, 0.0, 0.0);
+            for f in flows {
+                self.route(f.src, f.dst, &mut route);
+                let waited: f64 = route.iter().map(|hop| self.wait(&sums, hop, t)).sum();
+                let hops = route.len().saturating_sub(2) as f64;
+                let zero = self.zero_load.latency(hops, f.flits);
+                n += f.count;
+                wait += f.count * waited;
+                lat += f.count * (waited + zero);
+                zero_sum += f.count * zero;
+            }
+            packets += n;
+            latency_sum += lat;
+            wait_sum += wait;
+            let mean = |x: f64| (n > 0.0 && !saturated).then(|| x / n);
+            intervals.push(IntervalPrediction {
+                start: *start,
+                cycles: *cycles,
+                packets: n,
+                latency: mean(lat),
+                waiting: mean(wait),
+                max_rho,
+            });
+        }
+        loads.sort_by(|a, b| b.rho.total_cmp(&a.rho));
+        let (saturated, busy): (Vec<LinkLoad>, Vec<LinkLoad>) =
+            loads.into_iter().partition(|l| l.rho >= 1.0);
+        let overall = |x: f64| (packets > 0.0 && !saturated_any).then(|| x / packets);
+        Prediction {
+            latency: PredictedLatency {
+                mean: overall(latency_sum),
+                waiting: overall(wait_sum),
+                zero_load: if packets > 0.0 {
+                    zero_sum / packets
+                } else {
+                    0.0
+                },
+            },
+            max_link_rho: intervals.iter().map(|i| i.max_rho).fold(0.0, f64::max),
+            saturated,
+            busy,
+            intervals,
+            correction: self.correction,
+        }
+    }
+
+    /// The mean wait at `hop` in an interval of `t` cycles with sums `sums` (infinite on a
+    /// saturated channel).
+    fn wait(&self, sums: &Sums, hop: &Hop, t: f64) -> f64 {
+        let total = sums.total[hop.channel];
+        if total[1] / t >= 1.0 {
+            return f64::INFINITY;
+        }
+        let [_, busy, square] = match (self.correction, hop.input) {
+            (true, Some(input)) => {
+                let mine = sums.by_input[hop.channel * sums.radix + input];
+                [total[0] - mine[0], total[1] - mine[1], total[2] - mine[2]]
+            }
+            _ => total,
+        };
+        // λ E[S²] = Σ S² / T.
+        let rho = (busy / t).max(0.0);
+        (square / t).max(0.0) / (2.0 * (1.0 - rho))
+    }
+
+    /// The channels of the route from `src` to `dst`: the injection channel, then every router
+    /// output port to the ejection port.
+    fn route(&self, src: u32, dst: u32, out: &mut Vec<Hop>) {
+        out.clear();
+        let topology = self.topology;
+        let ports = topology.ports();
+        let (src, dst) = (NodeId::new(src as usize), NodeId::new(dst as usize));
+        out.push(Hop {
+            channel: ports.len() + src.index(),
+            input: None,
+            period: f64::from(ports[topology.ejection_port(src).index()].output_period),
+        });
+        let mut input = topology.injection_port(src);
+        self.routing.walk(topology, src, dst, |port: PortId, _| {
+            let p = &ports[port.index()];
+            let first = topology.router_ports(p.router).start;
+            out.push(Hop {
+                channel: port.index(),
+                input: Some(input.index() - first),
+                period: f64::from(p.output_period),
+            });
+            if let Link::Router(next) = p.output {
+                input = next;
+            }
+        });
+    }
+
+    fn channel(&self, index: usize) -> Channel {
+        let ports = self.topology.ports().len();
+        if index < ports {
+            Channel::Output(index as u32)
+        } else {
+            Channel::Injection((index - ports) as u32)
+        }
+    }
+}
+
+/// Predicts `cfg`'s workload on `cfg`'s network: a pattern at a rate (Bernoulli or periodic,
+/// one phase) or a trace (`traffic.process = "trace"`, cut into intervals of `interval`
+/// cycles, or one interval).
+pub fn predict(
+    cfg: &Config,
+    correction: bool,
+    interval: Option<u64>,
+) -> Result<Prediction, PredictError> {
+    let cfg = &cfg.normalized()?;
+    let topology = Topology::from_config(cfg);
+    let routing = Routing::from_config(cfg, &topology);
+    let predictor = Predictor::new(cfg, &topology, &routing, correction);
+    let t = &cfg.traffic;
+    match (t.process, &t.trace_file, &t.phases) {
+        (ProcessKind::Trace, Some(path), _) => {
+            let scale = t.trace_time_scale.unwrap_or(1.0);
+            let mut records =
+                crate::trace::read(std::path::Path::new(path), topology.node_count())?;
+            for r in &mut records {
+                r.created = (r.created as f64 * scale).round() as u64;
+            }
+            Ok(predictor.predict_trace(&records, interval))
+        }
+        (ProcessKind::Bernoulli | ProcessKind::Periodic, _, None) => {
+            let workload = Workload::new(t, topology.addresses(), cfg.seed);
+            let per_node = t.rate / f64::from(t.packet_flits);
+            let mut flows = Vec::new();
+            for src in 0..topology.node_count() {
+                workload.destinations().distribution(src as u32, |dst, p| {
+                    flows.push(Flow {
+                        src: src as u32,
+                        dst,
+                        flits: t.packet_flits,
+                        count: per_node * p,
+                    });
+                });
+            }
+            Ok(predictor.predict_rates(flows))
+        }
+        _ => Err(PredictError::Workload(format!(
+            "the predictor models open-loop traffic: a pattern at a rate (traffic.process = \
+             \"bernoulli\" or \"periodic\", without phases) or a trace (traffic.process = \
+             \"trace\"); traffic.process = \"{}\"{}",
+            t.process,
+            if t.phases.is_some() {
+                " with phases"
+            } else {
+                ""
+            }
+        ))),
+    }
+}
