@@ -6,6 +6,7 @@
 
 mod entropy;
 mod nifdy;
+mod predictor;
 mod runner;
 mod self_tuned;
 
@@ -74,6 +75,7 @@ pub fn all() -> Vec<Experiment> {
     let mut all = self_tuned::experiments();
     all.extend(entropy::experiments());
     all.extend(nifdy::experiments());
+    all.extend(predictor::experiments());
     all
 }
 
