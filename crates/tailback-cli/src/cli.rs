@@ -113,6 +113,9 @@ pub struct PredictArgs {
     /// Leave out the incoming-link correction (plain M/G/1 waits at every channel).
     #[arg(long)]
     pub no_correction: bool,
+    /// Report every channel's model (lambda, rho, E[S^2], wait) in every interval.
+    #[arg(long)]
+    pub channels: bool,
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,

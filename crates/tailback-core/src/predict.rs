@@ -60,8 +60,24 @@ pub struct LinkLoad {
     pub rho: f64,
 }
 
-/// The prediction for one interval.
+/// The queueing model of one channel in one interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ChannelModel {
+    /// The channel.
+    pub channel: Channel,
+    /// Packets per cycle (λ).
+    pub lambda: f64,
+    /// Utilisation (ρ).
+    pub rho: f64,
+    /// Mean squared service time, cycles² (E[S²]).
+    pub service_square: f64,
+    /// Pollaczek–Khinchin mean wait of a packet arriving from anywhere, cycles (`None` when
+    /// saturated); with the correction each input sees less.
+    pub wait: Option<f64>,
+}
+
+/// The prediction for one interval.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct IntervalPrediction {
     /// First cycle of the interval.
     pub start: u64,
@@ -75,6 +91,44 @@ pub struct IntervalPrediction {
     pub waiting: Option<f64>,
     /// The highest channel utilisation.
     pub max_rho: f64,
+    /// Every channel carrying traffic in the interval (only when asked for:
+    /// [`PredictOptions::channels`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub channels: Vec<ChannelModel>,
+}
+
+/// How to predict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PredictOptions {
+    /// Apply the incoming-link correction.
+    pub correction: bool,
+    /// Cut a trace into intervals of this many cycles (`None`: one interval).
+    pub interval: Option<u64>,
+    /// Report every channel's model in every interval.
+    pub channels: bool,
+}
+
+impl PredictOptions {
+    /// One interval, no per-channel detail; the correction if `correction`.
+    pub fn new(correction: bool) -> PredictOptions {
+        PredictOptions {
+            correction,
+            interval: None,
+            channels: false,
+        }
+    }
+
+    /// Intervals of `cycles` cycles for a trace.
+    pub fn interval(mut self, cycles: Option<u64>) -> PredictOptions {
+        self.interval = cycles;
+        self
+    }
+
+    /// Every channel's model in the result.
+    pub fn channels(mut self, channels: bool) -> PredictOptions {
+        self.channels = channels;
+        self
+    }
 }
 
 /// Mean latencies over all packets and intervals.
@@ -171,6 +225,8 @@ pub struct Predictor<'a> {
     topology: &'a Topology,
     routing: &'a Routing,
     correction: bool,
+    /// Report every channel's model.
+    detail: bool,
 }
 
 /// One hop of a route in the model: the channel, the router input it is entered from (local
@@ -196,7 +252,14 @@ impl<'a> Predictor<'a> {
             topology,
             routing,
             correction,
+            detail: false,
         }
+    }
+
+    /// Reports every channel's model in every interval.
+    pub fn with_channels(mut self) -> Predictor<'a> {
+        self.detail = true;
+        self
     }
 
     /// Predicts the packets of a trace (sorted by creation time), cut into intervals of
@@ -264,9 +327,19 @@ impl<'a> Predictor<'a> {
                 }
             }
             let mut max_rho: f64 = 0.0;
+            let mut channels = Vec::new();
             for (channel, s) in sums.total.iter().enumerate() {
                 let rho = s[1] / t;
                 max_rho = max_rho.max(rho);
+                if self.detail && s[0] > 0.0 {
+                    channels.push(ChannelModel {
+                        channel: self.channel(channel),
+                        lambda: s[0] / t,
+                        rho,
+                        service_square: s[2] / s[0],
+                        wait: (rho < 1.0).then(|| s[2] / t / (2.0 * (1.0 - rho))),
+                    });
+                }
                 if rho > BUSY_RHO {
                     loads.push(LinkLoad {
                         channel: self.channel(channel),
@@ -300,6 +373,7 @@ impl<'a> Predictor<'a> {
                 latency: mean(lat),
                 waiting: mean(wait),
                 max_rho,
+                channels,
             });
         }
         loads.sort_by(|a, b| b.rho.total_cmp(&a.rho));
@@ -381,17 +455,16 @@ impl<'a> Predictor<'a> {
 }
 
 /// Predicts `cfg`'s workload on `cfg`'s network: a pattern at a rate (Bernoulli or periodic,
-/// one phase) or a trace (`traffic.process = "trace"`, cut into intervals of `interval`
-/// cycles, or one interval).
-pub fn predict(
-    cfg: &Config,
-    correction: bool,
-    interval: Option<u64>,
-) -> Result<Prediction, PredictError> {
+/// one phase) or a trace (`traffic.process = "trace"`, cut into intervals as `options` say).
+pub fn predict(cfg: &Config, options: &PredictOptions) -> Result<Prediction, PredictError> {
     let cfg = &cfg.normalized()?;
     let topology = Topology::from_config(cfg);
     let routing = Routing::from_config(cfg, &topology);
-    let predictor = Predictor::new(cfg, &topology, &routing, correction);
+    let mut predictor = Predictor::new(cfg, &topology, &routing, options.correction);
+    if options.channels {
+        predictor = predictor.with_channels();
+    }
+    let interval = options.interval;
     let t = &cfg.traffic;
     match (t.process, &t.trace_file, &t.phases) {
         (ProcessKind::Trace, Some(path), _) => {

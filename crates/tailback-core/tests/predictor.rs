@@ -5,7 +5,7 @@
 mod common;
 
 use common::config;
-use tailback_core::predict::{Channel, predict};
+use tailback_core::predict::{Channel, PredictOptions, predict};
 use tailback_core::trace;
 
 /// Two nodes joined by one link (a 2-node line): each sends 16-flit packets to the other with
@@ -23,7 +23,7 @@ fn a_single_link_gives_the_md1_wait_and_the_simulator_agrees() {
     let service = 16.0;
     for rho in [0.3, 0.5, 0.7] {
         let cfg = config(&line(rho));
-        let p = predict(&cfg, true, None).unwrap();
+        let p = predict(&cfg, &PredictOptions::new(true)).unwrap();
         // M/D/1: W = ρ S / (2 (1 − ρ)) at the source's queue; the correction leaves nothing to
         // wait for downstream (one stream per link).
         let md1 = rho * service / (2.0 * (1.0 - rho));
@@ -53,12 +53,41 @@ fn a_single_link_gives_the_md1_wait_and_the_simulator_agrees() {
 }
 
 #[test]
+fn every_channel_model_can_be_listed() {
+    // The line at 0.5: each of the three channels on a route carries 1/32 packets per cycle of
+    // 16-cycle service (ρ = 0.5, E[S²] = 256) and has the M/D/1 wait of 8 cycles.
+    let cfg = config(&line(0.5));
+    let p = predict(&cfg, &PredictOptions::new(true).channels(true)).unwrap();
+    let channels = &p.intervals[0].channels;
+    // Two injection channels, two router-to-router channels, two ejection channels.
+    assert_eq!(channels.len(), 6);
+    for c in channels {
+        assert!((c.lambda - 1.0 / 32.0).abs() < 1e-12, "{c:?}");
+        assert!((c.rho - 0.5).abs() < 1e-12 && (c.service_square - 256.0).abs() < 1e-9);
+        assert!((c.wait.unwrap() - 8.0).abs() < 1e-9, "{c:?}");
+    }
+    assert!(
+        predict(&cfg, &PredictOptions::new(true)).unwrap().intervals[0]
+            .channels
+            .is_empty()
+    );
+}
+
+#[test]
 fn the_incoming_link_correction_removes_waits_behind_the_same_link() {
     // On the line every router channel is fed by a single incoming link: uncorrected, each of
     // the three channels of a route adds the same M/D/1 wait; corrected, only the source's.
     let cfg = config(&line(0.5));
-    let with = predict(&cfg, true, None).unwrap().latency.waiting.unwrap();
-    let without = predict(&cfg, false, None).unwrap().latency.waiting.unwrap();
+    let with = predict(&cfg, &PredictOptions::new(true))
+        .unwrap()
+        .latency
+        .waiting
+        .unwrap();
+    let without = predict(&cfg, &PredictOptions::new(false))
+        .unwrap()
+        .latency
+        .waiting
+        .unwrap();
     assert!(
         (without - 3.0 * with).abs() < 1e-9,
         "{without} vs 3 x {with}"
@@ -66,8 +95,16 @@ fn the_incoming_link_correction_removes_waits_behind_the_same_link() {
     // On a torus it lowers the wait at every load, and never raises it.
     for rate in [0.1, 0.4, 0.8] {
         let cfg = config(&format!("[topology]\nk = 8\n[traffic]\nrate = {rate}\n"));
-        let with = predict(&cfg, true, None).unwrap().latency.waiting.unwrap();
-        let without = predict(&cfg, false, None).unwrap().latency.waiting.unwrap();
+        let with = predict(&cfg, &PredictOptions::new(true))
+            .unwrap()
+            .latency
+            .waiting
+            .unwrap();
+        let without = predict(&cfg, &PredictOptions::new(false))
+            .unwrap()
+            .latency
+            .waiting
+            .unwrap();
         assert!(with < without, "rate {rate}: {with} vs {without}");
     }
 }
@@ -83,7 +120,7 @@ fn saturated_channels_are_named_instead_of_a_latency() {
         ))
     };
     let cfg = hot(0.1);
-    let p = predict(&cfg, true, None).unwrap();
+    let p = predict(&cfg, &PredictOptions::new(true)).unwrap();
     assert!(p.latency.mean.is_none() && p.latency.waiting.is_none());
     assert!(
         p.max_link_rho > 1.3 && p.max_link_rho < 1.4,
@@ -98,7 +135,7 @@ fn saturated_channels_are_named_instead_of_a_latency() {
     let ejection = topology.ejection_port(tailback_core::ids::NodeId::new(27));
     assert_eq!(port as usize, ejection.index());
     // At 70% of that load the channel is highly utilised but a latency is predicted.
-    let p = predict(&hot(0.07), true, None).unwrap();
+    let p = predict(&hot(0.07), &PredictOptions::new(true)).unwrap();
     assert!(p.latency.mean.is_some() && p.saturated.is_empty());
     assert!(
         p.busy.iter().any(|l| l.channel == Channel::Output(port)),
@@ -123,15 +160,19 @@ fn a_recorded_trace_predicts_what_its_pattern_predicts() {
         "[topology]\nk = 8\n[traffic]\nprocess = \"trace\"\ntrace_file = {:?}\n",
         path.display().to_string()
     ));
-    let from_pattern = predict(&cfg, true, None).unwrap().latency.mean.unwrap();
-    let from_trace = predict(&replay, true, None).unwrap();
+    let from_pattern = predict(&cfg, &PredictOptions::new(true))
+        .unwrap()
+        .latency
+        .mean
+        .unwrap();
+    let from_trace = predict(&replay, &PredictOptions::new(true)).unwrap();
     let mean = from_trace.latency.mean.unwrap();
     assert!(
         (mean / from_pattern - 1.0).abs() < 0.05,
         "{mean} vs {from_pattern}"
     );
     // Intervals of 1,000 cycles: one prediction each, together covering every packet.
-    let split = predict(&replay, true, Some(1000)).unwrap();
+    let split = predict(&replay, &PredictOptions::new(true).interval(Some(1000))).unwrap();
     assert!(split.intervals.len() >= 20);
     let packets: f64 = split.intervals.iter().map(|i| i.packets).sum();
     let whole: f64 = from_trace.intervals.iter().map(|i| i.packets).sum();
@@ -141,7 +182,9 @@ fn a_recorded_trace_predicts_what_its_pattern_predicts() {
 #[test]
 fn closed_loop_workloads_are_refused_with_the_reason() {
     let cfg = config("[traffic]\nprocess = \"collective\"\n");
-    let error = predict(&cfg, true, None).unwrap_err().to_string();
+    let error = predict(&cfg, &PredictOptions::new(true))
+        .unwrap_err()
+        .to_string();
     assert!(
         error.contains("open-loop") && error.contains("collective"),
         "{error}"

@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use serde::Serialize;
-use tailback_core::predict::{Channel, LinkLoad, PredictError, Prediction};
+use tailback_core::predict::{Channel, LinkLoad, PredictError, PredictOptions, Prediction};
 use tailback_core::topology::Topology;
 
 use crate::cli::{Format, PredictArgs};
@@ -26,11 +26,13 @@ struct Output<'a> {
 pub fn run(args: PredictArgs) -> CliResult {
     let cfg = load_config(Some(&args.config), &args.source.set)?;
     let started = Instant::now();
-    let prediction = tailback_core::predict::predict(&cfg, !args.no_correction, args.interval)
-        .map_err(|e| match e {
-            PredictError::Trace(e) => CliError::Input(e.to_string()),
-            other => CliError::Input(other.to_string()),
-        })?;
+    let options = PredictOptions::new(!args.no_correction)
+        .interval(args.interval)
+        .channels(args.channels);
+    let prediction = tailback_core::predict::predict(&cfg, &options).map_err(|e| match e {
+        PredictError::Trace(e) => CliError::Input(e.to_string()),
+        other => CliError::Input(other.to_string()),
+    })?;
     let seconds = started.elapsed().as_secs_f64();
     match args.format {
         Format::Json => println!(
@@ -111,9 +113,33 @@ fn table(p: &Prediction, topology: &Topology, seconds: f64) -> String {
         ),
     ));
     rows.push(("predicted in", format!("{:.1} ms", seconds * 1e3)));
-    rows.iter()
+    let mut text: String = rows
+        .iter()
         .map(|(label, value)| format!("  {label:<17}{value}\n"))
-        .collect()
+        .collect();
+    for (i, interval) in p.intervals.iter().enumerate() {
+        if interval.channels.is_empty() {
+            continue;
+        }
+        text.push_str(&format!(
+            "\n  interval {i} (cycles {} to {}): lambda (packets/cycle), rho, E[S^2], wait\n",
+            interval.start,
+            interval.start + interval.cycles
+        ));
+        let mut channels = interval.channels.clone();
+        channels.sort_by(|a, b| b.rho.total_cmp(&a.rho));
+        for c in channels {
+            text.push_str(&format!(
+                "    {:<44}{:>10.4}{:>8.3}{:>10.1}{:>10}\n",
+                channel_name(topology, c.channel),
+                c.lambda,
+                c.rho,
+                c.service_square,
+                c.wait.map_or("-".to_string(), |w| format!("{w:.2}"))
+            ));
+        }
+    }
+    text
 }
 
 fn channel_name(topology: &Topology, channel: Channel) -> String {

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use tailback_core::analysis::channel_load;
 use tailback_core::config::{Config, parse_table};
-use tailback_core::predict::predict;
+use tailback_core::predict::{PredictOptions, predict};
 use tailback_core::routing::Routing;
 use tailback_core::topology::Topology;
 use tailback_core::trace::{self, TraceRecord};
@@ -168,7 +168,8 @@ fn accuracy(ctx: &Context) -> CliResult<Outcome> {
                 .then_some(summary.latency.mean)
                 .flatten();
             let predicted = |correction| {
-                predict(config, correction, None).map_err(|e| CliError::Input(e.to_string()))
+                predict(config, &PredictOptions::new(correction))
+                    .map_err(|e| CliError::Input(e.to_string()))
             };
             let with = predicted(true)?;
             let without = predicted(false)?;
@@ -485,7 +486,7 @@ fn reconfig(ctx: &Context) -> CliResult<Outcome> {
     for k in 1..intervals {
         text.push_str(&format!("{k:<10}"));
         for (_, n, id, config) in cases.iter().filter(|c| c.0 == k) {
-            let estimated = predict(config, true, None)
+            let estimated = predict(config, &PredictOptions::new(true))
                 .map_err(|e| CliError::Input(e.to_string()))?
                 .latency
                 .mean;
