@@ -56,8 +56,6 @@ pub(crate) struct Nifdy {
     receivers: Vec<Receiver>,
     /// Nodes with packets in their pool.
     pooled: BitSet,
-    /// Acks sent over the whole run.
-    pub(crate) acks: u64,
 }
 
 impl Nifdy {
@@ -87,7 +85,6 @@ impl Nifdy {
             senders: (0..nodes).map(|_| Sender::default()).collect(),
             receivers: (0..nodes).map(|_| Receiver::new(&settings)).collect(),
             pooled: BitSet::new(nodes),
-            acks: 0,
         })
     }
 
@@ -170,7 +167,6 @@ impl Nifdy {
         }
         let receiver = &mut self.receivers[node];
         if let Some(header) = receiver.on_accepted(packet, &self.settings) {
-            self.acks += 1;
             nics.enqueue(
                 node,
                 Offered {
