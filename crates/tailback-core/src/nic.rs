@@ -532,14 +532,14 @@ impl NicSet {
     }
 }
 
-/// Packets an arrivals queue holds: as configured, or in NIFDY's buffers-only mode, the unit's
-/// buffers and the arrivals queue together, half of them (rounded up) for arrivals — the split
-/// Callahan and Goldstein found best without the protocol.
+/// Packets an arrivals queue holds: as configured, or in NIFDY's buffers-only mode its share of
+/// the unit's buffers and the arrivals queue together (`NifdyConfig::buffers_only_split`) — at
+/// least half, the split Callahan and Goldstein found best without the protocol.
 fn arrivals_capacity(cfg: &Config, processor: &crate::config::ProcessorConfig) -> usize {
     let given = processor.arrivals_packets;
     match &cfg.congestion.nifdy {
         Some(nifdy) if cfg.congestion.mechanism == crate::config::Mechanism::NifdyBuffersOnly => {
-            (nifdy.unit_buffers() + given).div_ceil(2) as usize
+            nifdy.buffers_only_split(given).1 as usize
         }
         _ => given as usize,
     }

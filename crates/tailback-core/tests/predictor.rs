@@ -73,21 +73,18 @@ fn every_channel_model_can_be_listed() {
     );
 }
 
+/// The predicted mean wait of `cfg`'s workload, with or without the correction.
+fn waiting(cfg: &tailback_core::config::Config, correction: bool) -> f64 {
+    let p = predict(cfg, &PredictOptions::new(correction)).unwrap();
+    p.latency.waiting.unwrap()
+}
+
 #[test]
 fn the_incoming_link_correction_removes_waits_behind_the_same_link() {
     // On the line every router channel is fed by a single incoming link: uncorrected, each of
     // the three channels of a route adds the same M/D/1 wait; corrected, only the source's.
     let cfg = config(&line(0.5));
-    let with = predict(&cfg, &PredictOptions::new(true))
-        .unwrap()
-        .latency
-        .waiting
-        .unwrap();
-    let without = predict(&cfg, &PredictOptions::new(false))
-        .unwrap()
-        .latency
-        .waiting
-        .unwrap();
+    let (with, without) = (waiting(&cfg, true), waiting(&cfg, false));
     assert!(
         (without - 3.0 * with).abs() < 1e-9,
         "{without} vs 3 x {with}"
@@ -95,16 +92,7 @@ fn the_incoming_link_correction_removes_waits_behind_the_same_link() {
     // On a torus it lowers the wait at every load, and never raises it.
     for rate in [0.1, 0.4, 0.8] {
         let cfg = config(&format!("[topology]\nk = 8\n[traffic]\nrate = {rate}\n"));
-        let with = predict(&cfg, &PredictOptions::new(true))
-            .unwrap()
-            .latency
-            .waiting
-            .unwrap();
-        let without = predict(&cfg, &PredictOptions::new(false))
-            .unwrap()
-            .latency
-            .waiting
-            .unwrap();
+        let (with, without) = (waiting(&cfg, true), waiting(&cfg, false));
         assert!(with < without, "rate {rate}: {with} vs {without}");
     }
 }

@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use serde::Serialize;
-use tailback_core::predict::{Channel, LinkLoad, PredictError, PredictOptions, Prediction};
+use tailback_core::predict::{Channel, LinkLoad, PredictOptions, Prediction};
 use tailback_core::topology::Topology;
 
 use crate::cli::{Format, PredictArgs};
@@ -29,10 +29,9 @@ pub fn run(args: PredictArgs) -> CliResult {
     let options = PredictOptions::new(!args.no_correction)
         .interval(args.interval)
         .channels(args.channels);
-    let prediction = tailback_core::predict::predict(&cfg, &options).map_err(|e| match e {
-        PredictError::Trace(e) => CliError::Input(e.to_string()),
-        other => CliError::Input(other.to_string()),
-    })?;
+    // Every way a prediction fails is about the user's input: exit status 2.
+    let prediction = tailback_core::predict::predict(&cfg, &options)
+        .map_err(|e| CliError::Input(e.to_string()))?;
     let seconds = started.elapsed().as_secs_f64();
     match args.format {
         Format::Json => println!(

@@ -185,11 +185,12 @@ pub struct NifdyConfig {
 }
 
 impl NifdyConfig {
-    /// Packet buffers of a NIFDY unit besides the arrivals queue: the pool and `d` reorder
-    /// windows of `w` packets. Buffers-only mode spreads these plus the arrivals queue over a
-    /// plain pool and a larger arrivals queue.
-    pub fn unit_buffers(&self) -> u32 {
-        self.b + self.d * self.w
+    /// Buffers-only mode's packet buffers, (pool, arrivals queue): the unit's buffers (the pool
+    /// and `d` reorder windows of `w` packets) and an `arrivals`-packet arrivals queue together,
+    /// split evenly with the odd one to the arrivals queue.
+    pub fn buffers_only_split(&self, arrivals: u32) -> (u32, u32) {
+        let total = self.b + self.d * self.w + arrivals;
+        (total / 2, total.div_ceil(2))
     }
 }
 

@@ -64,12 +64,11 @@ impl Nifdy {
         let n = cfg.congestion.nifdy.as_ref()?;
         let protocol = cfg.congestion.mechanism == Mechanism::Nifdy;
         let arrivals = cfg.processor.as_ref().map_or(0, |p| p.arrivals_packets);
-        // Buffers only: what the arrivals queue does not take of the unit's buffers and the
-        // arrivals queue together (the NIC's arrivals queue takes half, rounded up).
+        // Buffers only: the pool's share of the split (the NIC's arrivals queue has the rest).
         let pool = if protocol {
             n.b
         } else {
-            (n.unit_buffers() + arrivals) / 2
+            n.buffers_only_split(arrivals).0
         };
         let settings = Settings {
             o: n.o.unwrap_or(0),
