@@ -248,8 +248,8 @@ fn fig2(ctx: &Context) -> CliResult<Outcome> {
 }
 
 /// The light load: a third of the nodes send per phase, long messages, and nodes that stop
-/// responding now and then — on average every 10,000 cycles for 1,000 (the seed gives no
-/// rates; these make a node unresponsive about a tenth of the time).
+/// responding now and then: with chance 1e-4 each time the processor is free (every 22 to 56
+/// cycles), for 1,000 cycles on average (the seed gives no rates).
 fn fig3(ctx: &Context) -> CliResult<Outcome> {
     synthetic(
         ctx,

@@ -20,8 +20,8 @@ pub struct ProcessorConfig {
     /// Packets the arrivals queue holds; when it is full the NIC takes no more flits from the
     /// network.
     pub arrivals_packets: u32,
-    /// Chance per cycle that a responsive processor stops responding: it neither sends nor
-    /// takes packets from the NIC for a while.
+    /// Chance, each time the processor is free (every send, receive or poll), that it stops
+    /// responding: it neither sends nor takes packets from the NIC for a while.
     pub nonresponsive_rate: f64,
     /// Mean length of a non-responsive period, cycles (uniform from 1 to twice this).
     pub nonresponsive_cycles: u32,
@@ -38,7 +38,7 @@ impl ProcessorConfig {
                 "nonresponsive_rate",
                 0.0,
                 |x| (0.0..1.0).contains(&x),
-                "from 0 to below 1 (chance per cycle)",
+                "from 0 to below 1 (chance each time the processor is free)",
             ),
             nonresponsive_cycles: s.int("nonresponsive_cycles", 1000, 1, 1 << 30),
         };
