@@ -54,8 +54,10 @@ pub(crate) struct Nifdy {
     settings: Settings,
     senders: Vec<Sender>,
     receivers: Vec<Receiver>,
-    /// Nodes with packets in their pool.
-    pooled: BitSet,
+    /// Nodes whose pool may hold a packet to send: left out while the pool is empty or none of
+    /// its packets is eligible, until a new packet or an ack arrives (nothing else changes
+    /// eligibility), so waiting pools cost nothing per cycle.
+    ready: BitSet,
 }
 
 impl Nifdy {
@@ -83,7 +85,7 @@ impl Nifdy {
             settings,
             senders: (0..nodes).map(|_| Sender::default()).collect(),
             receivers: (0..nodes).map(|_| Receiver::new(&settings)).collect(),
-            pooled: BitSet::new(nodes),
+            ready: BitSet::new(nodes),
         })
     }
 
@@ -99,7 +101,7 @@ impl Nifdy {
             "the processor waits for room in the pool"
         );
         self.senders[node].pool.push(packet);
-        self.pooled.insert(node);
+        self.ready.insert(node);
     }
 
     /// Hands each NIC without a waiting request the oldest eligible packet of its pool.
@@ -108,22 +110,26 @@ impl Nifdy {
             protocol,
             settings,
             senders,
-            pooled,
+            ready,
             ..
         } = self;
-        pooled.retain(|node| {
+        ready.retain(|node| {
             let sender = &mut senders[node];
-            if nics.request_queue_empty(node) {
-                let packet = if *protocol {
-                    sender.eligible(settings).map(|i| sender.send(i, settings))
-                } else {
-                    Some(sender.pool.remove(0))
-                };
-                if let Some(packet) = packet {
-                    nics.enqueue(node, packet);
-                }
+            if !nics.request_queue_empty(node) {
+                return true;
             }
-            !sender.pool.is_empty()
+            let packet = if *protocol {
+                sender.eligible(settings).map(|i| sender.send(i, settings))
+            } else {
+                Some(sender.pool.remove(0))
+            };
+            match packet {
+                Some(packet) => {
+                    nics.enqueue(node, packet);
+                    !sender.pool.is_empty()
+                }
+                None => false,
+            }
         });
     }
 
@@ -140,6 +146,9 @@ impl Nifdy {
             if packet.network == LogicalNetwork::Reply {
                 debug_assert!(header.is_ack(), "only acks travel on the reply network");
                 self.senders[node].on_ack(packet.src, header);
+                if !self.senders[node].pool.is_empty() {
+                    self.ready.insert(node);
+                }
                 packets.remove(slot);
             } else if header.is_bulk() {
                 self.receivers[node].on_bulk(slot, packet.src, header);
