@@ -4,9 +4,9 @@
 use petgraph::algo::is_cyclic_directed;
 use petgraph::graphmap::DiGraphMap;
 
+use crate::bitset::bits64;
 use crate::config::{Config, Switching};
 use crate::ids::{NodeId, PortId, RouterId};
-use crate::router::arbiter::bits64;
 use crate::routing::Routing;
 use crate::topology::{Link, Topology};
 use crate::traffic::Destinations;

@@ -27,6 +27,7 @@
 pub mod analysis;
 pub mod config;
 pub mod congestion;
+pub mod fabric;
 pub mod hooks;
 pub mod ids;
 pub mod packet;

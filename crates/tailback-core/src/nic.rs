@@ -13,13 +13,13 @@
 use std::collections::VecDeque;
 
 use crate::bitset::BitSet;
+use crate::bitset::{bits32, next_after_32};
 use crate::config::{Config, Multiplexing};
 use crate::event::{FlitArrival, VcSlots, Wheel};
 use crate::flit::Flit;
 use crate::hooks::CongestionControl;
 use crate::ids::NodeId;
 use crate::packet::{LogicalNetwork, Packet, PacketSlab};
-use crate::router::arbiter::{bits32, next_after_32};
 use crate::stats::Collector;
 use crate::topology::Topology;
 use crate::traffic::Offered;
@@ -200,6 +200,11 @@ impl NicSet {
             active: BitSet::new(nodes),
             injected_flits: 0,
         }
+    }
+
+    /// The VC slot numbering of the channels.
+    pub(crate) fn slots(&self) -> VcSlots {
+        self.slots
     }
 
     /// Router VC slot of `node`'s terminal port (input VC fed by the NIC's injection VC `vc`,

@@ -1,28 +1,36 @@
 //! A read-only view of network state for congestion management mechanisms.
 
+use crate::fabric::{CreditUnit, Fabric};
 use crate::ids::PortId;
-use crate::router::RouterSet;
 use crate::routing::Routing;
 use crate::topology::Topology;
 
-/// What a mechanism may look at: buffer occupancy and credit state of every router port.
-#[derive(Debug, Clone, Copy)]
+/// What a mechanism may look at: buffer occupancy and credit state of every switch port.
+#[derive(Clone, Copy)]
 pub struct NetworkView<'a> {
-    routers: &'a RouterSet,
+    fabric: &'a dyn Fabric,
     topology: &'a Topology,
     routing: &'a Routing,
     now: u64,
 }
 
+impl std::fmt::Debug for NetworkView<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NetworkView")
+            .field("now", &self.now)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<'a> NetworkView<'a> {
     pub(crate) fn new(
-        routers: &'a RouterSet,
+        fabric: &'a dyn Fabric,
         topology: &'a Topology,
         routing: &'a Routing,
         now: u64,
     ) -> Self {
         NetworkView {
-            routers,
+            fabric,
             topology,
             routing,
             now,
@@ -46,43 +54,36 @@ impl<'a> NetworkView<'a> {
 
     /// Virtual channels per port.
     pub fn vcs(&self) -> usize {
-        self.routers.vcs
+        self.fabric.vcs()
     }
 
-    /// Flits per VC buffer.
+    /// Capacity of a VC buffer, in credits.
     pub fn vc_capacity(&self) -> u32 {
-        self.routers.capacity
+        self.fabric.buffer_credits()
     }
 
-    /// The VC slot of (`port`, `vc`); panics on a port or VC the network does not have.
-    fn slot(&self, port: PortId, vc: usize) -> usize {
-        assert!(
-            port.index() < self.topology.ports().len() && vc < self.routers.vcs,
-            "port {port} VC {vc} does not exist ({} ports, {} VCs)",
-            self.topology.ports().len(),
-            self.routers.vcs
-        );
-        self.routers.slots.port_vc(port.index(), vc)
+    /// What one credit (and one unit of occupancy) stands for.
+    pub fn credit_unit(&self) -> CreditUnit {
+        self.fabric.credit_unit()
     }
 
-    /// Flits in input VC `vc` of `port`.
+    /// Flits in input VC `vc` of `port`; panics on a port or VC the network does not have.
     pub fn input_occupancy(&self, port: PortId, vc: usize) -> u32 {
-        self.routers.ivc[self.slot(port, vc)].len as u32
+        self.fabric.input_occupancy(port, vc)
     }
 
-    /// Credits (free downstream slots known upstream) of output VC `vc` of `port`.
+    /// Credits (free downstream room known upstream) of output VC `vc` of `port`.
     pub fn output_credits(&self, port: PortId, vc: usize) -> u32 {
-        self.routers.ovc[self.slot(port, vc)].credits as u32
+        self.fabric.output_credits(port, vc)
     }
 
     /// Whether output VC `vc` of `port` is free to be allocated to a new packet.
     pub fn output_vc_free(&self, port: PortId, vc: usize) -> bool {
-        let slot = self.slot(port, vc);
-        self.routers.ports[self.routers.slots.owner(slot)].out_free & (1 << vc) != 0
+        self.fabric.output_vc_free(port, vc)
     }
 
-    /// Flits buffered in all routers (a full scan; track buffer events for per-cycle use).
+    /// Flits buffered in all switches (a full scan; track buffer events for per-cycle use).
     pub fn buffered_flits(&self) -> u64 {
-        self.routers.buffered_flits()
+        self.fabric.buffered_flits()
     }
 }

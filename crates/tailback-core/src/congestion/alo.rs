@@ -5,9 +5,9 @@
 //! one useful channel has all its virtual channels free. A virtual channel is free when no
 //! packet holds it. Packets to the node itself are never held back.
 
+use crate::bitset::bits64;
 use crate::hooks::{CongestionControl, Gauges};
 use crate::ids::{NodeId, PortId, RouterId};
-use crate::router::arbiter::bits64;
 use crate::traffic::Offered;
 use crate::view::NetworkView;
 

@@ -12,11 +12,12 @@
 //! round-robin; inputs accept round-robin; pointers move only on first-iteration accepts;
 //! unmatched ports retry in later iterations. A matched input then picks its VC round-robin.
 
-use super::arbiter::{bits32, bits64, next_after_32, next_after_64};
+use super::RouterSet;
 use super::step::At;
 use super::{Ready, Stage};
-use super::{RouterSet, StepContext};
+use crate::bitset::{bits32, bits64, next_after_32, next_after_64};
 use crate::config::AllocatorKind;
+use crate::fabric::StepContext;
 use crate::hooks::CongestionControl;
 
 const NONE: u32 = u32::MAX;

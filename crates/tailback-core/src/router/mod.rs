@@ -21,19 +21,23 @@
 //!
 //! A router is evaluated only while one of its ports has a bit in one of these masks, so a router
 //! whose packets are all blocked on credits costs nothing until a credit returns.
+//!
+//! The routers are the `vc` fabric: the simulation drives them through
+//! [`Fabric`](crate::fabric::Fabric) (implemented in `fabric.rs`, self-checked in `check.rs`).
 
 mod alloc;
-pub(crate) mod arbiter;
+mod check;
+mod fabric;
 mod recovery;
 mod step;
 mod table;
 
-pub(crate) use alloc::Scratch;
-pub(crate) use step::StepContext;
+use alloc::Scratch;
 
 use crate::bitset::BitSet;
 use crate::config::{AllocatorKind, Config, Multiplexing, RoutingAlgorithm, Switching};
 use crate::event::VcSlots;
+use crate::fabric::Buffered;
 use crate::flit::Flit;
 use crate::ids::RouterId;
 use crate::topology::{Layout, Link, Topology};
@@ -215,9 +219,9 @@ impl Pacing {
     }
 }
 
-/// The state of every router.
+/// The input-queued virtual-channel routers: the `vc` fabric (opaque outside the engine).
 #[derive(Debug)]
-pub(crate) struct RouterSet {
+pub struct RouterSet {
     pub(crate) vcs: usize,
     pub(crate) slots: VcSlots,
     pub(crate) capacity: u32,
@@ -257,11 +261,13 @@ pub(crate) struct RouterSet {
     // Per router: local ports with work, and the set of routers with work.
     work_ports: Table<u64>,
     active: BitSet,
+    /// Working storage of the allocators, reused from cycle to cycle (lent to the step).
+    scratch: Option<Box<Scratch>>,
 }
 
 impl RouterSet {
     /// Empty routers with full credits, wired as `topology` says.
-    pub(crate) fn new(cfg: &Config, topology: &Topology) -> RouterSet {
+    fn new(cfg: &Config, topology: &Topology) -> RouterSet {
         let vcs = cfg.router.vcs as usize;
         let capacity = cfg.router.vc_buffer_flits;
         let topo_ports = topology.ports();
@@ -367,6 +373,7 @@ impl RouterSet {
             turns,
             work_ports: Table::filled(0, routers),
             active: BitSet::new(routers),
+            scratch: Some(Box::default()),
         }
     }
 
@@ -389,9 +396,9 @@ impl RouterSet {
         self.active.insert(router);
     }
 
-    /// Appends a flit to the input VC in `slot`; returns the owning router and the new occupancy.
+    /// Appends a flit to the input VC in `slot`; says where it was buffered.
     #[inline(always)]
-    pub(crate) fn push_flit(&mut self, slot: usize, flit: Flit) -> (usize, u32) {
+    fn push_flit(&mut self, slot: usize, flit: Flit) -> Buffered {
         let capacity = self.capacity;
         let state = &mut self.ivc[slot];
         let len = state.len as u32;
@@ -438,7 +445,11 @@ impl RouterSet {
                 self.mark_work(router, port - first);
             }
         }
-        (router, len + 1)
+        Buffered {
+            router,
+            port: (port - first) as u8,
+            occupancy: len + 1,
+        }
     }
 
     /// The flit at the front of the input VC in `slot`.
@@ -450,7 +461,7 @@ impl RouterSet {
 
     /// Returns a credit to the output VC in `slot`, waking its owner if it was starved.
     #[inline]
-    pub(crate) fn add_credit(&mut self, slot: usize) {
+    fn return_credit(&mut self, slot: usize) {
         let output = &mut self.ovc[slot];
         output.credits += 1;
         debug_assert!(output.credits as u32 <= self.capacity);
@@ -462,49 +473,5 @@ impl RouterSet {
             let (router, local) = (record.router as usize, port - record.first as usize);
             self.mark_work(router, local);
         }
-    }
-
-    /// Whether `port`'s router will be evaluated (for the invariant checker).
-    pub(crate) fn is_scheduled(&self, port: usize) -> bool {
-        let router = self.router_of_port(port);
-        self.active.contains(router)
-            && self.work_ports[router] & (1 << (port - self.first_port(router))) != 0
-    }
-
-    /// Longest delay of the recovery lane on a network of this diameter (0 without Disha).
-    pub(crate) fn max_recovery_delay(&self, diameter: u32) -> u64 {
-        self.recovery.as_ref().map_or(0, |r| r.max_delay(diameter))
-    }
-
-    /// Whether any router has work.
-    pub(crate) fn any_active(&self) -> bool {
-        !self.active.is_empty()
-    }
-
-    /// Input VC buffers of global port `port` with no free slot.
-    pub(crate) fn full_buffers(&self, port: usize) -> u32 {
-        (0..self.vcs)
-            .filter(|&vc| self.ivc[self.slots.port_vc(port, vc)].len as u32 == self.capacity)
-            .count() as u32
-    }
-
-    /// Flits held in the input VC buffers of global port `port`, and their total capacity.
-    pub(crate) fn port_occupancy(&self, port: usize) -> (u64, u64) {
-        let held = (0..self.vcs)
-            .map(|vc| self.ivc[self.slots.port_vc(port, vc)].len as u64)
-            .sum();
-        (held, (self.vcs as u32 * self.capacity) as u64)
-    }
-
-    /// Flits buffered in all routers.
-    pub(crate) fn buffered_flits(&self) -> u64 {
-        self.ivc.iter().map(|s| s.len as u64).sum()
-    }
-
-    /// The flits currently in the input VC in `slot`, front first.
-    pub(crate) fn buffer_contents(&self, slot: usize) -> impl Iterator<Item = Flit> + '_ {
-        let cap = self.capacity as usize;
-        let state = self.ivc[slot];
-        (0..state.len as usize).map(move |i| self.buf[slot * cap + (state.head as usize + i) % cap])
     }
 }

@@ -9,9 +9,9 @@
 //! along the DOR path, one router plus one link per hop, to the destination NIC. The token is
 //! released when the tail arrives, so only one packet recovers at a time network-wide.
 
-use super::step::StepContext;
 use super::{PortWork, RouterSet, Stage};
 use crate::event::FlitArrival;
+use crate::fabric::StepContext;
 use crate::hooks::{BufferEvent, CongestionControl};
 use crate::ids::RouterId;
 
@@ -88,7 +88,7 @@ impl Recovery {
 impl RouterSet {
     /// End-of-cycle step of deadlock recovery: the router holding the free token captures a
     /// presumed-deadlocked head, if it has one.
-    pub(crate) fn recover_deadlocks<C: CongestionControl>(&mut self, cx: &StepContext<'_, C>) {
+    pub(super) fn recover_deadlocks<C: CongestionControl>(&mut self, cx: &StepContext<'_, C>) {
         let routers = self.first_port.len() - 1;
         let Some(recovery) = &self.recovery else {
             return;
@@ -100,7 +100,7 @@ impl RouterSet {
         let (first, end) = (self.first_port(router), self.first_port(router + 1));
         let slots = self.slots;
         let blocked = (first..end).find_map(|port| {
-            super::arbiter::bits32(self.ports[port].work.va_pending).find_map(|vc| {
+            crate::bitset::bits32(self.ports[port].work.va_pending).find_map(|vc| {
                 let state = &self.ivc[slots.port_vc(port, vc)];
                 let waited = state.ready.waited(cx.now);
                 (waited >= timeout as i64).then_some((port, vc))
@@ -193,10 +193,5 @@ impl RouterSet {
             };
             cx.control.on_dequeue(event, now);
         }
-    }
-
-    /// Packets recovered so far (0 without Disha).
-    pub(crate) fn recoveries(&self) -> u64 {
-        self.recovery.as_ref().map_or(0, |r| r.recoveries)
     }
 }

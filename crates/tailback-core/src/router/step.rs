@@ -1,14 +1,13 @@
 //! One cycle of a router: route computation, VC allocation, switch allocation and traversal.
 
 use super::alloc::Scratch;
-use super::arbiter::{bits32, bits64};
 use super::{AdaptiveHops, InputVc, Ready, RouterSet, Stage, UNCONNECTED};
+use crate::bitset::{bits32, bits64};
 use crate::config::AllocatorKind;
-use crate::event::{FlitArrival, Wheel};
+use crate::event::FlitArrival;
+use crate::fabric::StepContext;
 use crate::hooks::{BufferEvent, CongestionControl, ForwardEvent};
 use crate::ids::{NodeId, RouterId};
-use crate::packet::PacketSlab;
-use crate::routing::Routing;
 
 /// The router being evaluated: its index and its global port range.
 #[derive(Debug, Clone, Copy)]
@@ -18,32 +17,20 @@ pub(super) struct At {
     pub(super) end: usize,
 }
 
-/// What a router needs from the rest of the engine during its step.
-pub(crate) struct StepContext<'a, C> {
-    pub(crate) now: u64,
-    pub(crate) routing: &'a Routing,
-    pub(crate) packets: &'a mut PacketSlab,
-    pub(crate) flits: &'a mut Wheel<FlitArrival>,
-    pub(crate) credits: &'a mut Wheel<u32>,
-    pub(crate) control: &'a mut C,
-    /// Router-to-router flit traversals so far.
-    pub(crate) flit_hops: &'a mut u64,
-}
-
 impl RouterSet {
-    /// Evaluates every router with work; routers left without work go idle. `sc` is working
-    /// storage reused from cycle to cycle.
-    pub(crate) fn step_all<C: CongestionControl>(
-        &mut self,
-        sc: &mut Scratch,
-        cx: &mut StepContext<'_, C>,
-    ) {
+    /// Evaluates every router with work; routers left without work go idle.
+    pub(super) fn step_all<C: CongestionControl>(&mut self, cx: &mut StepContext<'_, C>) {
         let mut active = std::mem::take(&mut self.active);
+        let mut sc = self
+            .scratch
+            .take()
+            .expect("the scratch is only lent during a step");
         active.retain(|r| {
-            self.step(r, sc, cx);
+            self.step(r, &mut sc, cx);
             self.work_ports[r] != 0
         });
         self.active = active;
+        self.scratch = Some(sc);
     }
 
     fn step<C: CongestionControl>(

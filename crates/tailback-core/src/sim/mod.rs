@@ -17,14 +17,15 @@ use std::time::Instant;
 use std::path::Path;
 
 use crate::config::{Choice, Config, ConfigError, ConfigIssue, DEFAULT_RAMP_SLOPE, ProcessKind};
-use crate::event::{FlitArrival, Wheel};
+use crate::event::{FlitArrival, VcSlots, Wheel};
+use crate::fabric::{Fabric, StepContext};
 use crate::hooks::{BufferEvent, CongestionControl, NoControl};
 use crate::ids::{NodeId, RouterId};
 use crate::nic::{NicContext, NicSet};
 use crate::nifdy::Nifdy;
 use crate::packet::{LogicalNetwork, PacketSlab};
 use crate::processor::{ProcessorContext, ProcessorSet};
-use crate::router::{RouterSet, Scratch, StepContext};
+use crate::router::RouterSet;
 use crate::routing::Routing;
 use crate::stats::{Collector, RunReport, RunSummary, SeriesRow};
 use crate::topology::Topology;
@@ -85,15 +86,19 @@ pub enum OfferError {
     NoReplyNetwork,
 }
 
-/// One simulation: a built network, its workload and a congestion mechanism.
-pub struct Simulation<C: CongestionControl = NoControl> {
+/// One simulation: a built network, its workload and a congestion mechanism, over a fabric of
+/// switches (the virtual-channel routers; the fabric boundary is internal, so users name only
+/// the mechanism).
+#[allow(private_bounds, private_interfaces)]
+pub struct Simulation<C: CongestionControl = NoControl, F: Fabric = RouterSet> {
     config: Config,
     topology: Topology,
     routing: Routing,
     workload: Workload,
-    routers: RouterSet,
-    /// Working storage of the router allocators.
-    scratch: Scratch,
+    /// The switches, their buffers and credits.
+    fabric: F,
+    /// Numbering of the channel ends flits and credits travel between.
+    slots: VcSlots,
     nics: NicSet,
     /// The processors behind the NICs, when modelled.
     processors: Option<ProcessorSet>,
@@ -131,6 +136,17 @@ impl<C: CongestionControl> Simulation<C> {
         cfg: &Config,
         make: impl FnOnce(&Topology, &Routing) -> C,
     ) -> Result<Self, ConfigError> {
+        Simulation::build_on(cfg, make)
+    }
+}
+
+#[allow(private_bounds)]
+impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
+    /// A simulation over fabric `F`, steered by the mechanism `make` builds for the network.
+    fn build_on(
+        cfg: &Config,
+        make: impl FnOnce(&Topology, &Routing) -> C,
+    ) -> Result<Self, ConfigError> {
         cfg.validate()?;
         let topology = Topology::from_config(cfg);
         let routing = Routing::from_config(cfg, &topology);
@@ -140,7 +156,7 @@ impl<C: CongestionControl> Simulation<C> {
             let records = load_trace(cfg, path, topology.node_count())?;
             workload = workload.replaying(&records, cfg.traffic.trace_time_scale.unwrap_or(1.0));
         }
-        let routers = RouterSet::new(cfg, &topology);
+        let fabric = F::build(cfg, &topology);
         let nics = NicSet::new(cfg, &topology);
         let program = cfg.traffic.program.as_ref().map(|p| {
             Program::new(
@@ -179,7 +195,7 @@ impl<C: CongestionControl> Simulation<C> {
         // Each router port and each NIC sends at most one flit and one credit per cycle, and
         // the recovery lane carries at most one flit per cycle.
         let channel_ends = topology.ports().len() + topology.node_count() + 1;
-        let max_flit_delay = max_flit_delay.max(routers.max_recovery_delay(routing.diameter()));
+        let max_flit_delay = max_flit_delay + fabric.max_extra_delay(routing.diameter());
         let arrivals = (0..topology.node_count())
             .filter(|&n| workload.next_time(n) != NEVER)
             .map(|n| Reverse((workload.next_time(n), n as u32)))
@@ -192,8 +208,8 @@ impl<C: CongestionControl> Simulation<C> {
             topology,
             routing,
             workload,
-            routers,
-            scratch: Scratch::default(),
+            slots: nics.slots(),
+            fabric,
             nifdy,
             nics,
             processors,
@@ -241,7 +257,7 @@ impl<C: CongestionControl> Simulation<C> {
             in_flight_packets: self.packets.live() as u64,
             queued_packets: self.queued_packets(),
             flit_hops: self.flit_hops,
-            deadlock_recoveries: self.routers.recoveries(),
+            deadlock_recoveries: self.fabric.recoveries(),
         }
     }
 
@@ -264,7 +280,7 @@ impl<C: CongestionControl> Simulation<C> {
             nifdy.send(&mut self.nics);
         }
         if self.nics.any_active() {
-            let view = NetworkView::new(&self.routers, &self.topology, &self.routing, now);
+            let view = NetworkView::new(&self.fabric, &self.topology, &self.routing, now);
             self.nics.step_all(&mut NicContext {
                 now,
                 view: &view,
@@ -278,7 +294,7 @@ impl<C: CongestionControl> Simulation<C> {
         if let Some(nifdy) = &mut self.nifdy {
             nifdy.receive(&mut self.nics, &mut self.packets);
         }
-        if self.routers.any_active() {
+        if self.fabric.any_active() {
             let mut cx = StepContext {
                 now,
                 routing: &self.routing,
@@ -288,18 +304,17 @@ impl<C: CongestionControl> Simulation<C> {
                 control: &mut self.control,
                 flit_hops: &mut self.flit_hops,
             };
-            self.routers.step_all(&mut self.scratch, &mut cx);
-            self.routers.recover_deadlocks(&cx);
+            self.fabric.step(&mut cx);
         }
         if C::PER_CYCLE {
-            let view = NetworkView::new(&self.routers, &self.topology, &self.routing, now);
+            let view = NetworkView::new(&self.fabric, &self.topology, &self.routing, now);
             self.control.end_of_cycle(&view, now);
         }
         if now == self.recorder.next_due() {
             self.recorder.record(
                 now,
                 &recorder::Sample {
-                    routers: &self.routers,
+                    fabric: &self.fabric,
                     stats: &self.stats,
                     in_flight_packets: self.packets.live() as u64,
                     queued_packets: self.queued_packets(),
@@ -409,7 +424,7 @@ impl<C: CongestionControl> Simulation<C> {
             self.stats
                 .summary(self.now, drain_cap_hit, self.config.sim.stability_tolerance);
         summary.flit_hops = self.flit_hops;
-        summary.deadlock_recoveries = self.routers.recoveries();
+        summary.deadlock_recoveries = self.fabric.recoveries();
         summary.wall_seconds = wall;
         summary.node_cycles_per_second =
             self.topology.node_count() as f64 * self.now as f64 / wall.max(1e-9);
@@ -557,7 +572,7 @@ impl<C: CongestionControl> Simulation<C> {
             || self.config.sim.check_invariants
             || self.flit_wheel.pending() > 0
             || self.credit_wheel.pending() > 0
-            || self.routers.any_active()
+            || self.fabric.any_active()
             || self.nics.any_active()
         {
             return;
@@ -569,18 +584,18 @@ impl<C: CongestionControl> Simulation<C> {
     }
 
     fn deliver_arrivals(&mut self, now: u64) {
-        let slots = self.routers.slots;
+        let slots = self.slots;
         for &FlitArrival { to, flit } in self.flit_wheel.due(now) {
             let to = to as usize;
             if slots.is_router(to) {
-                let (router, occupancy) = self.routers.push_flit(to, flit);
+                let at = self.fabric.accept_flit(to, flit);
                 if C::BUFFER_EVENTS {
                     let event = BufferEvent {
-                        router: RouterId::new(router),
-                        port: (slots.owner(to) - self.routers.first_port(router)) as u8,
+                        router: RouterId::new(at.router),
+                        port: at.port,
                         vc: slots.vc(to) as u8,
-                        occupancy,
-                        capacity: self.routers.capacity,
+                        occupancy: at.occupancy,
+                        capacity: self.fabric.buffer_credits(),
                         out_port: None,
                     };
                     self.control.on_enqueue(event, now);
@@ -598,7 +613,7 @@ impl<C: CongestionControl> Simulation<C> {
         for &to in self.credit_wheel.due(now) {
             let to = to as usize;
             if slots.is_router(to) {
-                self.routers.add_credit(to);
+                self.fabric.add_credit(to);
             } else {
                 let nic = to - slots.nic_base as usize;
                 self.nics.add_credit(slots.owner(nic), slots.vc(nic) as u8);

@@ -1,8 +1,9 @@
 //! Time series and occupancy snapshots (`[record]`).
 
 use crate::config::RecordConfig;
+use crate::fabric::Fabric;
 use crate::hooks::Gauges;
-use crate::router::RouterSet;
+use crate::ids::PortId;
 use crate::stats::{Collector, Occupancy, Pending, SeriesRow};
 use crate::topology::{Link, Topology};
 
@@ -19,7 +20,7 @@ struct Totals {
 
 /// What the recorder reads at the end of a cycle.
 pub(super) struct Sample<'a> {
-    pub(super) routers: &'a RouterSet,
+    pub(super) fabric: &'a dyn Fabric,
     pub(super) stats: &'a Collector,
     pub(super) in_flight_packets: u64,
     pub(super) queued_packets: u64,
@@ -97,7 +98,7 @@ impl Recorder {
         }
         while self.snapshots_due.last().is_some_and(|&c| c <= now) {
             let cycle = self.snapshots_due.pop().unwrap_or(now);
-            self.record_occupancy(cycle, sample.routers);
+            self.record_occupancy(cycle, sample.fabric);
         }
         self.next = self.first_due(now + 1);
     }
@@ -109,13 +110,13 @@ impl Recorder {
             delivered_packets: sample.stats.delivered_packets,
             delivered_latency_sum: sample.stats.delivered_latency_sum,
             throttled_node_cycles: sample.gauges.throttled_node_cycles,
-            recoveries: sample.routers.recoveries(),
+            recoveries: sample.fabric.recoveries(),
         };
         let node_cycles = (self.nodes as u64 * self.window) as f64;
         let full_buffers = self
             .network_ports
             .iter()
-            .map(|&(_, port)| sample.routers.full_buffers(port) as u64)
+            .map(|&(_, port)| u64::from(sample.fabric.full_buffers(PortId::new(port))))
             .sum();
         self.series.push(SeriesRow {
             cycle: end,
@@ -146,11 +147,11 @@ impl Recorder {
         self.totals = now;
     }
 
-    fn record_occupancy(&mut self, cycle: u64, routers: &RouterSet) {
+    fn record_occupancy(&mut self, cycle: u64, fabric: &dyn Fabric) {
         let mut flits = vec![0u64; self.routers];
         let mut capacity = vec![0u64; self.routers];
         for &(router, port) in &self.network_ports {
-            let (held, room) = routers.port_occupancy(port);
+            let (held, room) = fabric.port_occupancy(PortId::new(port));
             flits[router] += held;
             capacity[router] += room;
         }

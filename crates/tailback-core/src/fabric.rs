@@ -1,0 +1,139 @@
+//! The switch-model boundary: what the simulation needs from the set of switches, with their
+//! buffers and credits (the *fabric*).
+//!
+//! The simulation owns the channels (the timing wheels that carry flits and credits), the
+//! network interfaces, the workload and the congestion mechanism; a fabric owns everything
+//! inside the switches. They meet at *VC slots* (`crate::event::VcSlots`): a flit arriving at
+//! a router slot is handed to the fabric, a credit arriving at one returns to it, and a fabric
+//! schedules the flits and credits it sends on the same wheels. Mechanisms and the invariant
+//! checker see a fabric only through the queries of this trait (mechanisms through
+//! [`NetworkView`](crate::view::NetworkView)).
+//!
+//! Today's fabric is the input-queued virtual-channel router ([`RouterSet`]);
+//! `docs/architecture.md` lists what a second fabric must provide.
+
+pub use crate::router::RouterSet;
+
+use crate::config::Config;
+use crate::event::{FlitArrival, Wheel};
+use crate::flit::Flit;
+use crate::hooks::CongestionControl;
+use crate::ids::PortId;
+use crate::packet::PacketSlab;
+use crate::routing::Routing;
+use crate::topology::Topology;
+
+/// What one credit stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CreditUnit {
+    /// One flit (the virtual-channel router's buffers count flits).
+    Flit,
+    /// One buffer block of `bytes` bytes (a fabric whose packets occupy whole blocks).
+    Block {
+        /// Bytes per block.
+        bytes: u32,
+    },
+}
+
+/// Flits and credits on their way to every VC slot (input of the invariant checks).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct InFlight {
+    /// Flits due at each slot.
+    pub(crate) flits_to: Vec<u64>,
+    /// Credits due at each slot.
+    pub(crate) credits_to: Vec<u64>,
+}
+
+/// What a fabric needs from the rest of the engine while it steps.
+pub(crate) struct StepContext<'a, C> {
+    pub(crate) now: u64,
+    pub(crate) routing: &'a Routing,
+    pub(crate) packets: &'a mut PacketSlab,
+    pub(crate) flits: &'a mut Wheel<FlitArrival>,
+    pub(crate) credits: &'a mut Wheel<u32>,
+    pub(crate) control: &'a mut C,
+    /// Router-to-router flit traversals so far.
+    pub(crate) flit_hops: &'a mut u64,
+}
+
+/// Where an arriving flit was buffered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Buffered {
+    /// The switch.
+    pub(crate) router: usize,
+    /// Its local input port.
+    pub(crate) port: u8,
+    /// Flits in the buffer after the arrival.
+    pub(crate) occupancy: u32,
+}
+
+/// A set of switches: the engine side (flits and credits in, a step per cycle) and the queries
+/// mechanisms, the recorder and the invariant checker ask.
+///
+/// Ports and VCs are numbered as in [`Topology`](crate::topology::Topology); a fabric's buffers
+/// are per (input port, VC) and its credits per (output port, VC), counted in
+/// [`credit_unit`](Self::credit_unit)s.
+pub(crate) trait Fabric {
+    /// Empty switches with full credits, wired as `topology` says.
+    fn build(cfg: &Config, topology: &Topology) -> Self
+    where
+        Self: Sized;
+
+    /// A flit arrives at router VC slot `slot` (its credit was taken upstream).
+    fn accept_flit(&mut self, slot: usize, flit: Flit) -> Buffered;
+
+    /// A credit returns to output VC slot `slot`.
+    fn add_credit(&mut self, slot: usize);
+
+    /// Whether any switch has work: [`step`](Self::step) may be skipped otherwise.
+    fn any_active(&self) -> bool;
+
+    /// Evaluates every switch with work for cycle `cx.now`.
+    fn step<C: CongestionControl>(&mut self, cx: &mut StepContext<'_, C>)
+    where
+        Self: Sized;
+
+    /// The longest delay from sending a flit to its arrival, beyond the channel latencies the
+    /// simulation knows (0 when there is none), on a network of this diameter.
+    fn max_extra_delay(&self, diameter: u32) -> u64;
+
+    /// Deadlock recoveries started so far.
+    fn recoveries(&self) -> u64;
+
+    /// Virtual channels per port.
+    fn vcs(&self) -> usize;
+
+    /// Credits per VC buffer (its capacity).
+    fn buffer_credits(&self) -> u32;
+
+    /// What a credit stands for.
+    fn credit_unit(&self) -> CreditUnit;
+
+    /// Flits buffered at input VC `vc` of `port`.
+    fn input_occupancy(&self, port: PortId, vc: usize) -> u32;
+
+    /// Credits held for output VC `vc` of `port`.
+    fn output_credits(&self, port: PortId, vc: usize) -> u32;
+
+    /// Whether output VC `vc` of `port` may be allocated to a new packet.
+    fn output_vc_free(&self, port: PortId, vc: usize) -> bool;
+
+    /// Flits buffered in all switches.
+    fn buffered_flits(&self) -> u64;
+
+    /// Input VC buffers of `port` with no free slot.
+    fn full_buffers(&self, port: PortId) -> u32;
+
+    /// Flits buffered at the input of `port`, and the room there.
+    fn port_occupancy(&self, port: PortId) -> (u64, u64);
+
+    /// Checks the fabric's own bookkeeping against the flits and credits `in_flight`, the
+    /// flits each NIC receive slot holds (`nic_held`, by slot relative to the first NIC slot)
+    /// and the live packets; describes the first violation found.
+    fn check(
+        &self,
+        in_flight: &InFlight,
+        nic_held: &dyn Fn(usize) -> u64,
+        packets: &PacketSlab,
+    ) -> Result<(), String>;
+}

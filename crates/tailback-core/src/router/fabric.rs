@@ -1,0 +1,109 @@
+//! The routers as the `vc` fabric: the engine's calls and the queries of mechanisms, the
+//! recorder and the invariant checker.
+
+use super::RouterSet;
+use crate::config::Config;
+use crate::fabric::{Buffered, CreditUnit, Fabric, InFlight, StepContext};
+use crate::flit::Flit;
+use crate::hooks::CongestionControl;
+use crate::ids::PortId;
+use crate::packet::PacketSlab;
+use crate::topology::Topology;
+
+impl RouterSet {
+    /// The VC slot of (`port`, `vc`); panics on a port or VC the network does not have.
+    fn slot(&self, port: PortId, vc: usize) -> usize {
+        assert!(
+            port.index() < self.ports.len() && vc < self.vcs,
+            "port {port} VC {vc} does not exist ({} ports, {} VCs)",
+            self.ports.len(),
+            self.vcs
+        );
+        self.slots.port_vc(port.index(), vc)
+    }
+}
+
+impl Fabric for RouterSet {
+    fn build(cfg: &Config, topology: &Topology) -> RouterSet {
+        RouterSet::new(cfg, topology)
+    }
+
+    #[inline(always)]
+    fn accept_flit(&mut self, slot: usize, flit: Flit) -> Buffered {
+        self.push_flit(slot, flit)
+    }
+
+    #[inline(always)]
+    fn add_credit(&mut self, slot: usize) {
+        self.return_credit(slot);
+    }
+
+    #[inline]
+    fn any_active(&self) -> bool {
+        !self.active.is_empty()
+    }
+
+    fn step<C: CongestionControl>(&mut self, cx: &mut StepContext<'_, C>) {
+        self.step_all(cx);
+        self.recover_deadlocks(cx);
+    }
+
+    fn max_extra_delay(&self, diameter: u32) -> u64 {
+        self.recovery.as_ref().map_or(0, |r| r.max_delay(diameter))
+    }
+
+    fn recoveries(&self) -> u64 {
+        self.recovery.as_ref().map_or(0, |r| r.recoveries)
+    }
+
+    fn vcs(&self) -> usize {
+        self.vcs
+    }
+
+    fn buffer_credits(&self) -> u32 {
+        self.capacity
+    }
+
+    fn credit_unit(&self) -> CreditUnit {
+        CreditUnit::Flit
+    }
+
+    fn input_occupancy(&self, port: PortId, vc: usize) -> u32 {
+        self.ivc[self.slot(port, vc)].len as u32
+    }
+
+    fn output_credits(&self, port: PortId, vc: usize) -> u32 {
+        self.ovc[self.slot(port, vc)].credits as u32
+    }
+
+    fn output_vc_free(&self, port: PortId, vc: usize) -> bool {
+        let slot = self.slot(port, vc);
+        self.ports[self.slots.owner(slot)].out_free & (1 << vc) != 0
+    }
+
+    fn buffered_flits(&self) -> u64 {
+        self.ivc.iter().map(|s| s.len as u64).sum()
+    }
+
+    fn full_buffers(&self, port: PortId) -> u32 {
+        (0..self.vcs)
+            .filter(|&vc| self.input_occupancy(port, vc) == self.capacity)
+            .count() as u32
+    }
+
+    fn port_occupancy(&self, port: PortId) -> (u64, u64) {
+        let held = (0..self.vcs)
+            .map(|vc| u64::from(self.input_occupancy(port, vc)))
+            .sum();
+        (held, u64::from(self.vcs as u32 * self.capacity))
+    }
+
+    fn check(
+        &self,
+        in_flight: &InFlight,
+        nic_held: &dyn Fn(usize) -> u64,
+        packets: &PacketSlab,
+    ) -> Result<(), String> {
+        self.check_bookkeeping(in_flight, nic_held, packets)
+    }
+}
