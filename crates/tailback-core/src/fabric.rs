@@ -17,7 +17,7 @@ pub use crate::router::RouterSet;
 use crate::config::Config;
 use crate::event::{FlitArrival, Wheel};
 use crate::flit::Flit;
-use crate::hooks::CongestionControl;
+use crate::hooks::{Arrivals, CongestionControl, Context, Outbox, Timers};
 use crate::ids::PortId;
 use crate::packet::PacketSlab;
 use crate::routing::Routing;
@@ -54,6 +54,25 @@ pub(crate) struct StepContext<'a, C> {
     pub(crate) control: &'a mut C,
     /// Router-to-router flit traversals so far.
     pub(crate) flit_hops: &'a mut u64,
+    pub(crate) outbox: &'a mut Outbox,
+    pub(crate) timers: &'a mut Timers,
+    pub(crate) arrivals: &'a mut Arrivals,
+}
+
+impl<C> StepContext<'_, C> {
+    /// The hook context, and the mechanism.
+    #[inline]
+    pub(crate) fn hook(&mut self) -> (Context<'_>, &mut C) {
+        (
+            Context {
+                now: self.now,
+                outbox: self.outbox,
+                timers: self.timers,
+                arrivals: self.arrivals,
+            },
+            self.control,
+        )
+    }
 }
 
 /// Where an arriving flit was buffered.
@@ -93,9 +112,10 @@ pub(crate) trait Fabric {
     where
         Self: Sized;
 
-    /// The longest delay from sending a flit to its arrival, beyond the channel latencies the
-    /// simulation knows (0 when there is none), on a network of this diameter.
-    fn max_extra_delay(&self, diameter: u32) -> u64;
+    /// The longest delay from sending a flit to its arrival on a path of the fabric's own
+    /// besides its channels (Disha's deadlock-recovery lane; 0 when there is none), on a
+    /// network of this diameter.
+    fn max_lane_delay(&self, diameter: u32) -> u64;
 
     /// Deadlock recoveries started so far.
     fn recoveries(&self) -> u64;

@@ -2,26 +2,49 @@
 //!
 //! A mechanism implements [`CongestionControl`]; every method has a do-nothing default. The
 //! engine is generic over the mechanism, so calls compile to nothing when a mechanism keeps the
-//! default, and the `*_EVENTS` / `PER_CYCLE` constants let the engine skip whole groups of calls
-//! (and the work of preparing their arguments) for mechanisms that do not ask for them.
+//! default, and the `*_EVENTS` / `PER_CYCLE` / `FLOWS` constants let the engine skip whole
+//! groups of calls (and the work of preparing their arguments) for mechanisms that do not ask
+//! for them.
+//!
+//! Every hook gets a [`Context`]: the cycle, an [`Outbox`] through which the mechanism sends
+//! real control packets, [`Timers`] that wake it at a chosen cycle without polling, and the
+//! [`Arrivals`] queues of the processor model. Hooks called between component steps also get a
+//! read-only [`NetworkView`].
 //!
 //! When each hook fires:
+//! - [`next_packet`](CongestionControl::next_packet) (only if `FLOWS`): when a NIC has room for
+//!   its next request and packets wait in its per-destination [`Flows`]; the mechanism takes
+//!   the packet to send next, or none (the NIC then sleeps until a packet arrives or a timer of
+//!   the node fires). A flow the mechanism does not take never blocks another.
 //! - [`may_start_injection`](CongestionControl::may_start_injection): every cycle in which a NIC
-//!   has a waiting packet and is not already injecting one. Returning `false` holds the packet in
-//!   the source queue; a packet whose injection has started is never interrupted.
+//!   has a request waiting and is not already injecting one. Returning `false` holds the NIC's
+//!   requests (it tries again next cycle); a packet whose injection has started is never
+//!   interrupted. Control packets and replies are never held.
 //! - [`on_injected`](CongestionControl::on_injected): when a packet's head flit leaves the NIC.
-//! - [`on_delivered`](CongestionControl::on_delivered): when the destination NIC consumes the
-//!   tail flit.
+//! - [`on_arrival`](CongestionControl::on_arrival): with a processor model, when a workload
+//!   packet's tail reaches its destination NIC, before it joins the arrivals queue; the
+//!   mechanism may keep it and hand it over later.
+//! - [`on_delivered`](CongestionControl::on_delivered): when a workload packet is delivered (the
+//!   NIC consumes its tail, or with a processor model the processor takes it).
+//! - [`on_control`](CongestionControl::on_control): when a control packet sent through the
+//!   outbox has reached its destination NIC (after the NICs' step of that cycle). Control
+//!   packets never wait for the arrivals queue and never reach the processor.
 //! - [`on_enqueue`](CongestionControl::on_enqueue) / [`on_dequeue`](CongestionControl::on_dequeue):
 //!   when a flit enters or leaves a router input VC buffer (only if `BUFFER_EVENTS`).
 //! - [`on_forward`](CongestionControl::on_forward): when a head flit is switched to an output
-//!   port; the mechanism may mark the packet (only if `FORWARD_EVENTS`).
+//!   port; the mechanism sees the output VC's credits and may mark the packet (only if
+//!   `FORWARD_EVENTS`).
+//! - [`on_timer`](CongestionControl::on_timer): at the start of a cycle asked for with
+//!   [`Timers::wake`], before the NICs step.
 //! - [`end_of_cycle`](CongestionControl::end_of_cycle): after all components have moved, with a
 //!   global read-only view of the network (only if `PER_CYCLE`). Side-band models that gather
 //!   global state live here.
 
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+
 use crate::ids::{NodeId, RouterId};
-use crate::packet::Packet;
+use crate::packet::{LogicalNetwork, Packet};
 use crate::traffic::Offered;
 use crate::view::NetworkView;
 
@@ -54,6 +77,11 @@ pub struct ForwardEvent {
     pub out_port: u8,
     /// Output VC.
     pub out_vc: u8,
+    /// Credits the output VC holds after the head took one: free room in the buffer it feeds.
+    pub out_credits: u32,
+    /// Capacity of that buffer, in credits: `out_capacity - out_credits` is the output queue's
+    /// occupancy as this router knows it (flits buffered downstream or on their way).
+    pub out_capacity: u32,
 }
 
 /// What a mechanism reports about itself for time series.
@@ -71,6 +99,231 @@ pub struct Gauges {
     pub throttled_nodes: Option<f64>,
 }
 
+/// A control packet a mechanism sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ControlPacket {
+    pub(crate) src: NodeId,
+    pub(crate) packet: Offered,
+}
+
+/// Control packets sent by hooks, waiting to enter their source NICs.
+///
+/// The engine moves them into the NICs after each component's step, so a packet sent in a
+/// cycle can start injection in the next component that runs (a NIC after the processors, or
+/// the next cycle). At the NIC a control packet goes before every packet of its logical
+/// network, is never held by [`CongestionControl::may_start_injection`], is not counted as
+/// offered load or measured (its flits count as accepted), and on arrival is handed to
+/// [`CongestionControl::on_control`] instead of being delivered.
+#[derive(Debug, Default)]
+pub struct Outbox {
+    /// The current cycle (the packets' creation time).
+    pub(crate) now: u64,
+    pub(crate) packets: Vec<ControlPacket>,
+}
+
+impl Outbox {
+    /// Sends a `flits`-flit control packet from `src` to `dst` on logical `network`, carrying
+    /// `bits` in its header ([`Packet::header`]).
+    pub fn send(
+        &mut self,
+        src: NodeId,
+        dst: NodeId,
+        flits: u32,
+        network: LogicalNetwork,
+        bits: u32,
+    ) {
+        self.packets.push(ControlPacket {
+            src,
+            packet: Offered {
+                created: self.now,
+                dst: dst.index() as u32,
+                flits,
+                network,
+                message_rest: 0,
+                header: bits,
+                control: true,
+            },
+        });
+    }
+}
+
+/// Wake-up calls of a mechanism: [`CongestionControl::on_timer`] runs for a node at the cycle
+/// asked for, and the node's NIC looks at its flows again, without the engine visiting
+/// anything in between (idle stretches are still skipped).
+#[derive(Debug, Default)]
+pub struct Timers {
+    due: BinaryHeap<Reverse<(u64, u32)>>,
+}
+
+impl Timers {
+    /// Wakes the mechanism for `node` at cycle `at` (the next cycle if `at` has passed).
+    pub fn wake(&mut self, node: NodeId, at: u64) {
+        self.due.push(Reverse((at, node.index() as u32)));
+    }
+
+    /// The earliest cycle a timer is due ([`u64::MAX`]: none).
+    pub(crate) fn next_due(&self) -> u64 {
+        self.due.peek().map_or(u64::MAX, |Reverse((at, _))| *at)
+    }
+
+    /// Takes the next timer due by `now`: its node.
+    pub(crate) fn pop_due(&mut self, now: u64) -> Option<usize> {
+        match self.due.peek() {
+            Some(&Reverse((at, node))) if at <= now => {
+                self.due.pop();
+                Some(node as usize)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A packet that reached its destination NIC, kept by a mechanism
+/// ([`CongestionControl::on_arrival`]) until it hands it to the processor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Arrived(pub(crate) u32);
+
+/// The processor model's arrivals queues: complete packets waiting for each node's processor.
+/// Without a processor model there are none.
+#[derive(Debug, Default)]
+pub struct Arrivals {
+    queues: Vec<VecDeque<u32>>,
+    capacity: usize,
+}
+
+impl Arrivals {
+    /// Queues of `capacity` packets for `nodes` nodes.
+    pub(crate) fn new(nodes: usize, capacity: usize) -> Arrivals {
+        Arrivals {
+            queues: vec![VecDeque::new(); nodes],
+            capacity,
+        }
+    }
+
+    /// Whether `node`'s arrivals queue has room for another packet (never without a processor
+    /// model).
+    #[inline]
+    pub fn has_room(&self, node: NodeId) -> bool {
+        self.queues
+            .get(node.index())
+            .is_some_and(|q| q.len() < self.capacity)
+    }
+
+    /// Hands a kept packet to `node`'s processor; it must have room ([`has_room`](Self::has_room)).
+    pub fn hand_over(&mut self, node: NodeId, packet: Arrived) {
+        let queue = &mut self.queues[node.index()];
+        assert!(
+            queue.len() < self.capacity,
+            "node {node}'s arrivals queue overflows"
+        );
+        queue.push_back(packet.0);
+    }
+
+    /// The oldest packet waiting for `node`'s processor.
+    pub(crate) fn take(&mut self, node: usize) -> Option<u32> {
+        self.queues.get_mut(node)?.pop_front()
+    }
+}
+
+/// What every hook may use besides its arguments.
+pub struct Context<'a> {
+    /// The current cycle.
+    pub now: u64,
+    /// Where control packets go.
+    pub outbox: &'a mut Outbox,
+    /// Wake-up calls.
+    pub timers: &'a mut Timers,
+    /// The processor model's arrivals queues.
+    pub arrivals: &'a mut Arrivals,
+}
+
+/// A NIC's requests waiting to be chosen, one first-in first-out queue per destination.
+#[derive(Debug, Clone, Default)]
+pub struct Flows {
+    /// Packets by destination, each with its arrival number; empty queues are removed.
+    queues: BTreeMap<u32, VecDeque<(u64, Offered)>>,
+    /// Arrival number of the next packet.
+    arrivals: u64,
+    len: usize,
+}
+
+impl Flows {
+    /// Packets waiting in all flows.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no packet waits.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Appends a packet to its destination's flow.
+    pub(crate) fn push(&mut self, packet: Offered) {
+        self.queues
+            .entry(packet.dst)
+            .or_default()
+            .push_back((self.arrivals, packet));
+        self.arrivals += 1;
+        self.len += 1;
+    }
+
+    /// The first packet of every flow, by destination.
+    pub fn heads(&self) -> impl Iterator<Item = &Offered> {
+        self.queues
+            .values()
+            .filter_map(|q| q.front().map(|(_, p)| p))
+    }
+
+    /// The destination of the flow whose first packet arrived earliest among those `eligible`
+    /// accepts.
+    pub fn oldest_where(&self, mut eligible: impl FnMut(&Offered) -> bool) -> Option<u32> {
+        self.queues
+            .iter()
+            .filter_map(|(&dst, q)| q.front().map(|&(n, ref p)| (n, dst, p)))
+            .filter(|(_, _, p)| eligible(p))
+            .min_by_key(|&(n, _, _)| n)
+            .map(|(_, dst, _)| dst)
+    }
+
+    /// Takes the first packet of the flow to `dst`.
+    pub fn pop(&mut self, dst: u32) -> Option<Offered> {
+        let queue = self.queues.get_mut(&dst)?;
+        let (_, packet) = queue.pop_front()?;
+        if queue.is_empty() {
+            self.queues.remove(&dst);
+        }
+        self.len -= 1;
+        Some(packet)
+    }
+
+    /// Takes the packet that arrived first, whatever its flow.
+    pub fn pop_oldest(&mut self) -> Option<Offered> {
+        let dst = self.oldest_where(|_| true)?;
+        self.pop(dst)
+    }
+}
+
+/// Packets in flight and committed at the NICs, for a mechanism's self-check
+/// ([`CongestionControl::check`]).
+pub struct Inspection<'a> {
+    pub(crate) packets: &'a crate::packet::PacketSlab,
+    pub(crate) nics: &'a crate::nic::NicSet,
+}
+
+impl Inspection<'_> {
+    /// Every packet between injection and delivery (or hand-over to a mechanism or processor).
+    pub fn packets(&self) -> impl Iterator<Item = &Packet> {
+        self.packets.iter_live()
+    }
+
+    /// Packets `node`'s NIC has committed to send (chosen from its flows, replies and control
+    /// packets) and not started yet.
+    pub fn committed(&self, node: NodeId) -> impl Iterator<Item = &Offered> {
+        self.nics.committed(node.index())
+    }
+}
+
 /// A congestion management mechanism.
 pub trait CongestionControl {
     /// Call [`on_enqueue`](Self::on_enqueue) and [`on_dequeue`](Self::on_dequeue).
@@ -80,46 +333,101 @@ pub trait CongestionControl {
     /// Call [`end_of_cycle`](Self::end_of_cycle) every cycle (also stops the engine from
     /// skipping idle stretches of time).
     const PER_CYCLE: bool = false;
+    /// NICs keep their requests in per-destination [`Flows`] and ask
+    /// [`next_packet`](Self::next_packet) which to send; otherwise a NIC sends its requests in
+    /// the order they were created.
+    const FLOWS: bool = false;
+
+    /// Packets a NIC's flows may hold before the processor (or source) must wait, given the
+    /// configured source-queue limit (only if `FLOWS`).
+    fn flow_capacity(&self, configured: Option<u32>) -> Option<u32> {
+        configured
+    }
+
+    /// Packets an arrivals queue holds, given the configured number (processor model).
+    fn arrivals_capacity(&self, configured: u32) -> u32 {
+        configured
+    }
+
+    /// The packet `node`'s NIC sends next, taken from its `flows`, or none for now (only if
+    /// `FLOWS`). The default takes the oldest.
+    #[inline]
+    fn next_packet(
+        &mut self,
+        _cx: &mut Context<'_>,
+        _node: NodeId,
+        flows: &mut Flows,
+    ) -> Option<Offered> {
+        flows.pop_oldest()
+    }
 
     /// Whether `node` may start injecting `packet` now.
     #[inline]
     fn may_start_injection(
         &mut self,
+        _cx: &mut Context<'_>,
         _view: &NetworkView<'_>,
         _node: NodeId,
         _packet: &Offered,
-        _now: u64,
     ) -> bool {
         true
     }
 
     /// A packet's head flit left its source NIC.
     #[inline]
-    fn on_injected(&mut self, _node: NodeId, _packet: &Packet, _now: u64) {}
+    fn on_injected(&mut self, _cx: &mut Context<'_>, _node: NodeId, _packet: &Packet) {}
 
     /// `node` finished injecting a packet: its tail flit left the NIC.
     #[inline]
-    fn on_injection_done(&mut self, _node: NodeId, _now: u64) {}
+    fn on_injection_done(&mut self, _cx: &mut Context<'_>, _node: NodeId) {}
 
-    /// A packet's tail flit was consumed by its destination NIC.
+    /// With a processor model: a workload packet's tail reached `node`'s NIC. Return `false`
+    /// to keep it (`packet`'s handle `id`, handed over later with [`Arrivals::hand_over`]);
+    /// `true` puts it in the arrivals queue now (which has room).
     #[inline]
-    fn on_delivered(&mut self, _node: NodeId, _packet: &Packet, _now: u64) {}
+    fn on_arrival(
+        &mut self,
+        _cx: &mut Context<'_>,
+        _node: NodeId,
+        _packet: &Packet,
+        _id: Arrived,
+    ) -> bool {
+        true
+    }
+
+    /// A workload packet was delivered at `node`.
+    #[inline]
+    fn on_delivered(&mut self, _cx: &mut Context<'_>, _node: NodeId, _packet: &Packet) {}
+
+    /// A control packet reached `node`.
+    #[inline]
+    fn on_control(&mut self, _cx: &mut Context<'_>, _node: NodeId, _packet: &Packet) {}
 
     /// A flit entered a router input VC buffer.
     #[inline]
-    fn on_enqueue(&mut self, _event: BufferEvent, _now: u64) {}
+    fn on_enqueue(&mut self, _cx: &mut Context<'_>, _event: BufferEvent) {}
 
     /// A flit left a router input VC buffer.
     #[inline]
-    fn on_dequeue(&mut self, _event: BufferEvent, _now: u64) {}
+    fn on_dequeue(&mut self, _cx: &mut Context<'_>, _event: BufferEvent) {}
 
     /// A head flit was switched towards an output port; the packet may be marked.
     #[inline]
-    fn on_forward(&mut self, _event: ForwardEvent, _packet: &mut Packet, _now: u64) {}
+    fn on_forward(&mut self, _cx: &mut Context<'_>, _event: ForwardEvent, _packet: &mut Packet) {}
+
+    /// A timer of `node` set with [`Timers::wake`] is due.
+    #[inline]
+    fn on_timer(&mut self, _cx: &mut Context<'_>, _view: &NetworkView<'_>, _node: NodeId) {}
 
     /// The cycle is over.
     #[inline]
-    fn end_of_cycle(&mut self, _view: &NetworkView<'_>, _now: u64) {}
+    fn end_of_cycle(&mut self, _cx: &mut Context<'_>, _view: &NetworkView<'_>) {}
+
+    /// Checks the mechanism's own state against the packets on their way (with
+    /// `sim.check_invariants`); describes the first violation.
+    fn check(&self, _state: &Inspection<'_>) -> Result<(), String> {
+        Ok(())
+    }
 
     /// The mechanism's state for time series.
     fn gauges(&self) -> Gauges {

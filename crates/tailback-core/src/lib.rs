@@ -47,7 +47,6 @@ mod bitset;
 mod event;
 mod flit;
 mod nic;
-mod nifdy;
 mod processor;
 mod router;
 
@@ -102,9 +101,13 @@ fn run_with(
             })?;
             Ok(drive(sim, every, observer, trace))
         }
-        // NIFDY is part of the network interfaces the simulation builds from the config.
-        (Mechanism::None | Mechanism::Nifdy | Mechanism::NifdyBuffersOnly, _) => {
-            Ok(drive(Simulation::new(cfg)?, every, observer, trace))
+        (Mechanism::None, _) => Ok(drive(Simulation::new(cfg)?, every, observer, trace)),
+        (Mechanism::Nifdy | Mechanism::NifdyBuffersOnly, _) => {
+            let sim = Simulation::build(cfg, |topology, _| {
+                congestion::Nifdy::from_config(cfg, topology.node_count())
+                    .expect("normalized NIFDY configs carry settings")
+            })?;
+            Ok(drive(sim, every, observer, trace))
         }
         (Mechanism::Alo, _) => Ok(drive(
             Simulation::with_control(cfg, congestion::Alo::new())?,

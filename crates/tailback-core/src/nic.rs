@@ -8,7 +8,12 @@
 //! The receive side holds up to one VC buffer of flits per ejection VC and consumes at most
 //! `ejection_rate` flits per cycle in arrival order, returning a credit for each; with a
 //! processor model, complete packets wait in an arrivals queue for the processor, and a full
-//! queue stops consumption.
+//! queue stops consumption (except for control packets, which go to the mechanism).
+//!
+//! Requests wait in the source queue in creation order; when the mechanism asks for flows
+//! ([`CongestionControl::FLOWS`]) they wait per destination instead, and the mechanism moves
+//! the next one into the (then one-packet) source queue whenever it is empty. Control packets
+//! from the mechanism's outbox go before the requests.
 
 use std::collections::VecDeque;
 
@@ -17,7 +22,7 @@ use crate::bitset::{bits32, next_after_32};
 use crate::config::{Config, Multiplexing};
 use crate::event::{FlitArrival, VcSlots, Wheel};
 use crate::flit::Flit;
-use crate::hooks::CongestionControl;
+use crate::hooks::{Arrivals, Arrived, CongestionControl, Context, Flows, Outbox, Timers};
 use crate::ids::NodeId;
 use crate::packet::{LogicalNetwork, Packet, PacketSlab};
 use crate::stats::Collector;
@@ -72,15 +77,41 @@ pub(crate) struct NicContext<'a, C> {
     pub(crate) credits: &'a mut Wheel<u32>,
     pub(crate) control: &'a mut C,
     pub(crate) stats: &'a mut Collector,
+    pub(crate) outbox: &'a mut Outbox,
+    pub(crate) timers: &'a mut Timers,
+    pub(crate) arrivals: &'a mut Arrivals,
+}
+
+impl<C> NicContext<'_, C> {
+    /// The hook context, and the mechanism.
+    #[inline]
+    fn hook(&mut self) -> (Context<'_>, &mut C) {
+        (
+            Context {
+                now: self.now,
+                outbox: self.outbox,
+                timers: self.timers,
+                arrivals: self.arrivals,
+            },
+            self.control,
+        )
+    }
 }
 
 /// One node's network interface.
 #[derive(Debug)]
 pub(crate) struct Nic {
-    /// Packets created and not yet injected, oldest first.
-    pub(crate) queue: VecDeque<Offered>,
-    /// Reply-network packets waiting; they go before the queue's requests.
-    pub(crate) replies: VecDeque<Offered>,
+    /// Requests committed to send and not yet injected, oldest first (all the node's
+    /// requests, unless they wait in `flows`).
+    queue: VecDeque<Offered>,
+    /// Requests by destination, for a mechanism that chooses among them.
+    flows: Flows,
+    /// The mechanism chose nothing from `flows` last time: wait for a new packet or a timer.
+    flows_blocked: bool,
+    /// Request-network control packets; they go before the requests.
+    control: VecDeque<Offered>,
+    /// Reply-network packets waiting; they go before the request network's packets.
+    replies: VecDeque<Offered>,
     /// The packet being injected on each logical network (request, reply; `packet ==
     /// NO_PACKET`: none). Their flits share the injection channel.
     current: [Current; 2],
@@ -105,13 +136,18 @@ pub(crate) struct Nic {
 }
 
 impl Nic {
-    /// Whether a packet of `network` is being injected or waits to be.
+    /// Whether a packet of `network` is being injected or waits to be (or a flow's packet can
+    /// be chosen).
     fn has_work(&self, network: LogicalNetwork) -> bool {
-        let queue = match network {
-            LogicalNetwork::Request => &self.queue,
-            LogicalNetwork::Reply => &self.replies,
+        let waiting = match network {
+            LogicalNetwork::Request => {
+                !self.queue.is_empty()
+                    || !self.control.is_empty()
+                    || (!self.flows.is_empty() && !self.flows_blocked)
+            }
+            LogicalNetwork::Reply => !self.replies.is_empty(),
         };
-        self.current[network as usize].packet != NO_PACKET || !queue.is_empty()
+        self.current[network as usize].packet != NO_PACKET || waiting
     }
 }
 
@@ -136,19 +172,22 @@ pub(crate) struct NicSet {
     pub(crate) inj_credits: Vec<u16>,
     /// Received flits held per (node, ejection VC).
     pub(crate) rx_held: Vec<u16>,
-    /// With a processor model: each node's arrivals queue of received packets (slots) and its
-    /// capacity; a full queue stops the NIC taking flits from the network.
-    arrivals: Option<(Vec<VecDeque<u32>>, usize)>,
-    /// With a NIFDY unit: complete packets (node, slot) go here instead, for the unit to sort
-    /// (acks to the sender side, data to the arrivals queue or a reorder buffer).
-    pub(crate) inbox: Option<Vec<(u32, u32)>>,
+    /// With a processor model, complete packets go to the arrivals queues, and a full queue
+    /// stops the NIC taking flits from the network.
+    processor: bool,
+    /// Requests wait in per-destination flows, up to this many (`None`: no limit).
+    flows: Option<Option<u32>>,
+    /// Control packets (node, slot) completed this cycle, for the mechanism.
+    pub(crate) control_inbox: Vec<(u32, u32)>,
     active: BitSet,
     /// Flits sent into the network over the whole run.
     pub(crate) injected_flits: u64,
 }
 
 impl NicSet {
-    pub(crate) fn new(cfg: &Config, topology: &Topology) -> NicSet {
+    /// The NICs of `topology`; with `flows`, requests wait per destination, up to the given
+    /// number of packets.
+    pub(crate) fn new(cfg: &Config, topology: &Topology, flows: Option<Option<u32>>) -> NicSet {
         let nodes = topology.node_count();
         let vcs = cfg.router.vcs as usize;
         let slots = VcSlots::new(vcs, topology.ports().len(), nodes);
@@ -162,6 +201,9 @@ impl NicSet {
         let nics = (0..nodes)
             .map(|n| Nic {
                 queue: VecDeque::new(),
+                flows: Flows::default(),
+                flows_blocked: false,
+                control: VecDeque::new(),
                 replies: VecDeque::new(),
                 current: [Current::NONE; 2],
                 inj_free: all_vcs,
@@ -192,11 +234,9 @@ impl NicSet {
             nics,
             inj_credits: vec![capacity as u16; per_node],
             rx_held: vec![0; per_node],
-            arrivals: cfg
-                .processor
-                .as_ref()
-                .map(|p| (vec![VecDeque::new(); nodes], arrivals_capacity(cfg, p))),
-            inbox: (cfg.congestion.mechanism == crate::config::Mechanism::Nifdy).then(Vec::new),
+            processor: cfg.processor.is_some(),
+            flows,
+            control_inbox: Vec::new(),
             active: BitSet::new(nodes),
             injected_flits: 0,
         }
@@ -219,58 +259,52 @@ impl NicSet {
         self.slots.port_vc(node, vc)
     }
 
-    /// Whether `node`'s source queue has room for another packet (`limit`: its capacity).
+    /// Whether `node`'s source queue (or its flows) has room for another request (`limit`:
+    /// the source queue's capacity).
     #[inline]
     pub(crate) fn has_room(&self, node: usize, limit: Option<u32>) -> bool {
-        limit.is_none_or(|limit| self.nics[node].queue.len() < limit as usize)
+        let nic = &self.nics[node];
+        match self.flows {
+            Some(limit) => limit.is_none_or(|limit| nic.flows.len() < limit as usize),
+            None => limit.is_none_or(|limit| nic.queue.len() < limit as usize),
+        }
     }
 
-    /// Appends a newly created packet to `node`'s source queue (or reply queue).
+    /// Appends a packet to `node`'s source queue or its flow (a request), its control queue
+    /// (a request-network control packet) or its reply queue.
     pub(crate) fn enqueue(&mut self, node: usize, packet: Offered) {
         let nic = &mut self.nics[node];
         match packet.network {
+            LogicalNetwork::Request if packet.control => nic.control.push_back(packet),
+            LogicalNetwork::Request if self.flows.is_some() => {
+                nic.flows.push(packet);
+                nic.flows_blocked = false;
+            }
             LogicalNetwork::Request => nic.queue.push_back(packet),
             LogicalNetwork::Reply => nic.replies.push_back(packet),
         }
         self.active.insert(node);
     }
 
-    /// Whether `node` has no request waiting to start injection (a network interface unit
-    /// in front of the NIC hands it the next packet then).
-    #[inline]
-    pub(crate) fn request_queue_empty(&self, node: usize) -> bool {
-        self.nics[node].queue.is_empty()
+    /// A timer of `node` fired: its NIC looks at its flows again.
+    pub(crate) fn wake(&mut self, node: usize) {
+        self.nics[node].flows_blocked = false;
+        self.active.insert(node);
     }
 
-    /// Whether `node`'s arrivals queue has room for another packet.
-    #[inline]
-    pub(crate) fn arrivals_room(&self, node: usize) -> bool {
-        self.arrivals
-            .as_ref()
-            .is_some_and(|(queues, capacity)| queues[node].len() < *capacity)
-    }
-
-    /// Appends a received packet to `node`'s arrivals queue (which must have room).
-    pub(crate) fn push_arrival(&mut self, node: usize, slot: u32) {
-        let (queues, capacity) = self
-            .arrivals
-            .as_mut()
-            .expect("arrivals queues exist with a processor model");
-        assert!(
-            queues[node].len() < *capacity,
-            "node {node}'s arrivals queue overflows"
-        );
-        queues[node].push_back(slot);
-    }
-
-    /// The oldest packet in `node`'s arrivals queue (processor model), making room for the
-    /// next.
-    pub(crate) fn take_arrival(&mut self, node: usize) -> Option<u32> {
-        let slot = self.arrivals.as_mut()?.0[node].pop_front()?;
+    /// The processor at `node` took a packet from its arrivals queue: the NIC may take more
+    /// flits.
+    pub(crate) fn arrival_taken(&mut self, node: usize) {
         if !self.nics[node].rx.is_empty() {
             self.active.insert(node);
         }
-        Some(slot)
+    }
+
+    /// Packets `node` has committed to send and not started: requests chosen from its flows
+    /// (or all its requests), control packets and replies.
+    pub(crate) fn committed(&self, node: usize) -> impl Iterator<Item = &Offered> {
+        let nic = &self.nics[node];
+        nic.queue.iter().chain(&nic.control).chain(&nic.replies)
     }
 
     /// A flit arrives from the router on ejection VC `vc`.
@@ -302,9 +336,12 @@ impl NicSet {
         !self.active.is_empty()
     }
 
-    /// Packets waiting in all source queues.
+    /// Requests waiting in all source queues and flows.
     pub(crate) fn queued_packets(&self) -> usize {
-        self.nics.iter().map(|n| n.queue.len()).sum()
+        self.nics
+            .iter()
+            .map(|n| n.queue.len() + n.flows.len())
+            .sum()
     }
 
     /// Evaluates every NIC with work; idle ones leave the active list.
@@ -332,15 +369,13 @@ impl NicSet {
         if nic.rx.is_empty() {
             return;
         }
-        if let Some((queues, capacity)) = &self.arrivals
-            && queues[node].len() >= *capacity
-        {
-            // A NIFDY unit takes its acks (reply network) whatever the arrivals queue holds.
-            let ack_first = self.inbox.is_some()
-                && nic.rx.front().is_some_and(|&(_, flit)| {
-                    cx.packets.get(flit.packet()).network == LogicalNetwork::Reply
-                });
-            if !ack_first {
+        if self.processor && !cx.arrivals.has_room(NodeId::new(node)) {
+            // Control packets go to the mechanism whatever the arrivals queue holds.
+            let control_first = nic
+                .rx
+                .front()
+                .is_some_and(|&(_, flit)| cx.packets.get(flit.packet()).control);
+            if !control_first {
                 return;
             }
         }
@@ -388,17 +423,37 @@ impl NicSet {
                 packet.delivered_flits, packet.flits,
                 "packet {slot} delivered with missing flits"
             );
-            match &mut self.arrivals {
-                // The NIFDY unit sorts it.
-                Some(_) if let Some(inbox) = &mut self.inbox => inbox.push((node as u32, slot)),
-                // The processor takes it from there.
-                Some((queues, _)) => queues[node].push_back(slot),
-                None => {
-                    let packet = cx.packets.remove(slot);
-                    cx.stats.on_delivered(&packet, now);
-                    cx.control.on_delivered(NodeId::new(node), &packet, now);
+            let node_id = NodeId::new(node);
+            if packet.control {
+                // The mechanism sees it after the NICs' step.
+                self.control_inbox.push((node as u32, slot));
+            } else if self.processor {
+                // The processor takes it from there, unless the mechanism keeps it.
+                let packet = *packet;
+                let (mut hook, control) = cx.hook();
+                if control.on_arrival(&mut hook, node_id, &packet, Arrived(slot)) {
+                    cx.arrivals.hand_over(node_id, Arrived(slot));
                 }
+            } else {
+                let packet = cx.packets.remove(slot);
+                cx.stats.on_delivered(&packet, now);
+                let (mut hook, control) = cx.hook();
+                control.on_delivered(&mut hook, node_id, &packet);
             }
+        }
+    }
+
+    /// Lets the mechanism move `node`'s next request from its flows into the empty source
+    /// queue; when it chooses none, the flows wait for a new packet or a timer.
+    fn choose_from_flows<C: CongestionControl>(&mut self, node: usize, cx: &mut NicContext<'_, C>) {
+        let nic = &mut self.nics[node];
+        if !nic.queue.is_empty() || nic.flows.is_empty() || nic.flows_blocked {
+            return;
+        }
+        let (mut hook, control) = cx.hook();
+        match control.next_packet(&mut hook, NodeId::new(node), &mut nic.flows) {
+            Some(packet) => nic.queue.push_back(packet),
+            None => nic.flows_blocked = true,
         }
     }
 
@@ -410,6 +465,9 @@ impl NicSet {
         cx: &mut NicContext<'_, C>,
     ) -> Injection {
         let now = cx.now;
+        if self.flows.is_some() {
+            self.choose_from_flows(node, cx);
+        }
         if now < self.nics[node].link_free_at {
             return Injection::Busy;
         }
@@ -455,6 +513,7 @@ impl NicSet {
         let mut current = nic.current[network as usize];
         if current.packet == NO_PACKET {
             let queue = match network {
+                LogicalNetwork::Request if !nic.control.is_empty() => &mut nic.control,
                 LogicalNetwork::Request => &mut nic.queue,
                 LogicalNetwork::Reply => &mut nic.replies,
             };
@@ -471,21 +530,22 @@ impl NicSet {
             if free == 0 {
                 return Injection::NoCredit;
             }
-            // Throttling mechanisms hold back new requests, not replies.
-            if network == LogicalNetwork::Request
-                && !cx
-                    .control
-                    .may_start_injection(cx.view, NodeId::new(node), next, now)
-            {
-                return Injection::Held;
+            // Throttling mechanisms hold back new requests, not replies or control packets.
+            if network == LogicalNetwork::Request && !next.control {
+                let view = cx.view;
+                let (mut hook, control) = cx.hook();
+                if !control.may_start_injection(&mut hook, view, NodeId::new(node), next) {
+                    return Injection::Held;
+                }
             }
             let vc = next_after_32(free, nic.inj_ptr as u32) as u8;
             let Some(offered) = queue.pop_front() else {
                 return Injection::Idle;
             };
             // Only the workload's requests are measured.
-            let measured =
-                network == LogicalNetwork::Request && cx.stats.in_window(offered.created);
+            let measured = network == LogicalNetwork::Request
+                && !offered.control
+                && cx.stats.in_window(offered.created);
             let mut packet = Packet::new(
                 node as u32,
                 offered.dst,
@@ -496,9 +556,11 @@ impl NicSet {
                 network,
             );
             packet.header = offered.header;
+            packet.control = offered.control;
             cx.stats.on_injected(&packet);
             let slot = cx.packets.insert(packet);
-            cx.control.on_injected(NodeId::new(node), &packet, now);
+            let (mut hook, control) = cx.hook();
+            control.on_injected(&mut hook, NodeId::new(node), &packet);
             nic.inj_ptr = vc;
             nic.inj_free &= !(1 << vc);
             current = Current {
@@ -530,22 +592,10 @@ impl NicSet {
         if tail {
             nic.inj_free |= 1 << current.vc;
             current.packet = NO_PACKET;
-            cx.control.on_injection_done(NodeId::new(node), now);
+            let (mut hook, control) = cx.hook();
+            control.on_injection_done(&mut hook, NodeId::new(node));
         }
         nic.current[network as usize] = current;
         Injection::Sent
-    }
-}
-
-/// Packets an arrivals queue holds: as configured, or in NIFDY's buffers-only mode its share of
-/// the unit's buffers and the arrivals queue together (`NifdyConfig::buffers_only_split`) — at
-/// least half, the split Callahan and Goldstein found best without the protocol.
-fn arrivals_capacity(cfg: &Config, processor: &crate::config::ProcessorConfig) -> usize {
-    let given = processor.arrivals_packets;
-    match &cfg.congestion.nifdy {
-        Some(nifdy) if cfg.congestion.mechanism == crate::config::Mechanism::NifdyBuffersOnly => {
-            nifdy.buffers_only_split(given).1 as usize
-        }
-        _ => given as usize,
     }
 }

@@ -39,8 +39,10 @@ pub struct Packet {
     pub measured: bool,
     /// The logical network it travels on.
     pub network: LogicalNetwork,
-    /// Header bits of the network interface's protocol (NIFDY); 0 for plain packets.
+    /// Header bits of a mechanism's protocol (NIFDY); 0 for plain packets.
     pub header: u32,
+    /// A mechanism's control packet ([`Outbox`](crate::hooks::Outbox)).
+    pub control: bool,
     alive: bool,
 }
 
@@ -68,6 +70,7 @@ impl Packet {
             measured,
             network,
             header: 0,
+            control: false,
             alive: true,
         }
     }

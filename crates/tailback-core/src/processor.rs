@@ -16,10 +16,9 @@ use std::collections::{BinaryHeap, VecDeque};
 use rand::RngExt;
 
 use crate::config::ProcessorConfig;
-use crate::hooks::CongestionControl;
+use crate::hooks::{Arrivals, CongestionControl, Context, Outbox, Timers};
 use crate::ids::NodeId;
 use crate::nic::NicSet;
-use crate::nifdy::Nifdy;
 use crate::packet::PacketSlab;
 use crate::rng::{self, Purpose, StreamRng};
 use crate::stats::Collector;
@@ -54,12 +53,12 @@ pub(crate) struct ProcessorSet {
 pub(crate) struct ProcessorContext<'a, C> {
     pub(crate) now: u64,
     pub(crate) nics: &'a mut NicSet,
-    /// The NIFDY unit in front of each NIC, if any: packets go to its pool, and it
-    /// acknowledges the packets the processor takes.
-    pub(crate) nifdy: Option<&'a mut Nifdy>,
     pub(crate) packets: &'a mut PacketSlab,
     pub(crate) stats: &'a mut Collector,
     pub(crate) control: &'a mut C,
+    pub(crate) outbox: &'a mut Outbox,
+    pub(crate) timers: &'a mut Timers,
+    pub(crate) arrivals: &'a mut Arrivals,
 }
 
 impl ProcessorSet {
@@ -132,32 +131,33 @@ impl Processor {
         cx: &mut ProcessorContext<'_, C>,
     ) -> u64 {
         if let Some(packet) = self.sending.take() {
-            match cx.nifdy.as_deref_mut() {
-                Some(nifdy) => nifdy.accept(node, packet),
-                None => cx.nics.enqueue(node, packet),
-            }
+            cx.nics.enqueue(node, packet);
         }
         if s.nonresponsive_rate > 0.0 && self.rng.random::<f64>() < s.nonresponsive_rate {
             return self
                 .rng
                 .random_range(1..=2 * u64::from(s.nonresponsive_cycles));
         }
-        let took = if let Some(slot) = cx.nics.take_arrival(node) {
+        let took = if let Some(slot) = cx.arrivals.take(node) {
+            cx.nics.arrival_taken(node);
             let packet = cx.packets.remove(slot);
             cx.stats.on_delivered(&packet, cx.now);
-            cx.control.on_delivered(NodeId::new(node), &packet, cx.now);
-            if let Some(nifdy) = cx.nifdy.as_deref_mut() {
-                nifdy.on_accepted(node, &packet, cx.now, cx.nics);
-            }
+            let mut hook = Context {
+                now: cx.now,
+                outbox: cx.outbox,
+                timers: cx.timers,
+                arrivals: cx.arrivals,
+            };
+            cx.control
+                .on_delivered(&mut hook, NodeId::new(node), &packet);
             s.receive_overhead
-        } else if match cx.nifdy.as_deref() {
-            Some(nifdy) => nifdy.has_room(node),
-            None => cx.nics.has_room(node, nic_queue),
-        } && let Some(packet) = self.queue.pop_front().or_else(|| {
-            let packet = program?.take(node, cx.now)?;
-            cx.stats.on_created(node, &packet, true);
-            Some(packet)
-        }) {
+        } else if cx.nics.has_room(node, nic_queue)
+            && let Some(packet) = self.queue.pop_front().or_else(|| {
+                let packet = program?.take(node, cx.now)?;
+                cx.stats.on_created(node, &packet, true);
+                Some(packet)
+            })
+        {
             self.sending = Some(packet);
             s.send_overhead
         } else {

@@ -453,6 +453,7 @@ mod tests {
                     network: LogicalNetwork::Request,
                     message_rest: 0,
                     header: 0,
+                    control: false,
                 },
                 true,
             );

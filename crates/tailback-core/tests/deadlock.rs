@@ -13,7 +13,7 @@ use petgraph::algo::is_cyclic_directed;
 use petgraph::graphmap::DiGraphMap;
 use tailback_core::analysis::{dependency_graph, is_deadlock_free};
 use tailback_core::config::Config;
-use tailback_core::hooks::CongestionControl;
+use tailback_core::hooks::{CongestionControl, Context};
 use tailback_core::ids::NodeId;
 use tailback_core::packet::Packet;
 use tailback_core::routing::Routing;
@@ -43,11 +43,11 @@ fn full_load_text(scheme: &str, pattern: &str) -> String {
 struct InFlight(HashSet<(u32, u64)>);
 
 impl CongestionControl for InFlight {
-    fn on_injected(&mut self, node: NodeId, packet: &Packet, _now: u64) {
+    fn on_injected(&mut self, _cx: &mut Context<'_>, node: NodeId, packet: &Packet) {
         assert!(self.0.insert((node.index() as u32, packet.injected)));
     }
 
-    fn on_delivered(&mut self, _node: NodeId, packet: &Packet, _now: u64) {
+    fn on_delivered(&mut self, _cx: &mut Context<'_>, _node: NodeId, packet: &Packet) {
         assert!(self.0.remove(&(packet.src, packet.injected)));
     }
 }

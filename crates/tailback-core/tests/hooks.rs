@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use common::{checked_config, drive_until_idle, node};
 use tailback_core::config::Config;
-use tailback_core::hooks::{BufferEvent, CongestionControl, ForwardEvent};
+use tailback_core::hooks::{BufferEvent, CongestionControl, Context, ForwardEvent};
 use tailback_core::ids::NodeId;
 use tailback_core::packet::Packet;
 use tailback_core::sim::Simulation;
@@ -45,14 +45,15 @@ impl CongestionControl for Recorder {
     const BUFFER_EVENTS: bool = true;
     const FORWARD_EVENTS: bool = true;
 
-    fn on_injected(&mut self, node: NodeId, packet: &Packet, now: u64) {
+    fn on_injected(&mut self, cx: &mut Context<'_>, node: NodeId, packet: &Packet) {
+        let now = cx.now;
         assert_eq!((packet.src as usize, packet.injected), (node.index(), now));
         assert!(packet.created <= now && packet.hops == 0 && packet.marks == 0);
         self.injected += 1;
         assert!(self.paths.insert((packet.src, now), Vec::new()).is_none());
     }
 
-    fn on_delivered(&mut self, node: NodeId, packet: &Packet, _now: u64) {
+    fn on_delivered(&mut self, _cx: &mut Context<'_>, node: NodeId, packet: &Packet) {
         assert_eq!(node.index(), packet.dst as usize);
         self.delivered += 1;
         let visits = packet.hops as u64 + 1;
@@ -68,7 +69,7 @@ impl CongestionControl for Recorder {
             .push((packet.src as usize, packet.dst as usize, path));
     }
 
-    fn on_enqueue(&mut self, event: BufferEvent, _now: u64) {
+    fn on_enqueue(&mut self, _cx: &mut Context<'_>, event: BufferEvent) {
         self.enqueues += 1;
         let held = self
             .occupancy
@@ -82,7 +83,7 @@ impl CongestionControl for Recorder {
         );
     }
 
-    fn on_dequeue(&mut self, event: BufferEvent, _now: u64) {
+    fn on_dequeue(&mut self, _cx: &mut Context<'_>, event: BufferEvent) {
         self.dequeues += 1;
         let held = self
             .occupancy
@@ -93,9 +94,16 @@ impl CongestionControl for Recorder {
         assert_eq!(event.occupancy, *held, "dequeue reports a wrong occupancy");
     }
 
-    fn on_forward(&mut self, event: ForwardEvent, packet: &mut Packet, _now: u64) {
+    fn on_forward(&mut self, _cx: &mut Context<'_>, event: ForwardEvent, packet: &mut Packet) {
         self.forwards += 1;
         packet.marks += 1;
+        // The head has just taken a credit of the output VC, whose buffer is a VC buffer.
+        assert!(
+            event.out_credits < event.out_capacity && [4, 20].contains(&event.out_capacity),
+            "output VC credits {} of {}",
+            event.out_credits,
+            event.out_capacity
+        );
         self.paths
             .get_mut(&(packet.src, packet.injected))
             .expect("forwarded after injection")
@@ -199,15 +207,17 @@ struct EvenCycles {
 impl CongestionControl for EvenCycles {
     fn may_start_injection(
         &mut self,
+        cx: &mut Context<'_>,
         _: &NetworkView<'_>,
         _: NodeId,
         _: &Offered,
-        now: u64,
     ) -> bool {
+        let now = cx.now;
         now.is_multiple_of(2)
     }
 
-    fn on_injected(&mut self, _node: NodeId, _packet: &Packet, now: u64) {
+    fn on_injected(&mut self, cx: &mut Context<'_>, _node: NodeId, _packet: &Packet) {
+        let now = cx.now;
         self.odd_injections += now % 2;
     }
 }
@@ -257,16 +267,18 @@ struct ClosedUntil {
 impl CongestionControl for ClosedUntil {
     fn may_start_injection(
         &mut self,
+        cx: &mut Context<'_>,
         _: &NetworkView<'_>,
         _: NodeId,
         _: &Offered,
-        now: u64,
     ) -> bool {
+        let now = cx.now;
         self.asked.push(now);
         now >= self.open
     }
 
-    fn on_injected(&mut self, _node: NodeId, _packet: &Packet, now: u64) {
+    fn on_injected(&mut self, cx: &mut Context<'_>, _node: NodeId, _packet: &Packet) {
+        let now = cx.now;
         self.injected.push(now);
     }
 }

@@ -6,7 +6,7 @@ mod common;
 
 use common::{checked_config, config, node};
 use tailback_core::config::{Config, ConfigError};
-use tailback_core::hooks::CongestionControl;
+use tailback_core::hooks::{CongestionControl, Context};
 use tailback_core::ids::NodeId;
 use tailback_core::packet::{LogicalNetwork, Packet};
 use tailback_core::sim::{OfferError, Simulation};
@@ -18,7 +18,8 @@ struct Watch {
 }
 
 impl CongestionControl for Watch {
-    fn on_delivered(&mut self, _node: NodeId, packet: &Packet, now: u64) {
+    fn on_delivered(&mut self, cx: &mut Context<'_>, _node: NodeId, packet: &Packet) {
+        let now = cx.now;
         if packet.src as usize == self.watched && !packet.measured {
             self.delivered.push((packet.network, packet.created, now));
         }

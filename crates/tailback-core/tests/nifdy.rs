@@ -8,9 +8,7 @@ mod common;
 
 use common::{checked_config, config, drive_until_idle, node};
 use tailback_core::config::Config;
-use tailback_core::hooks::CongestionControl;
-use tailback_core::ids::NodeId;
-use tailback_core::packet::Packet;
+use tailback_core::congestion::Nifdy;
 use tailback_core::sim::Simulation;
 
 /// The heavy bulk-synchronous workload of `phase` packets per phase on `topology` (TOML of the
@@ -38,17 +36,6 @@ const REORDERING: [&str; 3] = [
     "[topology]\nkind = \"mesh\"\nk = 4\nn = 2\n[routing]\nalgorithm = \"duato\"",
 ];
 
-/// Each sender's packets in the order their destinations' processors took them, as
-/// (source, destination, creation cycle).
-#[derive(Default)]
-struct DeliveryOrder(Vec<(u32, u32, u64)>);
-
-impl CongestionControl for DeliveryOrder {
-    fn on_delivered(&mut self, _node: NodeId, packet: &Packet, _now: u64) {
-        self.0.push((packet.src, packet.dst, packet.created));
-    }
-}
-
 /// Pairs (source, destination) whose packets were taken out of creation order.
 fn reordered_pairs(deliveries: &[(u32, u32, u64)]) -> usize {
     let mut last = std::collections::BTreeMap::new();
@@ -63,17 +50,40 @@ fn reordered_pairs(deliveries: &[(u32, u32, u64)]) -> usize {
     out_of_order.len()
 }
 
-fn deliveries(cfg: &Config, cycles: u64) -> Vec<(u32, u32, u64)> {
-    let mut sim = Simulation::with_control(cfg, DeliveryOrder::default()).unwrap();
-    sim.run_until(cycles);
-    sim.control().0.clone()
+/// The packets of a run of `cfg` in the order their destinations' processors took them, as
+/// (source, destination, creation cycle), read from the run's packet trace.
+fn deliveries(cfg: &Config) -> Vec<(u32, u32, u64)> {
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let out = Box::new(file.reopen().unwrap());
+    let (_, written) = tailback_core::run_traced(cfg, u64::MAX, |_| {}, out).unwrap();
+    written.unwrap();
+    std::fs::read_to_string(file.path())
+        .unwrap()
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .map(|line| {
+            let v: Vec<u64> = line
+                .split_whitespace()
+                .map(|x| x.parse().unwrap())
+                .collect();
+            (v[1] as u32, v[2] as u32, v[0])
+        })
+        .collect()
+}
+
+/// A simulation of `cfg` with its NIFDY units.
+fn with_nifdy(cfg: &Config) -> Simulation<Nifdy> {
+    Simulation::build(cfg, |topology, _| {
+        Nifdy::from_config(cfg, topology.node_count()).unwrap()
+    })
+    .unwrap()
 }
 
 #[test]
 fn tables_match_the_packets_in_flight_and_delivery_is_in_order() {
     for topology in REORDERING {
         let cfg = checked_config(&heavy(topology, NIFDY));
-        let taken = deliveries(&cfg, 4000);
+        let taken = deliveries(&cfg);
         assert!(
             taken.len() > 500,
             "{topology}: only {} delivered",
@@ -94,7 +104,7 @@ fn the_same_networks_reorder_packets_without_nifdy() {
         .iter()
         .map(|topology| {
             let cfg = config(&heavy(topology, "mechanism = \"none\""));
-            reordered_pairs(&deliveries(&cfg, 4000))
+            reordered_pairs(&deliveries(&cfg))
         })
         .sum();
     assert!(reordered > 0, "no network reordered any pair");
@@ -114,7 +124,7 @@ fn bulk_dialogs_run_with_wide_windows_and_several_dialogs() {
             "phase_packets = 60\nmessage_packets = [12, 30]",
         ),
     );
-    let taken = deliveries(&cfg, 4000);
+    let taken = deliveries(&cfg);
     assert!(taken.len() > 500);
     assert_eq!(reordered_pairs(&taken), 0);
 }
@@ -126,7 +136,7 @@ fn an_ack_is_a_real_packet_on_the_reply_network() {
     let text = heavy(REORDERING[0], NIFDY).replace("process = \"bsp\"", "rate = 0.0");
     let text = text.replace("phase_packets = [20, 40]\nbarrier_cycles = 20\n", "");
     let cfg = checked_config(&text);
-    let mut sim = Simulation::new(&cfg).unwrap();
+    let mut sim = with_nifdy(&cfg);
     sim.offer(node(0), node(3), 8).unwrap();
     drive_until_idle(&mut sim, 2_000);
     let p = sim.progress();
@@ -138,7 +148,7 @@ fn an_ack_is_a_real_packet_on_the_reply_network() {
     );
     // 0 and 3 share a leaf switch: one switch-to-switch hop for neither, so count terminal
     // hops instead through a pair on different leaves.
-    let mut sim = Simulation::new(&cfg).unwrap();
+    let mut sim = with_nifdy(&cfg);
     sim.offer(node(0), node(15), 8).unwrap();
     drive_until_idle(&mut sim, 2_000);
     assert_eq!(

@@ -6,7 +6,7 @@
 mod common;
 
 use common::checked_config;
-use tailback_core::hooks::{CongestionControl, ForwardEvent};
+use tailback_core::hooks::{CongestionControl, Context, ForwardEvent};
 use tailback_core::ids::PortId;
 use tailback_core::packet::Packet;
 use tailback_core::sim::Simulation;
@@ -50,7 +50,8 @@ impl CongestionControl for AllocationWatch {
     const FORWARD_EVENTS: bool = true;
     const PER_CYCLE: bool = true;
 
-    fn end_of_cycle(&mut self, view: &NetworkView<'_>, now: u64) {
+    fn end_of_cycle(&mut self, cx: &mut Context<'_>, view: &NetworkView<'_>) {
+        let now = cx.now;
         // With a VC-allocation delay of at least one cycle, a head cannot win its output VC and
         // leave in the same cycle, so every allocation is visible at the end of its cycle.
         for (p, port) in self.topology.ports().iter().enumerate() {
@@ -71,7 +72,8 @@ impl CongestionControl for AllocationWatch {
         }
     }
 
-    fn on_forward(&mut self, event: ForwardEvent, _packet: &mut Packet, now: u64) {
+    fn on_forward(&mut self, cx: &mut Context<'_>, event: ForwardEvent, _packet: &mut Packet) {
+        let now = cx.now;
         self.forwards += 1;
         let port = self.topology.router_ports(event.router).start + event.out_port as usize;
         let allocated = self.allocated_at[port * self.vcs + event.out_vc as usize]

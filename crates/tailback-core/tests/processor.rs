@@ -6,7 +6,7 @@ mod common;
 
 use common::{checked_config, config, drive_until_idle, node};
 use tailback_core::config::Config;
-use tailback_core::hooks::CongestionControl;
+use tailback_core::hooks::{CongestionControl, Context};
 use tailback_core::ids::NodeId;
 use tailback_core::packet::Packet;
 use tailback_core::sim::Simulation;
@@ -25,7 +25,8 @@ fn with_processor(send: u32, receive: u32, poll: u32, extra: &str) -> Config {
 struct Deliveries(Vec<(Packet, u64)>);
 
 impl CongestionControl for Deliveries {
-    fn on_delivered(&mut self, _node: NodeId, packet: &Packet, now: u64) {
+    fn on_delivered(&mut self, cx: &mut Context<'_>, _node: NodeId, packet: &Packet) {
+        let now = cx.now;
         self.0.push((*packet, now));
     }
 }

@@ -7,7 +7,7 @@ mod common;
 
 use common::{checked_config, comparable, config};
 use tailback_core::config::Config;
-use tailback_core::hooks::CongestionControl;
+use tailback_core::hooks::{CongestionControl, Context};
 use tailback_core::ids::NodeId;
 use tailback_core::packet::{LogicalNetwork, Packet};
 use tailback_core::sim::Simulation;
@@ -28,7 +28,7 @@ fn program(topology: &str, traffic: &str, extra: &str) -> String {
 struct Injections(Vec<(u32, u32, u64)>);
 
 impl CongestionControl for Injections {
-    fn on_injected(&mut self, _node: NodeId, packet: &Packet, _now: u64) {
+    fn on_injected(&mut self, _cx: &mut Context<'_>, _node: NodeId, packet: &Packet) {
         if packet.network == LogicalNetwork::Request {
             self.0.push((packet.src, packet.dst, packet.created));
         }

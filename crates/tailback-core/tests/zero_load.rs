@@ -10,7 +10,7 @@ mod common;
 
 use common::{checked_config, drive_until_idle, min_hops, node};
 use tailback_core::config::Config;
-use tailback_core::hooks::CongestionControl;
+use tailback_core::hooks::{CongestionControl, Context};
 use tailback_core::ids::NodeId;
 use tailback_core::packet::Packet;
 use tailback_core::sim::Simulation;
@@ -100,7 +100,8 @@ fn zero_load_config(topology: &str, p: &Pipeline, router_extra: &str, buffer: u3
 struct Deliveries(Vec<(Packet, u64)>);
 
 impl CongestionControl for Deliveries {
-    fn on_delivered(&mut self, node: NodeId, packet: &Packet, now: u64) {
+    fn on_delivered(&mut self, cx: &mut Context<'_>, node: NodeId, packet: &Packet) {
+        let now = cx.now;
         assert_eq!(
             node.index(),
             packet.dst as usize,

@@ -6,7 +6,7 @@
 //! packet holds it. Packets to the node itself are never held back.
 
 use crate::bitset::bits64;
-use crate::hooks::{CongestionControl, Gauges};
+use crate::hooks::{CongestionControl, Context, Gauges};
 use crate::ids::{NodeId, PortId, RouterId};
 use crate::traffic::Offered;
 use crate::view::NetworkView;
@@ -48,10 +48,10 @@ pub fn alo_allows(view: &NetworkView<'_>, node: NodeId, dst: usize) -> bool {
 impl CongestionControl for Alo {
     fn may_start_injection(
         &mut self,
+        _cx: &mut Context<'_>,
         view: &NetworkView<'_>,
         node: NodeId,
         packet: &Offered,
-        _now: u64,
     ) -> bool {
         let allowed = alo_allows(view, node, packet.dst as usize);
         if !allowed {

@@ -19,7 +19,7 @@
 
 use super::sideband::{SideBand, Snapshot};
 use crate::config::{Estimate, FullBuffer, SelfTunedConfig};
-use crate::hooks::{BufferEvent, CongestionControl, Gauges};
+use crate::hooks::{BufferEvent, CongestionControl, Context, Gauges};
 use crate::ids::NodeId;
 use crate::packet::Packet;
 use crate::topology::{Link, Topology};
@@ -176,10 +176,10 @@ impl CongestionControl for SelfTuned {
 
     fn may_start_injection(
         &mut self,
+        _cx: &mut Context<'_>,
         _view: &NetworkView<'_>,
         _node: NodeId,
         _packet: &Offered,
-        _now: u64,
     ) -> bool {
         let allowed = self.estimate <= self.threshold;
         if !allowed {
@@ -189,19 +189,20 @@ impl CongestionControl for SelfTuned {
         allowed
     }
 
-    fn on_delivered(&mut self, node: NodeId, packet: &Packet, _now: u64) {
+    fn on_delivered(&mut self, _cx: &mut Context<'_>, node: NodeId, packet: &Packet) {
         self.delivered[node.index()] += packet.flits as u64;
     }
 
-    fn on_enqueue(&mut self, event: BufferEvent, _now: u64) {
+    fn on_enqueue(&mut self, _cx: &mut Context<'_>, event: BufferEvent) {
         self.track(event, event.occupancy - 1);
     }
 
-    fn on_dequeue(&mut self, event: BufferEvent, _now: u64) {
+    fn on_dequeue(&mut self, _cx: &mut Context<'_>, event: BufferEvent) {
         self.track(event, event.occupancy + 1);
     }
 
-    fn end_of_cycle(&mut self, _view: &NetworkView<'_>, now: u64) {
+    fn end_of_cycle(&mut self, cx: &mut Context<'_>, _view: &NetworkView<'_>) {
+        let now = cx.now;
         if let Some(snapshot) =
             self.sideband
                 .end_of_cycle(now, &self.full_buffers, &mut self.delivered)

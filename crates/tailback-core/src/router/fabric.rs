@@ -48,7 +48,7 @@ impl Fabric for RouterSet {
         self.recover_deadlocks(cx);
     }
 
-    fn max_extra_delay(&self, diameter: u32) -> u64 {
+    fn max_lane_delay(&self, diameter: u32) -> u64 {
         self.recovery.as_ref().map_or(0, |r| r.max_delay(diameter))
     }
 

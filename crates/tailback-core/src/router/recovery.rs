@@ -191,7 +191,8 @@ impl RouterSet {
                 capacity,
                 out_port: None,
             };
-            cx.control.on_dequeue(event, now);
+            let (mut hook, control) = cx.hook();
+            control.on_dequeue(&mut hook, event);
         }
     }
 }

@@ -6,7 +6,7 @@ use crate::bitset::{bits32, bits64};
 use crate::config::AllocatorKind;
 use crate::event::FlitArrival;
 use crate::fabric::StepContext;
-use crate::hooks::{BufferEvent, CongestionControl, ForwardEvent};
+use crate::hooks::{BufferEvent, CongestionControl, Context, ForwardEvent};
 use crate::ids::{NodeId, RouterId};
 
 /// The router being evaluated: its index and its global port range.
@@ -264,8 +264,16 @@ impl RouterSet {
                     in_port: local as u8,
                     out_port,
                     out_vc,
+                    out_credits: u32::from(self.ovc[out_slot].credits),
+                    out_capacity: capacity,
                 };
-                cx.control.on_forward(event, packet, now);
+                let mut hook = Context {
+                    now,
+                    outbox: cx.outbox,
+                    timers: cx.timers,
+                    arrivals: cx.arrivals,
+                };
+                cx.control.on_forward(&mut hook, event, packet);
             }
         }
         if C::BUFFER_EVENTS {
@@ -277,7 +285,8 @@ impl RouterSet {
                 capacity,
                 out_port: Some(out_port),
             };
-            cx.control.on_dequeue(event, now);
+            let (mut hook, control) = cx.hook();
+            control.on_dequeue(&mut hook, event);
         }
     }
 }

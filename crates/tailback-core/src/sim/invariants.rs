@@ -1,14 +1,14 @@
 //! The invariant checker (`sim.check_invariants`): after every cycle it verifies flit and credit
 //! conservation per VC on every injection channel, flit conservation over the whole network,
 //! the fabric's own bookkeeping ([`Fabric::check`]: conservation on every switch output VC,
-//! ownership, scheduling), and NIFDY's outstanding packets against the packets and acks in
-//! flight. A violation is an engine bug, so it panics with a description. (Buffer overflow,
+//! ownership, scheduling), and the mechanism's own state against the packets in flight
+//! (NIFDY's outstanding packets against the packets and acks on their way). A violation is an engine bug, so it panics with a description. (Buffer overflow,
 //! delivery to the wrong node, out-of-order or missing flits and double delivery are checked
 //! on every run, not only here.)
 
 use super::Simulation;
 use crate::fabric::{Fabric, InFlight};
-use crate::hooks::CongestionControl;
+use crate::hooks::{CongestionControl, Inspection};
 use crate::ids::NodeId;
 
 pub(super) fn check<C: CongestionControl, F: Fabric>(sim: &Simulation<C, F>) {
@@ -69,10 +69,12 @@ pub(super) fn check<C: CongestionControl, F: Fabric>(sim: &Simulation<C, F>) {
         fail(what);
     }
 
-    // NIFDY's tables agree with the packets and acks actually on their way.
-    if let Some(nifdy) = &sim.nifdy
-        && let Err(what) = nifdy.check(&sim.packets, nics)
-    {
+    // The mechanism's own state agrees with the packets on their way.
+    let state = Inspection {
+        packets: &sim.packets,
+        nics,
+    };
+    if let Err(what) = sim.control.check(&state) {
         fail(what);
     }
 }

@@ -19,10 +19,9 @@ use std::path::Path;
 use crate::config::{Choice, Config, ConfigError, ConfigIssue, DEFAULT_RAMP_SLOPE, ProcessKind};
 use crate::event::{FlitArrival, VcSlots, Wheel};
 use crate::fabric::{Fabric, StepContext};
-use crate::hooks::{BufferEvent, CongestionControl, NoControl};
+use crate::hooks::{Arrivals, BufferEvent, CongestionControl, Context, NoControl, Outbox, Timers};
 use crate::ids::{NodeId, RouterId};
 use crate::nic::{NicContext, NicSet};
-use crate::nifdy::Nifdy;
 use crate::packet::{LogicalNetwork, PacketSlab};
 use crate::processor::{ProcessorContext, ProcessorSet};
 use crate::router::RouterSet;
@@ -102,13 +101,17 @@ pub struct Simulation<C: CongestionControl = NoControl, F: Fabric = RouterSet> {
     nics: NicSet,
     /// The processors behind the NICs, when modelled.
     processors: Option<ProcessorSet>,
-    /// The NIFDY units between processors and NICs, with that mechanism.
-    nifdy: Option<Nifdy>,
+    /// Their arrivals queues (none without processors).
+    arrivals: Arrivals,
+    /// Control packets the mechanism sent and the NICs have not taken yet.
+    outbox: Outbox,
+    /// The mechanism's wake-up calls.
+    timers: Timers,
     packets: PacketSlab,
     flit_wheel: Wheel<FlitArrival>,
     credit_wheel: Wheel<u32>,
     /// Next creation time of every source that will create another packet.
-    arrivals: BinaryHeap<Reverse<(u64, u32)>>,
+    creations: BinaryHeap<Reverse<(u64, u32)>>,
     control: C,
     stats: Collector,
     flit_hops: u64,
@@ -157,7 +160,8 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             workload = workload.replaying(&records, cfg.traffic.trace_time_scale.unwrap_or(1.0));
         }
         let fabric = F::build(cfg, &topology);
-        let nics = NicSet::new(cfg, &topology);
+        let flows = C::FLOWS.then(|| control.flow_capacity(cfg.nic.source_queue_packets));
+        let nics = NicSet::new(cfg, &topology, flows);
         let program = cfg.traffic.program.as_ref().map(|p| {
             Program::new(
                 p,
@@ -167,7 +171,12 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                 cfg.seed,
             )
         });
-        let nifdy = Nifdy::from_config(cfg, topology.node_count());
+        let arrivals = cfg.processor.as_ref().map_or_else(Arrivals::default, |p| {
+            Arrivals::new(
+                topology.node_count(),
+                control.arrivals_capacity(p.arrivals_packets) as usize,
+            )
+        });
         let processors = cfg.processor.as_ref().map(|p| {
             ProcessorSet::new(
                 p,
@@ -195,8 +204,8 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         // Each router port and each NIC sends at most one flit and one credit per cycle, and
         // the recovery lane carries at most one flit per cycle.
         let channel_ends = topology.ports().len() + topology.node_count() + 1;
-        let max_flit_delay = max_flit_delay + fabric.max_extra_delay(routing.diameter());
-        let arrivals = (0..topology.node_count())
+        let max_flit_delay = max_flit_delay.max(fabric.max_lane_delay(routing.diameter()));
+        let creations = (0..topology.node_count())
             .filter(|&n| workload.next_time(n) != NEVER)
             .map(|n| Reverse((workload.next_time(n), n as u32)))
             .collect();
@@ -210,13 +219,15 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             workload,
             slots: nics.slots(),
             fabric,
-            nifdy,
+            arrivals,
+            outbox: Outbox::default(),
+            timers: Timers::default(),
             nics,
             processors,
             packets: PacketSlab::default(),
             flit_wheel: Wheel::new(max_flit_delay, channel_ends),
             credit_wheel: Wheel::new(r.credit_latency as u64, channel_ends),
-            arrivals,
+            creations,
             control,
             stats,
             flit_hops: 0,
@@ -266,18 +277,22 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         let now = self.now;
         self.deliver_arrivals(now);
         self.create_packets(now);
+        self.outbox.now = now;
+        if self.timers.next_due() <= now {
+            self.fire_timers(now);
+        }
         if let Some(processors) = &mut self.processors {
             processors.step_all(&mut ProcessorContext {
                 now,
                 nics: &mut self.nics,
-                nifdy: self.nifdy.as_mut(),
                 packets: &mut self.packets,
                 stats: &mut self.stats,
                 control: &mut self.control,
+                outbox: &mut self.outbox,
+                timers: &mut self.timers,
+                arrivals: &mut self.arrivals,
             });
-        }
-        if let Some(nifdy) = &mut self.nifdy {
-            nifdy.send(&mut self.nics);
+            self.post_control_packets();
         }
         if self.nics.any_active() {
             let view = NetworkView::new(&self.fabric, &self.topology, &self.routing, now);
@@ -289,10 +304,12 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                 credits: &mut self.credit_wheel,
                 control: &mut self.control,
                 stats: &mut self.stats,
+                outbox: &mut self.outbox,
+                timers: &mut self.timers,
+                arrivals: &mut self.arrivals,
             });
-        }
-        if let Some(nifdy) = &mut self.nifdy {
-            nifdy.receive(&mut self.nics, &mut self.packets);
+            self.hand_control_packets(now);
+            self.post_control_packets();
         }
         if self.fabric.any_active() {
             let mut cx = StepContext {
@@ -303,12 +320,23 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                 credits: &mut self.credit_wheel,
                 control: &mut self.control,
                 flit_hops: &mut self.flit_hops,
+                outbox: &mut self.outbox,
+                timers: &mut self.timers,
+                arrivals: &mut self.arrivals,
             };
             self.fabric.step(&mut cx);
+            self.post_control_packets();
         }
         if C::PER_CYCLE {
             let view = NetworkView::new(&self.fabric, &self.topology, &self.routing, now);
-            self.control.end_of_cycle(&view, now);
+            let mut cx = Context {
+                now,
+                outbox: &mut self.outbox,
+                timers: &mut self.timers,
+                arrivals: &mut self.arrivals,
+            };
+            self.control.end_of_cycle(&mut cx, &view);
+            self.post_control_packets();
         }
         if now == self.recorder.next_due() {
             self.recorder.record(
@@ -519,6 +547,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             network,
             message_rest: 0,
             header: 0,
+            control: false,
         };
         match (network, &mut self.processors) {
             // The application's packets go through the processor when there is one.
@@ -539,7 +568,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
     /// all; a trace has none left.
     fn workload_finished(&self) -> bool {
         let replayed =
-            self.config.traffic.process != ProcessKind::Trace || self.arrivals.is_empty();
+            self.config.traffic.process != ProcessKind::Trace || self.creations.is_empty();
         replayed
             && self
                 .processors
@@ -561,8 +590,48 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             .processors
             .as_ref()
             .map_or(0, ProcessorSet::queued_packets);
-        let pooled = self.nifdy.as_ref().map_or(0, Nifdy::pooled_packets);
-        (self.nics.queued_packets() + software + pooled) as u64
+        (self.nics.queued_packets() + software) as u64
+    }
+
+    /// Runs the mechanism's timers due by `now`; each wakes its node's NIC.
+    fn fire_timers(&mut self, now: u64) {
+        let view = NetworkView::new(&self.fabric, &self.topology, &self.routing, now);
+        while let Some(node) = self.timers.pop_due(now) {
+            let mut cx = Context {
+                now,
+                outbox: &mut self.outbox,
+                timers: &mut self.timers,
+                arrivals: &mut self.arrivals,
+            };
+            self.control.on_timer(&mut cx, &view, NodeId::new(node));
+            self.nics.wake(node);
+        }
+        self.post_control_packets();
+    }
+
+    /// Moves the control packets the mechanism sent into their source NICs.
+    fn post_control_packets(&mut self) {
+        for sent in self.outbox.packets.drain(..) {
+            self.nics.enqueue(sent.src.index(), sent.packet);
+        }
+    }
+
+    /// Hands the control packets that reached their destinations this cycle to the mechanism.
+    fn hand_control_packets(&mut self, now: u64) {
+        let mut inbox = std::mem::take(&mut self.nics.control_inbox);
+        for &(node, slot) in &inbox {
+            let packet = self.packets.remove(slot);
+            let mut cx = Context {
+                now,
+                outbox: &mut self.outbox,
+                timers: &mut self.timers,
+                arrivals: &mut self.arrivals,
+            };
+            self.control
+                .on_control(&mut cx, NodeId::new(node as usize), &packet);
+        }
+        inbox.clear();
+        self.nics.control_inbox = inbox;
     }
 
     /// Jumps the clock to the next packet creation (at most `limit`) when nothing is moving.
@@ -577,7 +646,11 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         {
             return;
         }
-        let next = self.arrivals.peek().map_or(NEVER, |Reverse((t, _))| *t);
+        let next = self
+            .creations
+            .peek()
+            .map_or(NEVER, |Reverse((t, _))| *t)
+            .min(self.timers.next_due());
         if next > self.now {
             self.now = next.min(limit).min(self.recorder.next_due());
         }
@@ -598,7 +671,13 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                         capacity: self.fabric.buffer_credits(),
                         out_port: None,
                     };
-                    self.control.on_enqueue(event, now);
+                    let mut cx = Context {
+                        now,
+                        outbox: &mut self.outbox,
+                        timers: &mut self.timers,
+                        arrivals: &mut self.arrivals,
+                    };
+                    self.control.on_enqueue(&mut cx, event);
                 }
             } else if to < slots.recovery_base as usize {
                 let nic = to - slots.nic_base as usize;
@@ -623,11 +702,11 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
     }
 
     fn create_packets(&mut self, now: u64) {
-        while let Some(&Reverse((t, node))) = self.arrivals.peek() {
+        while let Some(&Reverse((t, node))) = self.creations.peek() {
             if t > now {
                 break;
             }
-            self.arrivals.pop();
+            self.creations.pop();
             let node = node as usize;
             let packet = self.workload.take(node);
             if let Some(processors) = &mut self.processors {
@@ -645,7 +724,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             }
             let next = self.workload.next_time(node);
             if next != NEVER {
-                self.arrivals.push(Reverse((next, node as u32)));
+                self.creations.push(Reverse((next, node as u32)));
             }
         }
     }

@@ -113,8 +113,10 @@ pub struct Offered {
     /// Packets of the same message that follow this one (0: the last, or a one-packet
     /// message).
     pub message_rest: u32,
-    /// Header bits of the network interface's protocol (NIFDY); 0 for plain packets.
+    /// Header bits of a mechanism's protocol (NIFDY); 0 for plain packets.
     pub header: u32,
+    /// Sent by a mechanism ([`Outbox`](crate::hooks::Outbox)), not by the workload.
+    pub control: bool,
 }
 
 /// One phase of the schedule, as the sources run it.
@@ -288,6 +290,7 @@ impl Workload {
                 network: LogicalNetwork::Request,
                 message_rest: 0,
                 header: 0,
+                control: false,
             });
         }
         self.replay = Some(per_node);
@@ -334,6 +337,7 @@ impl Workload {
             network: LogicalNetwork::Request,
             message_rest: 0,
             header: 0,
+            control: false,
         };
         if source.next != NEVER {
             let from = source.next + 1;

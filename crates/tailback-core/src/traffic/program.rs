@@ -241,6 +241,7 @@ impl Plan {
             network: LogicalNetwork::Request,
             message_rest: state.message_left,
             header: 0,
+            control: false,
         }
     }
 }

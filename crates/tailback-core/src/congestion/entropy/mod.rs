@@ -30,7 +30,7 @@ pub fn refresh_cycles(shape: &crate::topology::CubeShape) -> u32 {
 use rand::RngExt;
 
 use crate::config::{EntropyCircuit, EntropyConfig, EntropyModel};
-use crate::hooks::{BufferEvent, CongestionControl, Gauges};
+use crate::hooks::{BufferEvent, CongestionControl, Context, Gauges};
 use crate::ids::{NodeId, RouterId};
 use crate::rng::{self, Purpose, StreamRng};
 use crate::topology::Topology;
@@ -163,18 +163,20 @@ impl CongestionControl for EntropyThrottling {
     #[inline]
     fn may_start_injection(
         &mut self,
+        cx: &mut Context<'_>,
         _view: &NetworkView<'_>,
         node: NodeId,
         _packet: &Offered,
-        now: u64,
     ) -> bool {
+        let now = cx.now;
         let n = node.index();
         let allowed = !self.throttled[n] && now >= self.guard_until[n];
         self.throttled_node_cycles += u64::from(!allowed);
         allowed
     }
 
-    fn on_injection_done(&mut self, node: NodeId, now: u64) {
+    fn on_injection_done(&mut self, cx: &mut Context<'_>, node: NodeId) {
+        let now = cx.now;
         let pause = match &mut self.guard {
             Guard::None => return,
             Guard::Fixed(t) => *t,
@@ -184,14 +186,15 @@ impl CongestionControl for EntropyThrottling {
     }
 
     #[inline]
-    fn on_enqueue(&mut self, event: BufferEvent, _now: u64) {
+    fn on_enqueue(&mut self, _cx: &mut Context<'_>, event: BufferEvent) {
         if event.occupancy == 1 {
             self.mobility.occupied[event.router.index()] += 1;
         }
     }
 
     #[inline]
-    fn on_dequeue(&mut self, event: BufferEvent, now: u64) {
+    fn on_dequeue(&mut self, cx: &mut Context<'_>, event: BufferEvent) {
+        let now = cx.now;
         let r = event.router.index();
         let m = &mut self.mobility;
         m.active[r] += 1;
@@ -206,7 +209,8 @@ impl CongestionControl for EntropyThrottling {
         }
     }
 
-    fn end_of_cycle(&mut self, _view: &NetworkView<'_>, now: u64) {
+    fn end_of_cycle(&mut self, cx: &mut Context<'_>, _view: &NetworkView<'_>) {
+        let now = cx.now;
         let m = &mut self.mobility;
         let (mut valid, mut active) = (0u64, 0u64);
         for (r, profile) in self.profiles.iter_mut().enumerate() {

@@ -16,6 +16,13 @@
 //! acknowledged once per `w / 2` packets the processor takes; the message's last packet exits
 //! the dialog. A sender holds at most one dialog at a time.
 //!
+//! The pool is the NIC's per-destination flows ([`CongestionControl::FLOWS`]): the packets at
+//! the heads of the flows are exactly the rank-0 packets, and [`next_packet`] takes the oldest
+//! eligible one. Acks are control packets on the reply network ([`Outbox`]), and a node's NIC
+//! looks at its flows again the cycle after an ack arrives ([`Timers`]).
+//!
+//! [`next_packet`]: CongestionControl::next_packet
+//!
 //! In buffers-only mode the protocol is off: the pool is a plain first-in first-out queue and
 //! the unit's buffers, together with the arrivals queue, are split evenly between the pool and
 //! a larger arrivals queue (the same total buffering).
@@ -24,10 +31,12 @@ mod header;
 mod receiver;
 mod sender;
 
-use crate::bitset::BitSet;
 use crate::config::{Config, Mechanism};
-use crate::nic::NicSet;
-use crate::packet::{LogicalNetwork, Packet, PacketSlab};
+use crate::hooks::{Arrived, CongestionControl, Context, Flows, Inspection};
+#[cfg(doc)]
+use crate::hooks::{Outbox, Timers};
+use crate::ids::NodeId;
+use crate::packet::{LogicalNetwork, Packet};
 use crate::traffic::Offered;
 
 use header::Header;
@@ -43,34 +52,37 @@ pub(crate) struct Settings {
     pub(crate) bulk_request_packets: u32,
     ack_flits: u32,
     /// Packets the pool holds.
-    pool: usize,
+    pool: u32,
+    /// Packets an arrivals queue holds.
+    arrivals: u32,
 }
 
-/// Every node's NIFDY unit.
+/// Every node's NIFDY unit (or, in buffers-only mode, the same buffers without the protocol).
 #[derive(Debug)]
-pub(crate) struct Nifdy {
+pub struct Nifdy {
     /// Whether the protocol runs (otherwise: buffers only).
     protocol: bool,
     settings: Settings,
     senders: Vec<Sender>,
     receivers: Vec<Receiver>,
-    /// Nodes whose pool may hold a packet to send: left out while the pool is empty or none of
-    /// its packets is eligible, until a new packet or an ack arrives (nothing else changes
-    /// eligibility), so waiting pools cost nothing per cycle.
-    ready: BitSet,
 }
 
 impl Nifdy {
-    /// The units of `cfg`'s NIFDY mechanism for `nodes` nodes (`None` without one).
-    pub(crate) fn from_config(cfg: &Config, nodes: usize) -> Option<Nifdy> {
+    /// The units of `cfg`'s NIFDY mechanism (`nifdy` or `nifdy_buffers_only`, with its
+    /// settings and a processor model) for `nodes` nodes; `None` for another mechanism.
+    pub fn from_config(cfg: &Config, nodes: usize) -> Option<Nifdy> {
         let n = cfg.congestion.nifdy.as_ref()?;
-        let protocol = cfg.congestion.mechanism == Mechanism::Nifdy;
+        let protocol = match cfg.congestion.mechanism {
+            Mechanism::Nifdy => true,
+            Mechanism::NifdyBuffersOnly => false,
+            _ => return None,
+        };
         let arrivals = cfg.processor.as_ref().map_or(0, |p| p.arrivals_packets);
-        // Buffers only: the pool's share of the split (the NIC's arrivals queue has the rest).
-        let pool = if protocol {
-            n.b
+        // Buffers only: the pool's share of the split, the arrivals queue the rest.
+        let (pool, arrivals) = if protocol {
+            (n.b, arrivals)
         } else {
-            n.buffers_only_split(arrivals).0
+            n.buffers_only_split(arrivals)
         };
         let settings = Settings {
             o: n.o.unwrap_or(0),
@@ -78,116 +90,91 @@ impl Nifdy {
             w: n.w,
             bulk_request_packets: n.bulk_request_packets,
             ack_flits: n.ack_flits,
-            pool: pool.max(1) as usize,
+            pool: pool.max(1),
+            arrivals,
         };
         Some(Nifdy {
             protocol,
             settings,
             senders: (0..nodes).map(|_| Sender::default()).collect(),
             receivers: (0..nodes).map(|_| Receiver::new(&settings)).collect(),
-            ready: BitSet::new(nodes),
         })
     }
+}
 
-    /// Whether `node`'s pool has room for another packet.
-    pub(crate) fn has_room(&self, node: usize) -> bool {
-        self.senders[node].pool.len() < self.settings.pool
+impl CongestionControl for Nifdy {
+    const FLOWS: bool = true;
+
+    fn flow_capacity(&self, _configured: Option<u32>) -> Option<u32> {
+        Some(self.settings.pool)
     }
 
-    /// The processor at `node` hands over `packet`.
-    pub(crate) fn accept(&mut self, node: usize, packet: Offered) {
-        debug_assert!(
-            self.has_room(node),
-            "the processor waits for room in the pool"
-        );
-        self.senders[node].pool.push(packet);
-        self.ready.insert(node);
+    fn arrivals_capacity(&self, _configured: u32) -> u32 {
+        self.settings.arrivals
     }
 
-    /// Hands each NIC without a waiting request the oldest eligible packet of its pool.
-    pub(crate) fn send(&mut self, nics: &mut NicSet) {
-        let Nifdy {
-            protocol,
-            settings,
-            senders,
-            ready,
-            ..
-        } = self;
-        ready.retain(|node| {
-            let sender = &mut senders[node];
-            if !nics.request_queue_empty(node) {
-                return true;
-            }
-            let packet = if *protocol {
-                sender.eligible(settings).map(|i| sender.send(i, settings))
-            } else {
-                Some(sender.pool.remove(0))
-            };
-            match packet {
-                Some(packet) => {
-                    nics.enqueue(node, packet);
-                    !sender.pool.is_empty()
-                }
-                None => false,
-            }
-        });
-    }
-
-    /// Sorts the packets the NICs completed this cycle: acks to their sender side, scalar
-    /// packets to the arrivals queue, bulk packets to their reorder buffer.
-    pub(crate) fn receive(&mut self, nics: &mut NicSet, packets: &mut PacketSlab) {
-        let Some(mut inbox) = nics.inbox.take() else {
-            return;
-        };
-        for &(node, slot) in &inbox {
-            let node = node as usize;
-            let packet = packets.get(slot);
-            let header = Header(packet.header);
-            if packet.network == LogicalNetwork::Reply {
-                debug_assert!(header.is_ack(), "only acks travel on the reply network");
-                self.senders[node].on_ack(packet.src, header);
-                if !self.senders[node].pool.is_empty() {
-                    self.ready.insert(node);
-                }
-                packets.remove(slot);
-            } else if header.is_bulk() {
-                self.receivers[node].on_bulk(slot, packet.src, header);
-                self.receivers[node].release(node, nics);
-            } else {
-                nics.push_arrival(node, slot);
-            }
-        }
-        inbox.clear();
-        nics.inbox = Some(inbox);
-    }
-
-    /// The processor at `node` took `packet` from the arrivals queue: acknowledge it if due,
-    /// and let in-order packets follow from the reorder buffers.
-    pub(crate) fn on_accepted(
+    /// The oldest eligible packet, with the header the protocol gives it (buffers only: the
+    /// oldest packet).
+    fn next_packet(
         &mut self,
-        node: usize,
+        _cx: &mut Context<'_>,
+        node: NodeId,
+        flows: &mut Flows,
+    ) -> Option<Offered> {
+        if !self.protocol {
+            return flows.pop_oldest();
+        }
+        let sender = &mut self.senders[node.index()];
+        let dst = flows.oldest_where(|p| sender.eligible(p.dst, &self.settings))?;
+        let packet = flows.pop(dst)?;
+        Some(sender.send(packet, &self.settings))
+    }
+
+    /// Bulk packets wait in their dialog's reorder buffer; scalar packets go to the arrivals
+    /// queue.
+    fn on_arrival(
+        &mut self,
+        cx: &mut Context<'_>,
+        node: NodeId,
         packet: &Packet,
-        now: u64,
-        nics: &mut NicSet,
-    ) {
+        id: Arrived,
+    ) -> bool {
+        let header = Header(packet.header);
+        if !self.protocol || !header.is_bulk() {
+            return true;
+        }
+        let receiver = &mut self.receivers[node.index()];
+        receiver.on_bulk(id, packet.src, header);
+        receiver.release(node, cx.arrivals);
+        false
+    }
+
+    /// The processor took `packet`: acknowledge it if due, and let in-order packets follow
+    /// from the reorder buffers.
+    fn on_delivered(&mut self, cx: &mut Context<'_>, node: NodeId, packet: &Packet) {
         if !self.protocol {
             return;
         }
-        let receiver = &mut self.receivers[node];
+        let receiver = &mut self.receivers[node.index()];
         if let Some(header) = receiver.on_accepted(packet, &self.settings) {
-            nics.enqueue(
+            cx.outbox.send(
                 node,
-                Offered {
-                    created: now,
-                    dst: packet.src,
-                    flits: self.settings.ack_flits,
-                    network: LogicalNetwork::Reply,
-                    message_rest: 0,
-                    header: header.0,
-                },
+                NodeId::new(packet.src as usize),
+                self.settings.ack_flits,
+                LogicalNetwork::Reply,
+                header.0,
             );
         }
-        receiver.release(node, nics);
+        receiver.release(node, cx.arrivals);
+    }
+
+    /// An ack: its sender side frees the table entry or window slots, and the NIC looks at its
+    /// flows again next cycle.
+    fn on_control(&mut self, cx: &mut Context<'_>, node: NodeId, packet: &Packet) {
+        let header = Header(packet.header);
+        debug_assert!(header.is_ack(), "NIFDY sends only acks");
+        self.senders[node.index()].on_ack(packet.src, header);
+        cx.timers.wake(node, cx.now + 1);
     }
 
     /// Checks every sender's outstanding packet table and bulk window against the packets and
@@ -196,7 +183,7 @@ impl Nifdy {
     /// table entries, at most `o`, at most one per destination; its dialog's unacknowledged
     /// packets are at most `w` and exactly those in flight, taken without an ack, or covered by
     /// acks on their way back.
-    pub(crate) fn check(&self, packets: &PacketSlab, nics: &NicSet) -> Result<(), String> {
+    fn check(&self, state: &Inspection<'_>) -> Result<(), String> {
         if !self.protocol {
             return Ok(());
         }
@@ -209,17 +196,17 @@ impl Nifdy {
                 (true, true) => bulk[owner as usize] += 1,
                 (true, false) => bulk[owner as usize] += header.number(),
             };
-        for p in packets.iter_live() {
+        for p in state.packets() {
             let data = p.network == LogicalNetwork::Request;
             let (owner, peer) = if data { (p.src, p.dst) } else { (p.dst, p.src) };
             count(owner, peer, Header(p.header), data);
         }
-        for (node, nic) in nics.nics.iter().enumerate() {
-            for q in &nic.queue {
-                count(node as u32, q.dst, Header(q.header), true);
-            }
-            for q in &nic.replies {
-                count(q.dst, node as u32, Header(q.header), false);
+        for node in 0..nodes {
+            for q in state.committed(NodeId::new(node)) {
+                match q.network {
+                    LogicalNetwork::Request => count(node as u32, q.dst, Header(q.header), true),
+                    LogicalNetwork::Reply => count(q.dst, node as u32, Header(q.header), false),
+                }
             }
         }
         for (node, sender) in self.senders.iter().enumerate() {
@@ -256,10 +243,5 @@ impl Nifdy {
             }
         }
         Ok(())
-    }
-
-    /// Packets waiting in pools.
-    pub(crate) fn pooled_packets(&self) -> usize {
-        self.senders.iter().map(|s| s.pool.len()).sum()
     }
 }

@@ -1,5 +1,5 @@
-//! The outgoing side of a NIFDY unit: the packet pool, the outstanding packet table and the
-//! node's outgoing bulk dialog.
+//! The outgoing side of a NIFDY unit: the outstanding packet table and the node's outgoing
+//! bulk dialog (the pool is the NIC's flows).
 
 use super::Settings;
 use super::header::Header;
@@ -22,8 +22,6 @@ pub(super) struct OutDialog {
 /// One node's outgoing side.
 #[derive(Debug, Default)]
 pub(super) struct Sender {
-    /// Packets handed over by the processor and not sent yet, oldest first.
-    pub(super) pool: Vec<Offered>,
     /// Outstanding packet table: the destination of every unacknowledged scalar packet.
     pub(super) opt: Vec<u32>,
     pub(super) dialog: Option<OutDialog>,
@@ -32,26 +30,19 @@ pub(super) struct Sender {
 }
 
 impl Sender {
-    /// The oldest pooled packet that is eligible: first in the pool for its destination (rank
-    /// 0 among the waiting packets) and either inside an open bulk dialog with room in the
-    /// window, or scalar with a free table entry and nothing outstanding to its destination.
-    pub(super) fn eligible(&self, s: &Settings) -> Option<usize> {
-        (0..self.pool.len()).find(|&i| {
-            let dst = self.pool[i].dst;
-            if self.pool[..i].iter().any(|p| p.dst == dst) {
-                return false;
-            }
-            match self.dialog {
-                // After the bulk exit, the next packet waits for the dialog's last ack.
-                Some(d) if d.dst == dst => !d.exited && d.unacked < s.w,
-                _ => self.opt.len() < s.o as usize && !self.opt.contains(&dst),
-            }
-        })
+    /// Whether the first pooled packet to `dst` (rank 0 among the waiting packets) is
+    /// eligible: inside an open bulk dialog with room in the window, or scalar with a free
+    /// table entry and nothing outstanding to its destination.
+    pub(super) fn eligible(&self, dst: u32, s: &Settings) -> bool {
+        match self.dialog {
+            // After the bulk exit, the next packet waits for the dialog's last ack.
+            Some(d) if d.dst == dst => !d.exited && d.unacked < s.w,
+            _ => self.opt.len() < s.o as usize && !self.opt.contains(&dst),
+        }
     }
 
-    /// Takes pooled packet `i` out to send, with the header the protocol gives it.
-    pub(super) fn send(&mut self, i: usize, s: &Settings) -> Offered {
-        let mut packet = self.pool.remove(i);
+    /// Sends eligible `packet`, with the header the protocol gives it.
+    pub(super) fn send(&mut self, mut packet: Offered, s: &Settings) -> Offered {
         let header = match &mut self.dialog {
             Some(d) if d.dst == packet.dst => {
                 d.exited = packet.message_rest == 0;

@@ -3,7 +3,8 @@
 
 use super::Settings;
 use super::header::Header;
-use crate::nic::NicSet;
+use crate::hooks::{Arrivals, Arrived};
+use crate::ids::NodeId;
 use crate::packet::Packet;
 
 /// A bulk dialog granted to a sender.
@@ -12,8 +13,8 @@ struct InDialog {
     src: u32,
     /// Sequence number (counted from 0) of the next packet due to the processor.
     next: u32,
-    /// Reorder buffers: packet slots by sequence number modulo the window.
-    buffers: Vec<Option<u32>>,
+    /// Reorder buffers: packets by sequence number modulo the window.
+    buffers: Vec<Option<Arrived>>,
     /// Packets the processor took since the last ack.
     unacked: u32,
 }
@@ -41,25 +42,25 @@ impl Receiver {
             .map_or(0, |d| d.unacked)
     }
 
-    /// Bulk packet `slot` (of `header`) arrived: it waits in its dialog's reorder buffer.
-    pub(super) fn on_bulk(&mut self, slot: u32, src: u32, header: Header) {
+    /// Bulk packet `packet` (of `header`) arrived: it waits in its dialog's reorder buffer.
+    pub(super) fn on_bulk(&mut self, packet: Arrived, src: u32, header: Header) {
         let d = self.dialogs[header.dialog() as usize]
             .as_mut()
             .filter(|d| d.src == src)
             .expect("a bulk packet belongs to a dialog granted to its sender");
         let buffer = &mut d.buffers[header.number() as usize];
         assert!(buffer.is_none(), "a bulk packet overran the window");
-        *buffer = Some(slot);
+        *buffer = Some(packet);
     }
 
     /// Moves in-order packets from the reorder buffers to the arrivals queue while it has room.
-    pub(super) fn release(&mut self, node: usize, nics: &mut NicSet) {
+    pub(super) fn release(&mut self, node: NodeId, arrivals: &mut Arrivals) {
         for d in self.dialogs.iter_mut().flatten() {
             let window = d.buffers.len() as u32;
-            while nics.arrivals_room(node)
-                && let Some(slot) = d.buffers[(d.next % window) as usize].take()
+            while arrivals.has_room(node)
+                && let Some(packet) = d.buffers[(d.next % window) as usize].take()
             {
-                nics.push_arrival(node, slot);
+                arrivals.hand_over(node, packet);
                 d.next += 1;
             }
         }
