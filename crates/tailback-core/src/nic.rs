@@ -136,14 +136,15 @@ pub(crate) struct Nic {
 }
 
 impl Nic {
-    /// Whether a packet of `network` is being injected or waits to be (or a flow's packet can
-    /// be chosen).
-    fn has_work(&self, network: LogicalNetwork) -> bool {
+    /// Whether a packet of `network` is being injected or waits to be (or, with `flows`, a
+    /// flow's packet can be chosen).
+    #[inline]
+    fn has_work(&self, network: LogicalNetwork, flows: bool) -> bool {
         let waiting = match network {
             LogicalNetwork::Request => {
                 !self.queue.is_empty()
                     || !self.control.is_empty()
-                    || (!self.flows.is_empty() && !self.flows_blocked)
+                    || (flows && !self.flows.is_empty() && !self.flows_blocked)
             }
             LogicalNetwork::Reply => !self.replies.is_empty(),
         };
@@ -354,8 +355,8 @@ impl NicSet {
             // A NIC waiting for credits sleeps until one returns (which wakes it); one held back
             // by the mechanism or by a slow channel tries again next cycle.
             let more_to_send = injection == Injection::Sent
-                && (nic.has_work(LogicalNetwork::Request)
-                    || (self.replies && nic.has_work(LogicalNetwork::Reply)));
+                && (nic.has_work(LogicalNetwork::Request, C::FLOWS)
+                    || (self.replies && nic.has_work(LogicalNetwork::Reply, C::FLOWS)));
             more_to_send
                 || matches!(injection, Injection::Held | Injection::Busy)
                 || !nic.rx.is_empty()
@@ -465,7 +466,7 @@ impl NicSet {
         cx: &mut NicContext<'_, C>,
     ) -> Injection {
         let now = cx.now;
-        if self.flows.is_some() {
+        if C::FLOWS {
             self.choose_from_flows(node, cx);
         }
         if now < self.nics[node].link_free_at {
@@ -479,7 +480,7 @@ impl NicSet {
         let mut outcome = Injection::Idle;
         for network in [LogicalNetwork::Reply, LogicalNetwork::Request] {
             let attempt = if turn.is_some_and(|t| t != network as u64) {
-                if self.nics[node].has_work(network) {
+                if self.nics[node].has_work(network, C::FLOWS) {
                     Injection::Busy
                 } else {
                     Injection::Idle
