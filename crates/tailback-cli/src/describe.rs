@@ -1,6 +1,6 @@
 //! Human-readable descriptions of configurations and results.
 
-use tailback_core::config::{Choice, Config, Mechanism, RoutingAlgorithm, TopologyKind};
+use tailback_core::config::{Choice, Config, RoutingAlgorithm, TopologyKind};
 use tailback_core::ids::PortId;
 use tailback_core::stats::RunSummary;
 use tailback_core::topology::{CubeShape, Layout, Link, Topology};
@@ -64,23 +64,7 @@ pub fn network(cfg: &Config) -> String {
 
 /// The congestion mechanism in words, with NIFDY's parameters (`None` without a mechanism).
 pub fn mechanism(cfg: &Config) -> Option<String> {
-    let c = &cfg.congestion;
-    match (c.mechanism, &c.nifdy) {
-        (Mechanism::None, _) => None,
-        (Mechanism::Nifdy, Some(n)) => Some(format!(
-            "NIFDY: o = {}, b = {}, d = {}, w = {}, {}-flit acks",
-            n.o.unwrap_or(0),
-            n.b,
-            n.d,
-            n.w,
-            n.ack_flits
-        )),
-        (Mechanism::NifdyBuffersOnly, Some(n)) => Some(format!(
-            "NIFDY buffers only: the buffers of b = {}, d = {}, w = {}, protocol off",
-            n.b, n.d, n.w
-        )),
-        (other, _) => Some(format!("congestion management: {}", other.name())),
-    }
+    tailback_core::congestion::describe(&cfg.congestion)
 }
 
 /// The traffic pattern's name in words ("bit complement").

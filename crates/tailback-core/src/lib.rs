@@ -52,7 +52,7 @@ mod router;
 
 use std::io::{self, Write};
 
-use config::{Config, ConfigError, Mechanism};
+use config::{Config, ConfigError, CongestionConfig};
 use sim::Progress;
 use sim::Simulation;
 use stats::RunReport;
@@ -89,38 +89,30 @@ fn run_with(
     trace: Option<Box<dyn Write + Send>>,
 ) -> Result<(RunReport, io::Result<u64>), ConfigError> {
     let cfg = &cfg.normalized()?;
-    match (cfg.congestion.mechanism, &cfg.congestion.self_tuned) {
-        (Mechanism::Entropy, _) => {
-            let settings = cfg
-                .congestion
-                .entropy
-                .as_ref()
-                .expect("normalized entropy configs carry settings");
-            let sim = Simulation::build(cfg, |topology, _| {
-                congestion::EntropyThrottling::new(settings, topology, cfg.seed)
-            })?;
-            Ok(drive(sim, every, observer, trace))
-        }
-        (Mechanism::None, _) => Ok(drive(Simulation::new(cfg)?, every, observer, trace)),
-        (Mechanism::Nifdy | Mechanism::NifdyBuffersOnly, _) => {
-            let sim = Simulation::build(cfg, |topology, _| {
-                congestion::Nifdy::from_config(cfg, topology.node_count())
-                    .expect("normalized NIFDY configs carry settings")
-            })?;
-            Ok(drive(sim, every, observer, trace))
-        }
-        (Mechanism::Alo, _) => Ok(drive(
+    match &cfg.congestion {
+        CongestionConfig::None => Ok(drive(Simulation::new(cfg)?, every, observer, trace)),
+        CongestionConfig::Alo => Ok(drive(
             Simulation::with_control(cfg, congestion::Alo::new())?,
             every,
             observer,
             trace,
         )),
-        (Mechanism::SelfTuned, settings) => {
-            let settings = settings
-                .as_ref()
-                .expect("normalized self_tuned configs carry settings");
+        CongestionConfig::SelfTuned(settings) => {
             let sim = Simulation::build(cfg, |topology, _| {
                 congestion::SelfTuned::new(settings, topology, cfg.router.vcs)
+            })?;
+            Ok(drive(sim, every, observer, trace))
+        }
+        CongestionConfig::Entropy(settings) => {
+            let sim = Simulation::build(cfg, |topology, _| {
+                congestion::EntropyThrottling::new(settings, topology, cfg.seed)
+            })?;
+            Ok(drive(sim, every, observer, trace))
+        }
+        CongestionConfig::Nifdy(_) | CongestionConfig::NifdyBuffersOnly(_) => {
+            let sim = Simulation::build(cfg, |topology, _| {
+                congestion::Nifdy::from_config(cfg, topology.node_count())
+                    .expect("NIFDY configs carry NIFDY settings")
             })?;
             Ok(drive(sim, every, observer, trace))
         }

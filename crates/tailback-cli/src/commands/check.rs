@@ -2,8 +2,7 @@
 
 use serde::Serialize;
 use tailback_core::analysis::{ZeroLoad, bisection_links, channel_load, is_deadlock_free};
-use tailback_core::config::{Config, EntropyCircuit, RoutingAlgorithm, SidebandKind};
-use tailback_core::congestion::{SideBand, entropy_refresh_cycles};
+use tailback_core::config::{Config, RoutingAlgorithm};
 use tailback_core::routing::Routing;
 use tailback_core::topology::{Link, Topology};
 use tailback_core::traffic::Workload;
@@ -121,7 +120,7 @@ fn analyse(cfg: &Config) -> NetworkReport {
         },
         vc_classes: routing.classes(),
         bisection_links: small.then(|| bisection_links(&topology)).flatten(),
-        global_view_delay: global_view_delay(cfg, &topology),
+        global_view_delay: tailback_core::congestion::view_staleness(&cfg.congestion, &topology),
         routing: cfg.routing.algorithm,
         deadlock_free: small.then(|| is_deadlock_free(&topology, &routing)),
         phase_ideal_throughput: (loads.len() > 1)
@@ -134,27 +133,6 @@ fn analyse(cfg: &Config) -> NetworkReport {
         mean_hops: load.map(|l| l.mean_hops),
         zero_load_latency: load
             .map(|l| ZeroLoad::new(cfg, &topology).latency(l.mean_hops, cfg.traffic.packet_flits)),
-    }
-}
-
-/// The staleness of a global mechanism's view: what it is and how many cycles.
-fn global_view_delay(cfg: &Config, topology: &Topology) -> Option<(String, u64)> {
-    let cube = topology.cube()?;
-    let congestion = &cfg.congestion;
-    if let Some(tuned) = &congestion.self_tuned
-        && tuned.sideband == SidebandKind::Dimensionwise
-    {
-        return Some((
-            "side-band gather duration g".into(),
-            SideBand::gather_duration(cube, tuned.hop_delay),
-        ));
-    }
-    match &congestion.entropy {
-        Some(entropy) if entropy.circuit != EntropyCircuit::Ideal => Some((
-            "entropy circuit refresh, worst case on idle links".into(),
-            u64::from(entropy_refresh_cycles(cube)),
-        )),
-        _ => None,
     }
 }
 

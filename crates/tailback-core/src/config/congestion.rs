@@ -149,20 +149,45 @@ pub struct SelfTunedConfig {
     pub reset_limit: u32,
 }
 
-/// `[congestion]`: the congestion management mechanism.
+/// `[congestion]`: the congestion management mechanism, with its settings (keys directly under
+/// `[congestion]`, next to `mechanism`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CongestionConfig {
+#[serde(tag = "mechanism", rename_all = "snake_case")]
+pub enum CongestionConfig {
+    /// No congestion management.
+    None,
+    /// At-Least-One local injection limitation.
+    Alo,
+    /// Self-tuned (or static-threshold) global throttling.
+    SelfTuned(SelfTunedConfig),
+    /// Entropy throttling.
+    Entropy(EntropyConfig),
+    /// NIFDY.
+    Nifdy(NifdyConfig),
+    /// NIFDY's buffers with its protocol off.
+    NifdyBuffersOnly(NifdyConfig),
+}
+
+impl CongestionConfig {
     /// Which mechanism runs.
-    pub mechanism: Mechanism,
-    /// Self-tuned throttling settings (present with `mechanism = "self_tuned"`).
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub self_tuned: Option<SelfTunedConfig>,
-    /// Entropy throttling settings (present with `mechanism = "entropy"`).
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub entropy: Option<EntropyConfig>,
-    /// NIFDY settings (present with `mechanism = "nifdy"` or `"nifdy_buffers_only"`).
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub nifdy: Option<NifdyConfig>,
+    pub fn mechanism(&self) -> Mechanism {
+        match self {
+            CongestionConfig::None => Mechanism::None,
+            CongestionConfig::Alo => Mechanism::Alo,
+            CongestionConfig::SelfTuned(_) => Mechanism::SelfTuned,
+            CongestionConfig::Entropy(_) => Mechanism::Entropy,
+            CongestionConfig::Nifdy(_) => Mechanism::Nifdy,
+            CongestionConfig::NifdyBuffersOnly(_) => Mechanism::NifdyBuffersOnly,
+        }
+    }
+
+    /// NIFDY's settings, with or without its protocol.
+    pub fn nifdy(&self) -> Option<&NifdyConfig> {
+        match self {
+            CongestionConfig::Nifdy(n) | CongestionConfig::NifdyBuffersOnly(n) => Some(n),
+            _ => None,
+        }
+    }
 }
 
 /// Settings of NIFDY (keys directly under `[congestion]`), named as in the paper.
@@ -248,48 +273,57 @@ impl CongestionConfig {
                 }
             }
         }
-        let nifdy_settings = read_nifdy(&s, mechanism);
+        // Every mechanism's keys are read (a key of another mechanism was reported above, and
+        // is not unknown), and the chosen mechanism keeps its settings.
+        let self_tuned_settings = read_self_tuned(&s);
         let entropy_settings = read_entropy(&s, entropy);
-        let fraction = |key: &'static str, default: f64| {
-            s.float(
-                key,
-                default,
-                |x| x > 0.0 && x <= 1.0,
-                "greater than 0 and at most 1",
-            )
-        };
-        let settings = SelfTunedConfig {
-            static_threshold: s.opt_int("static_threshold", 0, u32::MAX),
-            sideband: s.choice("sideband", SidebandKind::Dimensionwise),
-            hop_delay: s.int("hop_delay", 2, 1, 1000),
-            estimate: s.choice("estimate", Estimate::Extrapolate),
-            full_buffer: s.choice("full_buffer", FullBuffer::Full),
-            tuning_period: s.opt_int("tuning_period", 1, 1_000_000),
-            increment: fraction("increment", 0.01),
-            decrement: fraction("decrement", 0.04),
-            initial_threshold: fraction("initial_threshold", 0.01),
-            drop_fraction: s.float(
-                "drop_fraction",
-                0.75,
-                |x| x > 0.0 && x < 1.0,
-                "between 0 and 1 (exclusive)",
-            ),
-            local_max_avoidance: s.boolean("local_max_avoidance", true),
-            reset_limit: s.int("reset_limit", 5, 1, 1000),
+        let nifdy_settings = read_nifdy(&s, mechanism == Mechanism::NifdyBuffersOnly);
+        let congestion = match mechanism {
+            Mechanism::None => CongestionConfig::None,
+            Mechanism::Alo => CongestionConfig::Alo,
+            Mechanism::SelfTuned => CongestionConfig::SelfTuned(self_tuned_settings),
+            Mechanism::Entropy => CongestionConfig::Entropy(entropy_settings),
+            Mechanism::Nifdy => CongestionConfig::Nifdy(nifdy_settings),
+            Mechanism::NifdyBuffersOnly => CongestionConfig::NifdyBuffersOnly(nifdy_settings),
         };
         s.finish();
-        CongestionConfig {
-            mechanism,
-            self_tuned: self_tuned.then_some(settings),
-            entropy: entropy.then_some(entropy_settings),
-            nifdy: nifdy.then_some(nifdy_settings),
-        }
+        congestion
+    }
+}
+
+/// Reads the self-tuned throttling keys.
+fn read_self_tuned(s: &Section<'_>) -> SelfTunedConfig {
+    let fraction = |key: &'static str, default: f64| {
+        s.float(
+            key,
+            default,
+            |x| x > 0.0 && x <= 1.0,
+            "greater than 0 and at most 1",
+        )
+    };
+    SelfTunedConfig {
+        static_threshold: s.opt_int("static_threshold", 0, u32::MAX),
+        sideband: s.choice("sideband", SidebandKind::Dimensionwise),
+        hop_delay: s.int("hop_delay", 2, 1, 1000),
+        estimate: s.choice("estimate", Estimate::Extrapolate),
+        full_buffer: s.choice("full_buffer", FullBuffer::Full),
+        tuning_period: s.opt_int("tuning_period", 1, 1_000_000),
+        increment: fraction("increment", 0.01),
+        decrement: fraction("decrement", 0.04),
+        initial_threshold: fraction("initial_threshold", 0.01),
+        drop_fraction: s.float(
+            "drop_fraction",
+            0.75,
+            |x| x > 0.0 && x < 1.0,
+            "between 0 and 1 (exclusive)",
+        ),
+        local_max_avoidance: s.boolean("local_max_avoidance", true),
+        reset_limit: s.int("reset_limit", 5, 1, 1000),
     }
 }
 
 /// Reads the NIFDY keys (defaults: the paper's conclusion, O = 8, B = 16, D = 1, W = 8).
-fn read_nifdy(s: &Section<'_>, mechanism: Mechanism) -> NifdyConfig {
-    let buffers_only = mechanism == Mechanism::NifdyBuffersOnly;
+fn read_nifdy(s: &Section<'_>, buffers_only: bool) -> NifdyConfig {
     if buffers_only && s.has("o") {
         s.problem(
             "o",
@@ -366,12 +400,13 @@ impl CongestionConfig {
     /// Checks the settings against the topology: the tuning period must be a whole number of
     /// side-band gathers.
     pub(crate) fn check(&self, topology: &super::TopologyConfig, issues: &super::reader::Issues) {
+        let mechanism = self.mechanism();
         if !topology.kind.is_cube()
-            && matches!(self.mechanism, Mechanism::SelfTuned | Mechanism::Entropy)
+            && matches!(mechanism, Mechanism::SelfTuned | Mechanism::Entropy)
         {
             issues.push(
                 "congestion.mechanism".into(),
-                Some(&toml::Value::String(self.mechanism.name().into())),
+                Some(&toml::Value::String(mechanism.name().into())),
                 format!(
                     "needs topology.kind = \"torus\" or \"mesh\" (its side-band network is laid \
                      out along the dimensions); kind = \"{}\"",
@@ -380,7 +415,7 @@ impl CongestionConfig {
             );
             return;
         }
-        let Some(tuned) = &self.self_tuned else {
+        let CongestionConfig::SelfTuned(tuned) = self else {
             return;
         };
         let wrap = topology.kind == super::TopologyKind::Torus;

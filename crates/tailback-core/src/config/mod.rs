@@ -216,8 +216,10 @@ impl Config {
                 );
             }
         }
-        if let Some(nifdy) = &self.congestion.nifdy {
-            let mechanism = Some(toml::Value::String(self.congestion.mechanism.name().into()));
+        if let Some(nifdy) = self.congestion.nifdy() {
+            let mechanism = Some(toml::Value::String(
+                self.congestion.mechanism().name().into(),
+            ));
             if self.processor.is_none() {
                 report(
                     "congestion.mechanism",

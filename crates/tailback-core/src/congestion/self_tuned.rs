@@ -18,11 +18,11 @@
 //! - **Static mode** (`static_threshold`): a fixed threshold, no tuning.
 
 use super::sideband::{SideBand, Snapshot};
-use crate::config::{Estimate, FullBuffer, SelfTunedConfig};
+use crate::config::{Estimate, FullBuffer, SelfTunedConfig, SidebandKind};
 use crate::hooks::{BufferEvent, CongestionControl, Context, Gauges};
 use crate::ids::NodeId;
 use crate::packet::Packet;
-use crate::topology::{Link, Topology};
+use crate::topology::{CubeShape, Link, Topology};
 use crate::traffic::Offered;
 use crate::view::NetworkView;
 
@@ -62,6 +62,17 @@ pub struct SelfTuned {
     estimate: f64,
     tuner: Tuner,
     throttled_node_cycles: u64,
+}
+
+/// The side-band's gather duration `g`: how old the totals a node learns can be (none with the
+/// ideal view).
+pub(super) fn staleness(settings: &SelfTunedConfig, cube: &CubeShape) -> Option<(String, u64)> {
+    (settings.sideband == SidebandKind::Dimensionwise).then(|| {
+        (
+            "side-band gather duration g".into(),
+            SideBand::gather_duration(cube, settings.hop_delay),
+        )
+    })
 }
 
 impl SelfTuned {

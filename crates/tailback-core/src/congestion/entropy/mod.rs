@@ -23,7 +23,7 @@ mod circuit;
 /// Worst-case cycles for a change in one router's counts to reach every router over the
 /// entropy circuit's dedicated wires on `shape` (the paper's "2N" on an N x N torus); on a
 /// virtual control channel, longer by every cycle a link is busy with data.
-pub fn refresh_cycles(shape: &crate::topology::CubeShape) -> u32 {
+pub fn refresh_cycles(shape: &CubeShape) -> u32 {
     circuit::Circuit::refresh_cycles(shape)
 }
 
@@ -33,7 +33,7 @@ use crate::config::{EntropyCircuit, EntropyConfig, EntropyModel};
 use crate::hooks::{BufferEvent, CongestionControl, Context, Gauges};
 use crate::ids::{NodeId, RouterId};
 use crate::rng::{self, Purpose, StreamRng};
-use crate::topology::Topology;
+use crate::topology::{CubeShape, Topology};
 use crate::traffic::Offered;
 use crate::view::NetworkView;
 
@@ -103,6 +103,16 @@ pub struct EntropyThrottling {
     /// Exact totals of the last cycle: (valid, active).
     totals: (u64, u64),
     throttled_node_cycles: u64,
+}
+
+/// The entropy circuit's worst-case refresh on idle links (none with the ideal circuit).
+pub(super) fn staleness(settings: &EntropyConfig, cube: &CubeShape) -> Option<(String, u64)> {
+    (settings.circuit != EntropyCircuit::Ideal).then(|| {
+        (
+            "entropy circuit refresh, worst case on idle links".into(),
+            u64::from(refresh_cycles(cube)),
+        )
+    })
 }
 
 impl EntropyThrottling {

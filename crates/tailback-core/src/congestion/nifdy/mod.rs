@@ -31,7 +31,7 @@ mod header;
 mod receiver;
 mod sender;
 
-use crate::config::{Config, Mechanism};
+use crate::config::{Config, CongestionConfig, NifdyConfig};
 use crate::hooks::{Arrived, CongestionControl, Context, Flows, Inspection};
 #[cfg(doc)]
 use crate::hooks::{Outbox, Timers};
@@ -71,10 +71,9 @@ impl Nifdy {
     /// The units of `cfg`'s NIFDY mechanism (`nifdy` or `nifdy_buffers_only`, with its
     /// settings and a processor model) for `nodes` nodes; `None` for another mechanism.
     pub fn from_config(cfg: &Config, nodes: usize) -> Option<Nifdy> {
-        let n = cfg.congestion.nifdy.as_ref()?;
-        let protocol = match cfg.congestion.mechanism {
-            Mechanism::Nifdy => true,
-            Mechanism::NifdyBuffersOnly => false,
+        let (n, protocol) = match &cfg.congestion {
+            CongestionConfig::Nifdy(n) => (n, true),
+            CongestionConfig::NifdyBuffersOnly(n) => (n, false),
             _ => return None,
         };
         let arrivals = cfg.processor.as_ref().map_or(0, |p| p.arrivals_packets);
@@ -99,6 +98,25 @@ impl Nifdy {
             senders: (0..nodes).map(|_| Sender::default()).collect(),
             receivers: (0..nodes).map(|_| Receiver::new(&settings)).collect(),
         })
+    }
+}
+
+/// NIFDY's parameters in words (`protocol`: NIFDY itself, else its buffers only).
+pub(super) fn describe(n: &NifdyConfig, protocol: bool) -> String {
+    if protocol {
+        format!(
+            "NIFDY: o = {}, b = {}, d = {}, w = {}, {}-flit acks",
+            n.o.unwrap_or(0),
+            n.b,
+            n.d,
+            n.w,
+            n.ack_flits
+        )
+    } else {
+        format!(
+            "NIFDY buffers only: the buffers of b = {}, d = {}, w = {}, protocol off",
+            n.b, n.d, n.w
+        )
     }
 }
 
