@@ -19,7 +19,7 @@ mod error;
 mod overrides;
 mod processor;
 mod program;
-mod reader;
+pub(crate) mod reader;
 mod record;
 mod sections;
 
@@ -124,7 +124,7 @@ impl Config {
     }
 
     fn check_consistency(&self, issues: &Issues) {
-        self.congestion.check(&self.topology, issues);
+        self.congestion.check(self, issues);
         let report = |path: &str, value: Option<toml::Value>, message: String| {
             issues.push(path.to_string(), value.as_ref(), message)
         };
@@ -212,42 +212,6 @@ impl Config {
                     format!(
                         "node index out of range; the network has nodes 0 to {}",
                         nodes - 1
-                    ),
-                );
-            }
-        }
-        if let Some(nifdy) = self.congestion.nifdy() {
-            let mechanism = Some(toml::Value::String(
-                self.congestion.mechanism().name().into(),
-            ));
-            if self.processor.is_none() {
-                report(
-                    "congestion.mechanism",
-                    mechanism.clone(),
-                    "needs a [processor] section: NIFDY acknowledges a packet when the \
-                     processor takes it"
-                        .to_string(),
-                );
-            }
-            if self.router.logical_networks != 2 {
-                report(
-                    "congestion.mechanism",
-                    mechanism,
-                    "needs router.logical_networks = 2: NIFDY's acks travel on the reply network"
-                        .to_string(),
-                );
-            }
-            if clean(&["router.switching", "router.vc_buffer_flits"])
-                && self.router.switching.whole_packets()
-                && nifdy.ack_flits > self.router.vc_buffer_flits
-            {
-                report(
-                    "congestion.ack_flits",
-                    Some(toml::Value::Integer(nifdy.ack_flits.into())),
-                    format!(
-                        "an ack must fit in one {}-flit VC buffer under {}",
-                        self.router.vc_buffer_flits,
-                        self.router.switching.name().replace('_', " ")
                     ),
                 );
             }

@@ -13,6 +13,10 @@ mod nifdy;
 mod self_tuned;
 mod sideband;
 
+pub(crate) use entropy::settings as entropy_settings;
+pub(crate) use nifdy::settings as nifdy_settings;
+pub(crate) use self_tuned::settings as self_tuned_settings;
+
 pub use alo::{Alo, alo_allows};
 pub use entropy::{EntropyThrottling, refresh_cycles as entropy_refresh_cycles};
 pub use nifdy::Nifdy;

@@ -19,6 +19,7 @@
 //! from the node's own random stream).
 
 mod circuit;
+pub(crate) mod settings;
 
 /// Worst-case cycles for a change in one router's counts to reach every router over the
 /// entropy circuit's dedicated wires on `shape` (the paper's "2N" on an N x N torus); on a
@@ -29,13 +30,13 @@ pub fn refresh_cycles(shape: &CubeShape) -> u32 {
 
 use rand::RngExt;
 
-use crate::config::{EntropyCircuit, EntropyConfig, EntropyModel};
 use crate::hooks::{BufferEvent, CongestionControl, Context, Gauges};
 use crate::ids::{NodeId, RouterId};
 use crate::rng::{self, Purpose, StreamRng};
 use crate::topology::{CubeShape, Topology};
 use crate::traffic::Offered;
 use crate::view::NetworkView;
+use settings::{EntropyCircuit, EntropyConfig, EntropyModel};
 
 use circuit::{Circuit, pack, unpack};
 

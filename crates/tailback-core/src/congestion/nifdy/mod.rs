@@ -30,6 +30,7 @@
 mod header;
 mod receiver;
 mod sender;
+pub(crate) mod settings;
 
 use crate::config::{Config, CongestionConfig, NifdyConfig};
 use crate::hooks::{Arrived, CongestionControl, Context, Flows, Inspection};

@@ -17,14 +17,16 @@
 //!   applying the table; `r` resets in a row forget `max`, and the search starts over.
 //! - **Static mode** (`static_threshold`): a fixed threshold, no tuning.
 
+pub(crate) mod settings;
+
 use super::sideband::{SideBand, Snapshot};
-use crate::config::{Estimate, FullBuffer, SelfTunedConfig, SidebandKind};
 use crate::hooks::{BufferEvent, CongestionControl, Context, Gauges};
 use crate::ids::NodeId;
 use crate::packet::Packet;
 use crate::topology::{CubeShape, Link, Topology};
 use crate::traffic::Offered;
 use crate::view::NetworkView;
+use settings::{Estimate, FullBuffer, SelfTunedConfig, SidebandKind};
 
 /// The hill-climbing tuner's memory.
 #[derive(Debug, Clone, Default)]
