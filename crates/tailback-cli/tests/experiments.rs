@@ -283,3 +283,36 @@ fn a_recorded_run_writes_its_time_series_and_occupancy_maps() {
         assert!(out.join(file).is_file(), "{file} not written");
     }
 }
+
+#[test]
+fn every_experiment_runs_quick_and_writes_its_comparisons() {
+    let list = tailback().args(["experiment", "list"]).output().unwrap();
+    let text = String::from_utf8(list.stdout).unwrap();
+    let names: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(names.len() >= 17, "{text}");
+    // Sibling output directories, as by default: Table 2 reuses the Fig. 6 search's runs.
+    let dir = tempfile::tempdir().unwrap();
+    for name in names {
+        let out = dir.path().join(name);
+        let output = tailback()
+            .args(["experiment", "run", name, "--quick", "-j", "2", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{name}: {output:?}");
+        let summary = read_json(&out.join("summary.json"));
+        assert_eq!(summary["experiment"], name);
+        assert_eq!(summary["quick"], true);
+        let comparisons = summary["comparisons"].as_array().unwrap();
+        assert!(!comparisons.is_empty(), "{name}: no comparisons");
+        for c in comparisons {
+            assert!(
+                c["what"].is_string() && c["ours"].is_string(),
+                "{name}: {c}"
+            );
+        }
+    }
+}
