@@ -231,13 +231,7 @@ impl Grid {
     pub fn jobs(&self) -> Result<Vec<Job>> {
         self.points()?
             .into_iter()
-            .map(|(id, assignments)| {
-                Ok(Job {
-                    id,
-                    config: self.build(&assignments)?,
-                    summary_only: self.summary_only,
-                })
-            })
+            .map(|(id, assignments)| self.job_with(id, &assignments))
             .collect()
     }
 
@@ -295,6 +289,24 @@ impl Grid {
         self.build(&assignments)
     }
 
+    /// A job built in code: [`Grid::configure`] with `extra`.
+    pub fn job(&self, id: String, extra: &[String]) -> Result<Job> {
+        Ok(Job {
+            id,
+            config: self.configure(extra)?,
+            summary_only: self.summary_only,
+        })
+    }
+
+    /// A job of the base files with exactly `assignments` applied.
+    pub fn job_with(&self, id: String, assignments: &[String]) -> Result<Job> {
+        Ok(Job {
+            id,
+            config: self.build(assignments)?,
+            summary_only: self.summary_only,
+        })
+    }
+
     /// The configuration of the base files with exactly `assignments` applied.
     pub fn build(&self, assignments: &[String]) -> Result<Config> {
         let mut table = self.base.clone();
@@ -308,11 +320,6 @@ impl Grid {
             seen.push(key);
         }
         Ok(Config::from_table(&table)?)
-    }
-
-    /// Whether jobs keep only their summary and time series.
-    pub fn summary_only(&self) -> bool {
-        self.summary_only
     }
 
     /// The parameter `name`, converted.

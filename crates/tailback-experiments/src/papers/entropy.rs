@@ -247,11 +247,7 @@ fn collective_job(grid: &Grid, pattern: &str, setting: &Setting, seed: u64) -> R
         let circuit: String = grid.param("circuit")?;
         sets.push(format!("congestion.circuit={circuit}"));
     }
-    Ok(Job {
-        id: format!("{pattern}|{setting}|{seed}"),
-        config: grid.configure(&sets)?,
-        summary_only: grid.summary_only(),
-    })
+    grid.job(format!("{pattern}|{setting}|{seed}"), &sets)
 }
 
 /// Mean and standard deviation of collective durations over seeds.
@@ -737,13 +733,7 @@ fn ramp_settings() -> [Setting; 4] {
 fn ramp_jobs(grid: &Grid) -> Result<Vec<Job>> {
     ramp_settings()
         .iter()
-        .map(|s| {
-            Ok(Job {
-                id: s.to_string(),
-                config: grid.configure(&s.assignments())?,
-                summary_only: grid.summary_only(),
-            })
-        })
+        .map(|s| grid.job(s.to_string(), &s.assignments()))
         .collect()
 }
 
@@ -880,11 +870,7 @@ fn start_up_jobs(grid: &Grid) -> Result<Vec<Job>> {
         for s in start_up_settings() {
             let mut sets = vec![format!("traffic.pattern={ours}")];
             sets.extend(s.assignments());
-            jobs.push(Job {
-                id: format!("{pattern}|{s}"),
-                config: grid.configure(&sets)?,
-                summary_only: grid.summary_only(),
-            });
+            jobs.push(grid.job(format!("{pattern}|{s}"), &sets)?);
         }
     }
     Ok(jobs)

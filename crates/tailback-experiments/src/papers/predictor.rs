@@ -85,11 +85,7 @@ fn accuracy_jobs(grid: &Grid) -> Result<Vec<Job>> {
         for f in &fractions {
             let mut with_rate = assignments.clone();
             with_rate.push(format!("traffic.rate={:.6}", f * ideal));
-            jobs.push(Job {
-                id: format!("{name}@{f:.1}"),
-                config: grid.build(&with_rate)?,
-                summary_only: grid.summary_only(),
-            });
+            jobs.push(grid.job_with(format!("{name}@{f:.1}"), &with_rate)?);
         }
     }
     Ok(jobs)
