@@ -13,8 +13,9 @@
 //!   keys as variables.
 //! - `[axes.NAME]`: the values of a dimension (`values`, a list or `{ step, count }` for the
 //!   multiples `step * 1..=count`), and `quick`, the values `--quick` uses instead.
-//! - `[experiments.NAME]`: `set`, `params` (named values for templates and for the analysis),
-//!   `quick.set` and `quick.params` (what `--quick` changes), and `[[experiments.NAME.jobs]]`
+//! - `[experiments.NAME]`: `base` and `summary_only` (replacing the file's), `set`, `params`
+//!   (named values for templates and for the analysis, over the file's), `quick.set` and
+//!   `quick.params` (what `--quick` changes), and `[[experiments.NAME.jobs]]`
 //!   blocks: `dimensions` (overlay or axis names, first outermost), `only` (the variants of an
 //!   overlay to keep), `set` and the job `id`. Each block's jobs are every combination of its
 //!   dimensions.
