@@ -147,6 +147,18 @@ pub enum ExperimentCommand {
     /// Run one experiment: its simulations in parallel, its plots, summary.json, and a table
     /// with the paper's numbers beside ours.
     Run(ExperimentRunArgs),
+    /// Print the jobs an experiment knows before running (id and configuration fingerprint).
+    #[command(hide = true)]
+    Jobs(ExperimentJobsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ExperimentJobsArgs {
+    /// Experiment name.
+    pub name: String,
+    /// The jobs of `--quick`.
+    #[arg(long)]
+    pub quick: bool,
 }
 
 #[derive(Debug, Args)]

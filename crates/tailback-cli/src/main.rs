@@ -4,13 +4,8 @@ mod cli;
 mod commands;
 mod describe;
 mod error;
-mod experiments;
 mod input;
-mod jsonl;
-mod occupancy;
-mod pending;
 mod progress;
-mod series;
 mod sweep;
 
 use clap::Parser;

@@ -1,4 +1,4 @@
-//! Progress bars on standard error (drawn only when it is a terminal).
+//! The progress bar of a single run on standard error (drawn only when it is a terminal).
 
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -11,16 +11,5 @@ pub fn cycles_bar(total_cycles: u64) -> ProgressBar {
             .progress_chars("=> "),
     );
     bar.set_message("simulating");
-    bar
-}
-
-/// A bar over the points of a sweep.
-pub fn points_bar(points: u64) -> ProgressBar {
-    let bar = ProgressBar::new(points);
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{bar:40}] {pos}/{len} points ({eta}) {msg}")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
     bar
 }

@@ -333,7 +333,7 @@ fn results_without_timing(out: &Path) -> Vec<Value> {
         .lines()
         .map(|line| {
             let mut row: Value = serde_json::from_str(line).unwrap();
-            let summary = row["summary"].as_object_mut().unwrap();
+            let summary = row["report"]["summary"].as_object_mut().unwrap();
             summary.remove("wall_seconds");
             summary.remove("node_cycles_per_second");
             row

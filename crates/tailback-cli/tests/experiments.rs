@@ -31,7 +31,10 @@ fn experiment_list_names_every_experiment_with_its_source() {
             .lines()
             .find(|l| l.starts_with(name))
             .unwrap_or_else(|| panic!("{name} not listed:\n{text}"));
-        assert!(line.contains("seed 000"), "{line}");
+        assert!(
+            line.contains("Thottethodi, Lebeck and Mukherjee, HPCA 2001"),
+            "{line}"
+        );
     }
     for name in [
         "entropy-fig6",
@@ -41,15 +44,15 @@ fn experiment_list_names_every_experiment_with_its_source() {
         "entropy-practical",
     ] {
         assert!(
-            text.lines()
-                .any(|l| l.starts_with(name) && l.contains("seed 001")),
+            text.lines().any(|l| l.starts_with(name)
+                && l.contains("Yokota, Ootsu and Ohkawa, IEICE Trans. 2016")),
             "{name} not listed:\n{text}"
         );
     }
     for name in ["nifdy-fig2", "nifdy-fig3", "nifdy-fig4", "nifdy-cshift"] {
         assert!(
             text.lines()
-                .any(|l| l.starts_with(name) && l.contains("seed 004")),
+                .any(|l| l.starts_with(name) && l.contains("Callahan and Goldstein, ISCA 1995")),
             "{name} not listed:\n{text}"
         );
     }
@@ -190,7 +193,7 @@ fn a_quick_experiment_writes_its_table_summary_and_plots_and_resumes() {
     assert!(
         String::from_utf8(resumed.stderr)
             .unwrap()
-            .contains("2 of 2 runs already done")
+            .contains("2 of 2 points already done")
     );
     let resumed_summary = read_json(&out.join("summary.json"));
     assert_eq!(resumed_summary["comparisons"], summary["comparisons"]);
@@ -278,5 +281,38 @@ fn a_recorded_run_writes_its_time_series_and_occupancy_maps() {
         "occupancy_600.svg",
     ] {
         assert!(out.join(file).is_file(), "{file} not written");
+    }
+}
+
+#[test]
+fn every_experiment_runs_quick_and_writes_its_comparisons() {
+    let list = tailback().args(["experiment", "list"]).output().unwrap();
+    let text = String::from_utf8(list.stdout).unwrap();
+    let names: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(names.len() >= 17, "{text}");
+    // Sibling output directories, as by default: Table 2 reuses the Fig. 6 search's runs.
+    let dir = tempfile::tempdir().unwrap();
+    for name in names {
+        let out = dir.path().join(name);
+        let output = tailback()
+            .args(["experiment", "run", name, "--quick", "-j", "2", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{name}: {output:?}");
+        let summary = read_json(&out.join("summary.json"));
+        assert_eq!(summary["experiment"], name);
+        assert_eq!(summary["quick"], true);
+        let comparisons = summary["comparisons"].as_array().unwrap();
+        assert!(!comparisons.is_empty(), "{name}: no comparisons");
+        for c in comparisons {
+            assert!(
+                c["what"].is_string() && c["ours"].is_string(),
+                "{name}: {c}"
+            );
+        }
     }
 }

@@ -4,9 +4,11 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::cli::{ExperimentArgs, ExperimentCommand, ExperimentRunArgs};
+use tailback_experiments::runner::fingerprint;
+use tailback_experiments::{self as experiments, Comparison, Context, Experiment, RunOptions};
+
+use crate::cli::{ExperimentArgs, ExperimentCommand, ExperimentJobsArgs, ExperimentRunArgs};
 use crate::error::{CliError, CliResult};
-use crate::experiments::{self, Comparison, Context};
 
 /// What `summary.json` holds.
 #[derive(Serialize)]
@@ -28,36 +30,52 @@ pub fn run(args: ExperimentArgs) -> CliResult {
             Ok(())
         }
         ExperimentCommand::Run(args) => run_one(args),
+        ExperimentCommand::Jobs(args) => list_jobs(args),
     }
 }
 
-fn run_one(args: ExperimentRunArgs) -> CliResult {
+/// The experiment called `name`.
+fn find(name: &str) -> CliResult<Experiment> {
     let all = experiments::all();
-    let Some(experiment) = all.iter().find(|e| e.name == args.name) else {
-        let names: Vec<&str> = all.iter().map(|e| e.name).collect();
-        return Err(CliError::Input(format!(
-            "no experiment named `{}`; available: {}",
-            args.name,
-            names.join(", ")
-        )));
-    };
+    let names: Vec<&str> = all.iter().map(|e| e.name).collect();
+    let message = format!(
+        "no experiment named `{name}`; available: {}",
+        names.join(", ")
+    );
+    all.into_iter()
+        .find(|e| e.name == name)
+        .ok_or(CliError::Input(message))
+}
+
+/// Prints the jobs an experiment knows before running: id and configuration fingerprint.
+fn list_jobs(args: ExperimentJobsArgs) -> CliResult {
+    for job in find(&args.name)?.plan(args.quick)? {
+        println!("{}\t{}", job.id, fingerprint(&job.config)?);
+    }
+    Ok(())
+}
+
+fn run_one(args: ExperimentRunArgs) -> CliResult {
+    let experiment = find(&args.name)?;
     let ctx = Context {
-        out: args
-            .out
-            .unwrap_or_else(|| PathBuf::from("tailback-out/experiments").join(experiment.name)),
-        jobs: args
-            .jobs
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
-        resume: args.resume,
+        runs: RunOptions {
+            out: args
+                .out
+                .unwrap_or_else(|| PathBuf::from("tailback-out/experiments").join(experiment.name)),
+            threads: args
+                .jobs
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            resume: args.resume,
+            donors: Vec::new(),
+        },
         quick: args.quick,
-        donors: Vec::new(),
     };
     eprintln!(
         "{}: {} ({})",
         experiment.name, experiment.title, experiment.source
     );
-    let outcome = (experiment.run)(&ctx)?;
-    let summary_path = ctx.out.join("summary.json");
+    let outcome = experiment.execute(&ctx)?;
+    let summary_path = ctx.out().join("summary.json");
     super::write_json(
         &summary_path,
         &Summary {
@@ -83,7 +101,7 @@ fn run_one(args: ExperimentRunArgs) -> CliResult {
         println!(
             "wrote summary.json and {} plot files (listed in it) in {}",
             outcome.files.len(),
-            ctx.out.display()
+            ctx.out().display()
         );
     }
     Ok(())

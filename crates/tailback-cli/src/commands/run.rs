@@ -108,14 +108,14 @@ fn write_outputs(out: &Path, cfg: &Config, report: &RunReport) -> anyhow::Result
             None,
         )?);
     }
-    written.extend(crate::occupancy::plot(
+    written.extend(tailback_experiments::files::occupancy::plot(
         out,
         "",
         &title,
         &cfg.topology.dims,
         &report.occupancy,
     )?);
-    written.extend(crate::pending::write(
+    written.extend(tailback_experiments::files::pending::write(
         out,
         "",
         &title,
@@ -123,11 +123,11 @@ fn write_outputs(out: &Path, cfg: &Config, report: &RunReport) -> anyhow::Result
         &report.pending,
     )?);
     if !report.series.is_empty() {
-        written.push(crate::series::write_csv(
+        written.push(tailback_experiments::files::series::write_csv(
             &out.join("series.csv"),
             &report.series,
         )?);
-        written.extend(crate::series::plot(
+        written.extend(tailback_experiments::files::series::plot(
             &out.join("series"),
             &format!("Time series: {title}"),
             &[(String::new(), report.series.as_slice())],

@@ -2,16 +2,14 @@
 //! written as they finish, resumable, and plotted as latency against accepted throughput.
 
 use std::path::PathBuf;
-use std::sync::Mutex;
 
-use rayon::prelude::*;
+use tailback_experiments::{Job, RunOptions, runner};
 
 use crate::cli::SweepArgs;
 use crate::describe;
 use crate::error::{CliError, CliResult};
 use crate::input::load_table;
-use crate::progress;
-use crate::sweep::{self, Record, Store, parse_axis, store::Manifest};
+use crate::sweep::{self, CsvFile, Manifest, Record, parse_axis};
 
 pub fn run(args: SweepArgs) -> CliResult {
     let base = load_table(Some(&args.config), &args.source.set)?;
@@ -40,47 +38,34 @@ pub fn run(args: SweepArgs) -> CliResult {
         vary: args.vary.clone(),
         seeds: args.seeds,
     };
-    let (store, previous) = Store::open(&out, &manifest, args.resume)?;
-    let pending: Vec<_> = points
+    manifest.record(&out, args.resume)?;
+    let jobs: Vec<Job> = points
         .iter()
-        .filter(|p| !previous.iter().any(|r| r.id == p.id()))
+        .map(|p| Job {
+            id: p.id(),
+            config: p.config.clone(),
+            summary_only: true,
+        })
         .collect();
-    if !previous.is_empty() {
-        eprintln!(
-            "resuming: {} of {} points already done",
-            points.len() - pending.len(),
-            points.len()
-        );
-    }
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
-        .build()
-        .map_err(anyhow::Error::from)?;
-    let bar = progress::points_bar(pending.len() as u64);
-    let store = Mutex::new(store);
-    let finished: Vec<Record> = pool.install(|| {
-        pending
-            .par_iter()
-            .map(|point| -> CliResult<Record> {
-                let report = tailback_core::run(&point.config)?;
-                let record = Record::new(point, report.summary);
-                sweep::store::append_shared(&store, &record)?;
-                bar.set_message(point.label());
-                bar.inc(1);
-                Ok(record)
-            })
-            .collect::<CliResult<_>>()
-    })?;
-    bar.finish_and_clear();
-
+    let options = RunOptions {
+        out: out.clone(),
+        threads: args
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        resume: args.resume,
+        donors: Vec::new(),
+    };
+    let mut csv = CsvFile::new(&out, &manifest, &points)?;
+    let reports = runner::run_jobs(&options, &jobs, Some(&mut csv))?;
     // Every result in plan order.
-    let mut records: Vec<Record> = previous.into_iter().chain(finished).collect();
-    let order = |r: &Record| points.iter().position(|p| p.id() == r.id);
-    records.retain(|r| order(r).is_some());
-    records.sort_by_key(|r| order(r));
+    let records: Vec<Record> = points
+        .iter()
+        .filter_map(|p| {
+            reports
+                .get(&p.id())
+                .map(|r| Record::new(p, r.summary.clone()))
+        })
+        .collect();
     print!("{}", sweep::table(&keys, &records));
 
     let curves = sweep::series(&records);

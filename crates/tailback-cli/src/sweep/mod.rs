@@ -2,11 +2,11 @@
 
 mod axis;
 mod curves;
-pub mod store;
+mod store;
 
 pub use axis::{Axis, parse_axis};
 pub use curves::{plain, series, table};
-pub use store::{Record, Store};
+pub use store::{CsvFile, Manifest, Record};
 
 use tailback_core::config::{Config, ConfigIssue, set_path};
 

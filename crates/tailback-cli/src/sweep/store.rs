@@ -1,21 +1,21 @@
-//! Sweep results on disk: `results.jsonl` (one JSON object per finished point, the source of
-//! truth), `results.csv` (the same, flat), and `sweep.json` (what was swept, checked on
-//! `--resume`). Every result is flushed as soon as its point finishes, so an interrupted sweep
-//! keeps all finished points.
+//! Sweep results on disk beside the runner's `results.jsonl`: `results.csv` (the same results,
+//! flat, a row per point, rewritten with the kept ones on resume and appended as points
+//! finish) and `sweep.json` (what was swept, checked on `--resume`).
 
+use std::collections::BTreeMap;
 use std::fs::File;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
-use tailback_core::stats::RunSummary;
+use tailback_core::stats::{RunReport, RunSummary};
+use tailback_experiments::runner::Sidecar;
 
 use super::Point;
 use crate::error::{CliError, CliResult};
-use crate::jsonl::{self, JsonLines};
 
 /// The result of one point.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Record {
     /// [`Point::id`].
     pub id: String,
@@ -36,12 +36,6 @@ impl Record {
     }
 }
 
-/// Open result files of a sweep.
-pub struct Store {
-    jsonl: JsonLines,
-    csv: csv::Writer<File>,
-}
-
 /// What is swept; a resumed sweep must sweep the same.
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
@@ -50,60 +44,66 @@ pub struct Manifest {
     pub seeds: u32,
 }
 
-impl Store {
-    /// Opens the result files in `dir` and returns the results already there. Without `resume`,
-    /// existing results are an error (so nothing is overwritten by accident); with it, the
-    /// sweep must be the one that wrote them.
-    pub fn open(dir: &Path, manifest: &Manifest, resume: bool) -> CliResult<(Store, Vec<Record>)> {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let jsonl_path = dir.join("results.jsonl");
-        let manifest_path = dir.join("sweep.json");
-        let previous = if jsonl_path.exists() {
+impl Manifest {
+    /// Writes `sweep.json` in `dir`; on resume over earlier results, first checks that they
+    /// come from this sweep. Without `resume`, earlier results are left alone (the runner
+    /// refuses to overwrite them).
+    pub fn record(&self, dir: &Path, resume: bool) -> CliResult {
+        let path = dir.join("sweep.json");
+        if dir.join("results.jsonl").exists() {
             if !resume {
-                return Err(CliError::Input(format!(
-                    "{} already holds sweep results; pass --resume to continue that sweep or \
-                     --out to write elsewhere",
-                    dir.display()
-                )));
+                return Ok(());
             }
-            check_manifest(&manifest_path, manifest)?;
-            jsonl::read(&jsonl_path)?
-        } else {
-            Vec::new()
-        };
-        crate::commands::write_json(&manifest_path, manifest)?;
-        // Rewrite both files from the valid records, dropping a line cut short by an interrupt.
-        let jsonl = JsonLines::create(&jsonl_path, &previous)?;
-        let csv_path = dir.join("results.csv");
-        let file =
-            File::create(&csv_path).with_context(|| format!("creating {}", csv_path.display()))?;
-        let mut store = Store {
-            jsonl,
-            csv: csv::Writer::from_writer(file),
-        };
-        store
-            .csv
-            .write_record(csv_header(&manifest_keys(manifest)?))
-            .map_err(anyhow::Error::from)?;
-        for record in &previous {
-            store.write_csv(record)?;
+            check_manifest(&path, self)?;
         }
-        store.csv.flush()?;
-        Ok((store, previous))
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        crate::commands::write_json(&path, self)?;
+        Ok(())
     }
+}
 
-    /// Appends one result to both files and flushes them.
-    pub fn append(&mut self, record: &Record) -> CliResult {
-        self.jsonl.append(record)?;
-        self.write_csv(record)?;
-        self.csv.flush()?;
+/// `results.csv`: a row per finished point.
+pub struct CsvFile<'a> {
+    path: PathBuf,
+    header: Vec<String>,
+    csv: Option<csv::Writer<File>>,
+    points: BTreeMap<String, &'a Point>,
+}
+
+impl<'a> CsvFile<'a> {
+    /// `results.csv` in `dir`, for the points of `manifest` (created when the run starts).
+    pub fn new(dir: &Path, manifest: &Manifest, points: &'a [Point]) -> CliResult<Self> {
+        Ok(CsvFile {
+            path: dir.join("results.csv"),
+            header: csv_header(&manifest_keys(manifest)?),
+            csv: None,
+            points: points.iter().map(|p| (p.id(), p)).collect(),
+        })
+    }
+}
+
+impl Sidecar for CsvFile<'_> {
+    fn open(&mut self) -> CliResult {
+        let path = &self.path;
+        let file = File::create(path).with_context(|| format!("creating {}", path.display()))?;
+        let mut csv = csv::Writer::from_writer(file);
+        csv.write_record(&self.header)
+            .map_err(anyhow::Error::from)?;
+        csv.flush()?;
+        self.csv = Some(csv);
         Ok(())
     }
 
-    fn write_csv(&mut self, record: &Record) -> CliResult {
-        self.csv
-            .write_record(csv_row(record))
+    fn write(&mut self, id: &str, report: &RunReport) -> CliResult {
+        let (Some(csv), Some(point)) = (self.csv.as_mut(), self.points.get(id)) else {
+            return Err(CliError::Failed(anyhow::anyhow!(
+                "cannot write the result of `{id}` to {}",
+                self.path.display()
+            )));
+        };
+        csv.write_record(csv_row(&Record::new(point, report.summary.clone())))
             .map_err(anyhow::Error::from)?;
+        csv.flush()?;
         Ok(())
     }
 }
@@ -194,12 +194,4 @@ fn csv_row(record: &Record) -> Vec<String> {
             s.wall_seconds.to_string(),
         ])
         .collect()
-}
-
-/// Appends `record` to the store shared by the sweep's workers.
-pub fn append_shared(store: &std::sync::Mutex<Store>, record: &Record) -> CliResult {
-    store
-        .lock()
-        .map_err(|_| CliError::Failed(anyhow::anyhow!("a sweep worker panicked")))?
-        .append(record)
 }

@@ -1,36 +1,8 @@
-//! Reproductions of published figures and tables (`tailback experiment`).
-//!
-//! An experiment is a set of simulation jobs built from a configuration under `experiments/`
-//! (embedded in the binary), run in parallel with results written as they finish (resumable),
-//! then analysed: it writes plots and `summary.json` and prints the paper's numbers beside ours.
-
-mod entropy;
-mod nifdy;
-mod predictor;
-mod runner;
-mod self_tuned;
+//! What an experiment produced: its comparison with the paper, and the files it wrote.
 
 use std::path::PathBuf;
 
 use serde::Serialize;
-
-pub use runner::{Context, Job, run_jobs};
-
-use tailback_core::config::{Config, parse_assignment, set_path};
-
-use crate::error::{CliError, CliResult};
-
-/// One reproducible experiment.
-pub struct Experiment {
-    /// Name used on the command line.
-    pub name: &'static str,
-    /// What it reproduces.
-    pub title: &'static str,
-    /// Where the original is.
-    pub source: &'static str,
-    /// Runs the jobs and analyses them.
-    pub run: fn(&Context) -> CliResult<Outcome>,
-}
 
 /// One line of the comparison with the paper.
 #[derive(Debug, Clone, Serialize)]
@@ -46,6 +18,7 @@ pub struct Comparison {
 }
 
 impl Comparison {
+    /// A comparison line.
     pub fn new(
         what: impl Into<String>,
         paper: impl Into<String>,
@@ -68,28 +41,6 @@ pub struct Outcome {
     pub comparisons: Vec<Comparison>,
     /// Plots and tables written.
     pub files: Vec<PathBuf>,
-}
-
-/// Every experiment, in catalogue order.
-pub fn all() -> Vec<Experiment> {
-    let mut all = self_tuned::experiments();
-    all.extend(entropy::experiments());
-    all.extend(nifdy::experiments());
-    all.extend(predictor::experiments());
-    all
-}
-
-/// The configuration of `table` with the `key=value` assignments applied.
-fn configure<'a>(
-    table: &toml::Table,
-    assignments: impl IntoIterator<Item = &'a &'a str>,
-) -> CliResult<Config> {
-    let mut table = table.clone();
-    for assignment in assignments {
-        let (key, value) = parse_assignment(assignment).map_err(CliError::Input)?;
-        set_path(&mut table, &key, value)?;
-    }
-    Ok(Config::from_table(&table)?)
 }
 
 /// The comparison as aligned text.

@@ -1,9 +1,11 @@
-//! Yokota, Ootsu and Ohkawa, "Enhancing Entropy Throttling", IEICE Trans. 2016 (seed 001):
-//! collective speed-ups (Fig. 6, section 6.7), Table 2, the ramp-load curves of Figs. 12/13 and
-//! the start-up staircase of Fig. 11(b).
+//! Yokota, Ootsu and Ohkawa, "Enhancing Entropy Throttling", IEICE Trans. 2016: collective
+//! speed-ups (Fig. 6, section 6.7), Table 2, the ramp-load curves of Figs. 12/13 and the
+//! start-up staircase of Fig. 11(b).
 //!
-//! Base configuration: `experiments/entropy/network.toml` (32 x 32 torus, 3 VCs, datelines at 0
-//! and 16, 15-flit buffers, 8-flit packets, one hop per cycle).
+//! Jobs: `experiments/entropy/grids.toml` on `network.toml` (32 x 32 torus, 3 VCs, datelines
+//! at 0 and 16, 15-flit buffers, 8-flit packets, one hop per cycle). The throttling settings
+//! are built here: the parameter search crosses the grid's value lists by model, and its
+//! confirmation runs depend on its results.
 //!
 //! The parameter search runs the paper's grids once per (pattern, setting), with seed 1 also for
 //! the random cases (rand, rpar, gt_a): the paper's 100 repetitions of every point of a
@@ -13,14 +15,25 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use tailback_core::config::parse_table;
 use tailback_core::stats::{RunReport, SeriesRow};
 use tailback_plot::{Point, Series, YScale};
 
-use super::{Comparison, Context, Experiment, Job, Outcome, configure, run_jobs};
-use crate::error::CliResult;
+use crate::grid::{Folder, Grid};
+use crate::{Comparison, Context, Experiment, Job, Outcome, Result};
 
-const NETWORK: &str = include_str!("../../../../experiments/entropy/network.toml");
+static FOLDER: Folder = Folder {
+    path: "experiments/entropy",
+    files: &[
+        (
+            "grids.toml",
+            include_str!("../../../../experiments/entropy/grids.toml"),
+        ),
+        (
+            "network.toml",
+            include_str!("../../../../experiments/entropy/network.toml"),
+        ),
+    ],
+};
 
 /// The paper's traffic patterns: (its abbreviation, our pattern).
 const PATTERNS: [(&str, &str); 8] = [
@@ -40,31 +53,41 @@ pub fn experiments() -> Vec<Experiment> {
         Experiment {
             name: "entropy-fig6",
             title: "Collective communication: speed-ups of base, hyst, gt_a and gt_x over no throttling, average best and individual best, eight patterns (grid search)",
-            source: "Yokota et al., IEICE Trans. 2016 (seed 001), Figs. 4-6, section 5.3",
+            source: "Yokota, Ootsu and Ohkawa, IEICE Trans. 2016, Figs. 4-6, section 5.3",
+            folder: &FOLDER,
+            jobs: search_all_models,
             run: fig6,
         },
         Experiment {
             name: "entropy-table2",
             title: "gt_a individual best: mean and standard deviation of the collective duration over 100 seeds",
-            source: "Yokota et al., IEICE Trans. 2016 (seed 001), Table 2, section 6.6",
+            source: "Yokota, Ootsu and Ohkawa, IEICE Trans. 2016, Table 2, section 6.6",
+            folder: &FOLDER,
+            jobs: search_gt_a,
             run: table2,
         },
         Experiment {
             name: "entropy-fig12",
             title: "Ramp load, uniform traffic: throughput and latency of no throttling, base(90,30), base(100,30) and hyst(70,90,30), critical load ratios",
-            source: "Yokota et al., IEICE Trans. 2016 (seed 001), Figs. 12 and 13, section 6.4",
+            source: "Yokota, Ootsu and Ohkawa, IEICE Trans. 2016, Figs. 12 and 13, section 6.4",
+            folder: &FOLDER,
+            jobs: ramp_jobs,
             run: fig12,
         },
         Experiment {
             name: "entropy-fig11",
             title: "Start-up staircase of in-flight packets (perfect shuffle, first 220 cycles) and time series of Ra, valid buffers and throttled nodes",
-            source: "Yokota et al., IEICE Trans. 2016 (seed 001), Figs. 8, 9 and 11",
+            source: "Yokota, Ootsu and Ohkawa, IEICE Trans. 2016, Figs. 8, 9 and 11",
+            folder: &FOLDER,
+            jobs: start_up_jobs,
             run: fig11,
         },
         Experiment {
             name: "entropy-practical",
             title: "Collective speed-ups with the circuit on a virtual control channel (cycle stealing)",
-            source: "Yokota et al., IEICE Trans. 2016 (seed 001), section 6.7, Fig. 15",
+            source: "Yokota, Ootsu and Ohkawa, IEICE Trans. 2016, section 6.7, Fig. 15",
+            folder: &FOLDER,
+            jobs: search_all_models,
             run: practical,
         },
     ]
@@ -162,49 +185,42 @@ impl fmt::Display for Setting {
     }
 }
 
-/// The parameter values searched.
-struct Grid {
-    thresholds: &'static [u32],
-    releases: &'static [u32],
-    guards: &'static [u32],
+/// The parameter values searched (the grid's `thresholds`, `releases` and `guards`).
+struct Space {
+    thresholds: Vec<u32>,
+    releases: Vec<u32>,
+    guards: Vec<u32>,
 }
 
-/// The paper's exhaustive grid (section 5.1.3), or a small one for `--quick`.
-fn grid(ctx: &Context) -> Grid {
-    if ctx.quick {
-        Grid {
-            thresholds: &[70, 90, 100],
-            releases: &[0, 30],
-            guards: &[4, 8, 16],
-        }
-    } else {
-        Grid {
-            thresholds: &[5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 98, 100],
-            releases: &[0, 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 98],
-            guards: &[4, 8, 16],
-        }
+impl Space {
+    fn of(grid: &Grid) -> Result<Space> {
+        Ok(Space {
+            thresholds: grid.param("thresholds")?,
+            releases: grid.param("releases")?,
+            guards: grid.param("guards")?,
+        })
     }
 }
 
-impl Grid {
+impl Space {
     /// Every setting of `model`.
     fn settings(&self, model: Model) -> Vec<Setting> {
         let guards: &[u32] = match model {
             Model::Noth => return vec![Setting::NOTH],
-            Model::GtA | Model::GtX => self.guards,
+            Model::GtA | Model::GtX => &self.guards,
             Model::Base | Model::Hyst => &[0],
         };
         let mut out = Vec::new();
         for &guard in guards {
-            for &on in self.thresholds {
+            for &on in &self.thresholds {
                 // base has one threshold: r_on = r_off = r_th.
                 let offs = if model == Model::Base {
                     &[on][..]
                 } else {
-                    self.thresholds
+                    &self.thresholds
                 };
                 for &off in offs {
-                    for &rn in self.releases {
+                    for &rn in &self.releases {
                         out.push(Setting::new(model, guard, on, off, rn));
                     }
                 }
@@ -219,39 +235,19 @@ fn is_random(pattern: &str, setting: &Setting) -> bool {
     matches!(pattern, "rand" | "rpar") || setting.model == Model::GtA
 }
 
-/// The paper's network as a configuration tree.
-fn network() -> CliResult<toml::Table> {
-    Ok(parse_table(NETWORK, "experiments/entropy/network.toml")?)
-}
-
-/// The collective job of one pattern, setting and seed on `network`; its id is
-/// `pattern|setting|seed`.
-fn collective_job(
-    network: &toml::Table,
-    pattern: &str,
-    setting: &Setting,
-    seed: u64,
-    circuit: &str,
-) -> CliResult<Job> {
+/// The collective job of one pattern, setting and seed; its id is `pattern|setting|seed`.
+fn collective_job(grid: &Grid, pattern: &str, setting: &Setting, seed: u64) -> Result<Job> {
     let ours = PATTERNS
         .iter()
         .find(|(abbr, _)| *abbr == pattern)
         .map_or(pattern, |(_, ours)| ours);
-    let mut sets = vec![
-        "traffic.process=collective".to_string(),
-        format!("traffic.pattern={ours}"),
-        format!("seed={seed}"),
-    ];
+    let mut sets = vec![format!("traffic.pattern={ours}"), format!("seed={seed}")];
     sets.extend(setting.assignments());
     if setting.model != Model::Noth {
+        let circuit: String = grid.param("circuit")?;
         sets.push(format!("congestion.circuit={circuit}"));
     }
-    let refs: Vec<&str> = sets.iter().map(String::as_str).collect();
-    Ok(Job {
-        id: format!("{pattern}|{setting}|{seed}"),
-        config: configure(network, &refs)?,
-        summary_only: true,
-    })
+    grid.job(format!("{pattern}|{setting}|{seed}"), &sets)
 }
 
 /// Mean and standard deviation of collective durations over seeds.
@@ -301,38 +297,43 @@ fn durations(reports: &BTreeMap<String, RunReport>) -> Durations {
         .collect()
 }
 
-/// The grid search of one circuit: every pattern under noth and every setting of `models`,
-/// seed 1.
-fn search_jobs(ctx: &Context, models: &[Model], circuit: &str) -> CliResult<Vec<Job>> {
-    let (grid, network) = (grid(ctx), network()?);
+/// The grid search: every pattern under noth and every setting of `models`, seed 1.
+fn search_jobs(grid: &Grid, models: &[Model]) -> Result<Vec<Job>> {
+    let space = Space::of(grid)?;
     let mut jobs = Vec::new();
     for (pattern, _) in PATTERNS {
         for &model in [Model::Noth].iter().chain(models) {
-            for setting in grid.settings(model) {
-                jobs.push(collective_job(&network, pattern, &setting, 1, circuit)?);
+            for setting in space.settings(model) {
+                jobs.push(collective_job(grid, pattern, &setting, 1)?);
             }
         }
     }
     Ok(jobs)
 }
 
+/// The grid search of every throttled model.
+fn search_all_models(grid: &Grid) -> Result<Vec<Job>> {
+    search_jobs(grid, &Model::THROTTLED)
+}
+
+/// The grid search of gt_a (Table 2).
+fn search_gt_a(grid: &Grid) -> Result<Vec<Job>> {
+    search_jobs(grid, &[Model::GtA])
+}
+
 /// `ctx` taking the runs of the `entropy-fig6` grid search found beside its output directory
 /// (Table 2's gt_a grid and every noth run are part of it).
 fn sharing_fig6(ctx: &Context) -> Context {
     let mut shared = ctx.clone();
-    if let Some(parent) = ctx.out.parent()
-        && !ctx.out.ends_with("entropy-fig6")
+    if let Some(parent) = ctx.out().parent()
+        && !ctx.out().ends_with("entropy-fig6")
     {
         shared
+            .runs
             .donors
             .push(parent.join("entropy-fig6").join("results.jsonl"));
     }
     shared
-}
-
-/// Seeds a random case is rerun with to confirm a winner.
-fn confirm_seeds(ctx: &Context) -> u64 {
-    if ctx.quick { 3 } else { 10 }
 }
 
 /// The chosen settings of one model: per pattern (individual best) and one for all (average
@@ -361,8 +362,7 @@ fn gmean(values: &[f64]) -> f64 {
 }
 
 /// Picks individual-best and average-best settings of every model from seed-1 durations.
-fn choose(ctx: &Context, models: &[Model], durations: &Durations) -> Vec<Choice> {
-    let grid = grid(ctx);
+fn choose(space: &Space, models: &[Model], durations: &Durations) -> Vec<Choice> {
     let noth = |p: &str| durations[&(p.to_string(), "noth".to_string())].mean;
     let duration = |p: &str, s: &Setting| {
         durations
@@ -372,7 +372,7 @@ fn choose(ctx: &Context, models: &[Model], durations: &Durations) -> Vec<Choice>
     models
         .iter()
         .map(|&model| {
-            let settings = grid.settings(model);
+            let settings = space.settings(model);
             let individual = PATTERNS
                 .iter()
                 .map(|(p, _)| {
@@ -407,10 +407,10 @@ fn choose(ctx: &Context, models: &[Model], durations: &Durations) -> Vec<Choice>
 /// durations with those means in place of the seed-1 values.
 fn confirm(
     ctx: &Context,
+    grid: &Grid,
     choices: &[Choice],
     mut durations: Durations,
-    circuit: &str,
-) -> CliResult<Durations> {
+) -> Result<Durations> {
     let mut cases: Vec<(&str, Setting)> = Vec::new();
     for (i, (p, _)) in PATTERNS.iter().enumerate() {
         cases.push((p, Setting::NOTH));
@@ -422,18 +422,14 @@ fn confirm(
     cases.retain(|(p, s)| is_random(p, s));
     cases.sort();
     cases.dedup();
-    let network = network()?;
+    let seeds: u64 = grid.param("confirm_seeds")?;
     let mut jobs = Vec::new();
     for (p, s) in &cases {
-        for seed in 1..=confirm_seeds(ctx) {
-            jobs.push(collective_job(&network, p, s, seed, circuit)?);
+        for seed in 1..=seeds {
+            jobs.push(collective_job(grid, p, s, seed)?);
         }
     }
-    let sub = Context {
-        out: ctx.out.join("confirm"),
-        ..ctx.clone()
-    };
-    durations.extend(self::durations(&run_jobs(&sub, &jobs)?));
+    durations.extend(self::durations(&ctx.within("confirm").run(&jobs)?));
     Ok(durations)
 }
 
@@ -505,19 +501,18 @@ fn speedup_tables(choices: &[Choice], durations: &Durations) -> (String, Vec<(Mo
 /// The collective search with one circuit and its comparison with the paper's speed-ups.
 fn collective_speedups(
     ctx: &Context,
-    circuit: &str,
+    grid: &Grid,
+    jobs: &[Job],
     paper: (f64, f64),
     stem: &str,
-) -> CliResult<(Outcome, Vec<Choice>, Durations)> {
-    let models = Model::THROTTLED;
-    let jobs = search_jobs(ctx, &models, circuit)?;
+) -> Result<(Outcome, Vec<Choice>, Durations)> {
     eprintln!("{} collective runs in the grid search", jobs.len());
-    let seed_one = durations(&run_jobs(&sharing_fig6(ctx), &jobs)?);
-    let choices = choose(ctx, &models, &seed_one);
-    let confirmed = confirm(ctx, &choices, seed_one, circuit)?;
+    let seed_one = durations(&sharing_fig6(ctx).run(jobs)?);
+    let choices = choose(&Space::of(grid)?, &Model::THROTTLED, &seed_one);
+    let confirmed = confirm(ctx, grid, &choices, seed_one)?;
     let (text, means) = speedup_tables(&choices, &confirmed);
     println!("{text}");
-    let path = ctx.out.join(format!("{stem}.txt"));
+    let path = ctx.out().join(format!("{stem}.txt"));
     std::fs::write(&path, &text).map_err(anyhow::Error::from)?;
     let best_average = means.iter().map(|m| m.2).fold(0.0, f64::max);
     let best_individual = means.iter().map(|m| m.1).fold(0.0, f64::max);
@@ -555,9 +550,9 @@ fn collective_speedups(
     ))
 }
 
-fn fig6(ctx: &Context) -> CliResult<Outcome> {
+fn fig6(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
     let (mut outcome, choices, durations) =
-        collective_speedups(ctx, "registers", (1.331, 1.465), "speedups")?;
+        collective_speedups(ctx, grid, jobs, (1.331, 1.465), "speedups")?;
     let d = |p: &str, s: &Setting| durations[&(p.to_string(), s.to_string())].mean;
     let index = |name: &str| PATTERNS.iter().position(|(p, _)| *p == name);
     let gt_x = choices.iter().find(|c| c.model == Model::GtX);
@@ -607,8 +602,8 @@ fn fig6(ctx: &Context) -> CliResult<Outcome> {
     Ok(outcome)
 }
 
-fn practical(ctx: &Context) -> CliResult<Outcome> {
-    Ok(collective_speedups(ctx, "vcc", (1.077, 1.134), "speedups-vcc")?.0)
+fn practical(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+    Ok(collective_speedups(ctx, grid, jobs, (1.077, 1.134), "speedups-vcc")?.0)
 }
 
 /// The paper's Table 2: (pattern, [(mean, std) for tG = 4, 8, 16]).
@@ -623,14 +618,13 @@ const TABLE2: [(&str, [(f64, f64); 3]); 8] = [
     ("rpar", [(880.4, 51.86), (867.6, 46.49), (865.0, 61.27)]),
 ];
 
-fn table2(ctx: &Context) -> CliResult<Outcome> {
-    let jobs = search_jobs(ctx, &[Model::GtA], "registers")?;
+fn table2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
     eprintln!("{} collective runs in the gt_a grid search", jobs.len());
-    let seed_one = durations(&run_jobs(&sharing_fig6(ctx), &jobs)?);
-    let grid = grid(ctx);
-    let guards = grid.guards;
-    let candidates = grid.settings(Model::GtA);
-    let seeds: u64 = if ctx.quick { 5 } else { 100 };
+    let seed_one = durations(&sharing_fig6(ctx).run(jobs)?);
+    let space = Space::of(grid)?;
+    let guards = &space.guards;
+    let candidates = space.settings(Model::GtA);
+    let seeds: u64 = grid.param("seeds")?;
     // Individual best per pattern and guard time, then `seeds` repetitions of each.
     let mut best: Vec<(&str, u32, Setting)> = Vec::new();
     for (p, _) in PATTERNS {
@@ -649,18 +643,13 @@ fn table2(ctx: &Context) -> CliResult<Outcome> {
             }
         }
     }
-    let network = network()?;
     let mut repeat = Vec::new();
     for (p, _, s) in &best {
         for seed in 1..=seeds {
-            repeat.push(collective_job(&network, p, s, seed, "registers")?);
+            repeat.push(collective_job(grid, p, s, seed)?);
         }
     }
-    let sub = Context {
-        out: ctx.out.join("repeats"),
-        ..ctx.clone()
-    };
-    let repeated = durations(&run_jobs(&sub, &repeat)?);
+    let repeated = durations(&ctx.within("repeats").run(&repeat)?);
     let mut text = format!(
         "gt_a individual best over {seeds} seeds: mean / std dev of the duration (cycles); paper in brackets\n{:<6}{:>28}{:>28}{:>28}\n",
         "", "tG = 4", "tG = 8", "tG = 16"
@@ -715,7 +704,7 @@ fn table2(ctx: &Context) -> CliResult<Outcome> {
         ));
     }
     println!("{text}");
-    let path = ctx.out.join("table2.txt");
+    let path = ctx.out().join("table2.txt");
     std::fs::write(&path, &text).map_err(anyhow::Error::from)?;
     let runs: usize = repeated.values().map(|d| d.runs).sum();
     comparisons.push(Comparison::new(
@@ -740,39 +729,21 @@ fn ramp_settings() -> [Setting; 4] {
     ]
 }
 
-fn fig12(ctx: &Context) -> CliResult<Outcome> {
-    let table = network()?;
-    // The paper's slope, 0.1 flits/node/cycle per million cycles, up to 0.3; ten times steeper
-    // (and 40 samples of smoothing) in quick mode.
-    let (slope, smoothing) = if ctx.quick { (1e-6, 40) } else { (1e-7, 400) };
-    // Past saturation an unbounded source queue would hold millions of packets by the top of
-    // the ramp; 64 per node leaves throughput (and the critical load) as it is, caps the
-    // latency curve there, and keeps the run's memory and time flat.
-    const QUEUE: u32 = 64;
-    let jobs = ramp_settings()
+/// One ramp-load job per setting, named by it.
+fn ramp_jobs(grid: &Grid) -> Result<Vec<Job>> {
+    ramp_settings()
         .iter()
-        .map(|s| {
-            let mut sets = vec![
-                "traffic.process=ramp".to_string(),
-                "traffic.pattern=uniform".to_string(),
-                "traffic.rate=0.3".to_string(),
-                format!("traffic.ramp_slope={slope}"),
-                format!("traffic.ramp_smoothing={smoothing}"),
-                "record.series_window=100".to_string(),
-                format!("nic.source_queue_packets={QUEUE}"),
-            ];
-            sets.extend(s.assignments());
-            let refs: Vec<&str> = sets.iter().map(String::as_str).collect();
-            Ok(Job {
-                id: s.to_string(),
-                config: configure(&table, &refs)?,
-                summary_only: true,
-            })
-        })
-        .collect::<CliResult<Vec<_>>>()?;
-    let reports = run_jobs(ctx, &jobs)?;
+        .map(|s| grid.job(s.to_string(), &s.assignments()))
+        .collect()
+}
+
+fn fig12(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+    let slope: f64 = grid.param("slope")?;
+    let smoothing: usize = grid.param("smoothing")?;
+    let window: u64 = grid.param("window")?;
+    let reports = ctx.run(jobs)?;
     let curve = |rows: &[SeriesRow], y: fn(&SeriesRow) -> Option<f64>| -> Vec<Point> {
-        let offered = tailback_core::ramp::nominal_offered(rows, 100, slope);
+        let offered = tailback_core::ramp::nominal_offered(rows, window, slope);
         let values: Vec<f64> = rows.iter().map(|r| y(r).unwrap_or(f64::NAN)).collect();
         let (offered, values) = (
             tailback_core::ramp::smooth(&offered, smoothing),
@@ -807,7 +778,7 @@ fn fig12(ctx: &Context) -> CliResult<Outcome> {
         });
     }
     let mut files = tailback_plot::lines(
-        &ctx.out.join("fig12-throughput"),
+        &ctx.out().join("fig12-throughput"),
         "Ramp load, uniform: smoothed throughput (critical load dashed)",
         "offered load (flits/node/cycle)",
         "throughput (flits/node/cycle)",
@@ -815,7 +786,7 @@ fn fig12(ctx: &Context) -> CliResult<Outcome> {
         YScale::Linear,
     )?;
     files.extend(tailback_plot::lines(
-        &ctx.out.join("fig12-latency"),
+        &ctx.out().join("fig12-latency"),
         "Ramp load, uniform: smoothed average latency",
         "offered load (flits/node/cycle)",
         "latency (cycles)",
@@ -891,26 +862,22 @@ fn start_up_settings() -> [Setting; 6] {
     ]
 }
 
-fn fig11(ctx: &Context) -> CliResult<Outcome> {
-    let table = network()?;
+/// The start-up jobs: perfect shuffle and bit complement under every start-up setting; ids
+/// `pattern|setting`.
+fn start_up_jobs(grid: &Grid) -> Result<Vec<Job>> {
     let mut jobs = Vec::new();
     for (pattern, ours) in [("shfl", "perfect_shuffle"), ("bcmp", "bit_complement")] {
         for s in start_up_settings() {
-            let mut sets = vec![
-                "traffic.process=collective".to_string(),
-                format!("traffic.pattern={ours}"),
-                "record.series_window=1".to_string(),
-            ];
+            let mut sets = vec![format!("traffic.pattern={ours}")];
             sets.extend(s.assignments());
-            let refs: Vec<&str> = sets.iter().map(String::as_str).collect();
-            jobs.push(Job {
-                id: format!("{pattern}|{s}"),
-                config: configure(&table, &refs)?,
-                summary_only: true,
-            });
+            jobs.push(grid.job(format!("{pattern}|{s}"), &sets)?);
         }
     }
-    let reports = run_jobs(ctx, &jobs)?;
+    Ok(jobs)
+}
+
+fn fig11(ctx: &Context, _: &Grid, jobs: &[Job]) -> Result<Outcome> {
+    let reports = ctx.run(jobs)?;
     let mut files = Vec::new();
     let mut comparisons = Vec::new();
     let paper_steps = [None, Some(4), Some(4), Some(3), Some(2), Some(2)];
@@ -947,7 +914,7 @@ fn fig11(ctx: &Context) -> CliResult<Outcome> {
         })
         .collect();
     files.extend(tailback_plot::lines(
-        &ctx.out.join("fig11b-start-up"),
+        &ctx.out().join("fig11b-start-up"),
         "Perfect shuffle collective: packets in flight, first 220 cycles",
         "cycle",
         "packets in flight",
@@ -963,8 +930,8 @@ fn fig11(ctx: &Context) -> CliResult<Outcome> {
                 (s.to_string(), r.series.as_slice())
             })
             .collect();
-        files.extend(crate::series::plot(
-            &ctx.out.join(format!("series-{pattern}")),
+        files.extend(crate::files::series::plot(
+            &ctx.out().join(format!("series-{pattern}")),
             &format!("Collective, {pattern}: time series"),
             &runs,
         )?);
@@ -973,8 +940,8 @@ fn fig11(ctx: &Context) -> CliResult<Outcome> {
                 .chars()
                 .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
                 .collect();
-            files.push(crate::series::write_csv(
-                &ctx.out.join(format!("series-{pattern}-{safe}.csv")),
+            files.push(crate::files::series::write_csv(
+                &ctx.out().join(format!("series-{pattern}-{safe}.csv")),
                 rows,
             )?);
         }

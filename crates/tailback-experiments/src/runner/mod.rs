@@ -1,4 +1,11 @@
-//! Running an experiment's jobs in parallel, with results kept on disk as they finish.
+//! The resumable parallel runner shared by sweeps and experiments: jobs run on a thread pool,
+//! each result appended to `results.jsonl` (and to an optional sidecar such as the sweep's
+//! `results.csv`) as soon as it finishes, so an interrupted batch keeps everything it finished.
+//! On resume, and from donor result files, a stored result is reused when its job still exists
+//! with the same configuration (compared by fingerprint); every other job runs.
+
+mod jsonl;
+mod progress;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -9,30 +16,26 @@ use serde::{Deserialize, Serialize};
 use tailback_core::config::Config;
 use tailback_core::stats::RunReport;
 
-use crate::error::{CliError, CliResult};
-use crate::jsonl::{self, JsonLines};
-use crate::progress;
+use crate::{Error, Result};
 
-/// Where and how an experiment runs.
+/// Where and how a batch of jobs runs.
 #[derive(Debug, Clone)]
-pub struct Context {
-    /// Output directory.
+pub struct RunOptions {
+    /// Output directory (holds `results.jsonl`).
     pub out: PathBuf,
     /// Simulations run at once.
-    pub jobs: usize,
+    pub threads: usize,
     /// Keep the results already in `out` and run only the missing jobs.
     pub resume: bool,
-    /// Short runs and fewer points: a smoke test, not a reproduction.
-    pub quick: bool,
-    /// `results.jsonl` files of other experiments: a job found there with the same id and
+    /// `results.jsonl` files of other batches: a job found there with the same id and
     /// configuration is copied instead of run again (missing files are skipped).
     pub donors: Vec<PathBuf>,
 }
 
-/// One simulation of an experiment.
+/// One simulation of a batch.
 #[derive(Debug, Clone)]
 pub struct Job {
-    /// Unique within the experiment.
+    /// Unique within the batch.
     pub id: String,
     pub config: Config,
     /// Keep only the summary and the time series (for grids of thousands of runs).
@@ -50,41 +53,55 @@ impl Job {
     }
 }
 
+/// Another file written with every result, in the order results are stored: first the results
+/// kept from before, then each finished job.
+pub trait Sidecar: Send {
+    /// Creates the file, once the output directory has been checked (nothing is written when
+    /// the runner refuses to overwrite earlier results).
+    fn open(&mut self) -> Result;
+    /// Adds one result.
+    fn write(&mut self, id: &str, report: &RunReport) -> Result;
+}
+
 /// A finished job as stored in `results.jsonl`.
 #[derive(Serialize, Deserialize)]
 struct Stored {
     id: String,
-    /// Fingerprint of the configuration it ran, so a resumed experiment reruns jobs whose
-    /// setup changed.
+    /// Fingerprint of the configuration it ran, so a resumed batch reruns jobs whose setup
+    /// changed.
     config: String,
     report: RunReport,
 }
 
 /// FNV-1a fingerprint of a configuration's JSON form (stable across builds and platforms).
-fn fingerprint(config: &Config) -> Result<String, serde_json::Error> {
-    let text = serde_json::to_string(config)?;
+pub fn fingerprint(config: &Config) -> Result<String> {
+    let text = serde_json::to_string(config).map_err(anyhow::Error::from)?;
     let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     });
     Ok(format!("{hash:016x}"))
 }
 
-/// Runs `jobs` (skipping those already stored, on resume) and returns every report by job id.
-pub fn run_jobs(ctx: &Context, jobs: &[Job]) -> CliResult<BTreeMap<String, RunReport>> {
-    std::fs::create_dir_all(&ctx.out)
-        .map_err(|e| CliError::Input(format!("cannot create {}: {e}", ctx.out.display())))?;
-    let path = ctx.out.join("results.jsonl");
+/// Runs `jobs` (skipping those already stored, on resume, or found in a donor) and returns
+/// every report by job id.
+pub fn run_jobs(
+    options: &RunOptions,
+    jobs: &[Job],
+    sidecar: Option<&mut dyn Sidecar>,
+) -> Result<BTreeMap<String, RunReport>> {
+    std::fs::create_dir_all(&options.out)
+        .map_err(|e| Error::Input(format!("cannot create {}: {e}", options.out.display())))?;
+    let path = options.out.join("results.jsonl");
     let configs: BTreeMap<&str, String> = jobs
         .iter()
         .map(|j| Ok((j.id.as_str(), fingerprint(&j.config)?)))
-        .collect::<Result<_, serde_json::Error>>()
-        .map_err(anyhow::Error::from)?;
+        .collect::<Result<_>>()?;
     let previous: Vec<Stored> = if path.exists() {
-        if !ctx.resume {
-            return Err(CliError::Input(format!(
+        if !options.resume {
+            return Err(Error::Input(format!(
                 "{} already holds results; pass --resume to keep them and run only what is \
                  missing, or --out to write elsewhere",
-                ctx.out.display()
+                options.out.display()
             )));
         }
         jsonl::read(&path)?
@@ -96,7 +113,7 @@ pub fn run_jobs(ctx: &Context, jobs: &[Job]) -> CliResult<BTreeMap<String, RunRe
         .into_iter()
         .filter(|s| configs.get(s.id.as_str()) == Some(&s.config))
         .collect();
-    for donor in ctx.donors.iter().filter(|d| d.exists()) {
+    for donor in options.donors.iter().filter(|d| d.exists()) {
         let have: BTreeSet<String> = kept.iter().map(|s| s.id.clone()).collect();
         let before = kept.len();
         kept.extend(
@@ -112,24 +129,32 @@ pub fn run_jobs(ctx: &Context, jobs: &[Job]) -> CliResult<BTreeMap<String, RunRe
             );
         }
     }
-    let store = Mutex::new(JsonLines::create(&path, &kept)?);
+    let lines = jsonl::JsonLines::create(&path, &kept)?;
+    let mut sidecar = sidecar;
+    if let Some(side) = sidecar.as_deref_mut() {
+        side.open()?;
+        for stored in &kept {
+            side.write(&stored.id, &stored.report)?;
+        }
+    }
+    let store = Mutex::new((lines, sidecar));
     let done: BTreeSet<&str> = kept.iter().map(|s| s.id.as_str()).collect();
     let pending: Vec<&Job> = jobs
         .iter()
         .filter(|j| !done.contains(j.id.as_str()))
         .collect();
     if !kept.is_empty() {
-        eprintln!("{} of {} runs already done", kept.len(), jobs.len());
+        eprintln!("{} of {} points already done", kept.len(), jobs.len());
     }
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(ctx.jobs.max(1))
+        .num_threads(options.threads.max(1))
         .build()
         .map_err(anyhow::Error::from)?;
     let bar = progress::points_bar(pending.len() as u64);
     let finished: Vec<Stored> = pool.install(|| {
         pending
             .par_iter()
-            .map(|job| -> CliResult<Stored> {
+            .map(|job| -> Result<Stored> {
                 let mut report = tailback_core::run(&job.config)?;
                 if job.summary_only {
                     report.latency_cdf = Vec::new();
@@ -141,15 +166,19 @@ pub fn run_jobs(ctx: &Context, jobs: &[Job]) -> CliResult<BTreeMap<String, RunRe
                     config: configs[job.id.as_str()].clone(),
                     report,
                 };
-                store
+                let mut guard = store
                     .lock()
-                    .map_err(|_| CliError::Failed(anyhow::anyhow!("a worker panicked")))?
-                    .append(&stored)?;
+                    .map_err(|_| Error::Failed(anyhow::anyhow!("a worker panicked")))?;
+                let (lines, sidecar) = &mut *guard;
+                lines.append(&stored)?;
+                if let Some(side) = sidecar.as_deref_mut() {
+                    side.write(&stored.id, &stored.report)?;
+                }
                 bar.set_message(job.id.clone());
                 bar.inc(1);
                 Ok(stored)
             })
-            .collect::<CliResult<_>>()
+            .collect::<Result<_>>()
     })?;
     bar.finish_and_clear();
     Ok(kept
@@ -171,12 +200,11 @@ mod tests {
         Job::new(id.to_string(), config)
     }
 
-    fn context(out: PathBuf, donors: Vec<PathBuf>) -> Context {
-        Context {
+    fn options(out: PathBuf, donors: Vec<PathBuf>) -> RunOptions {
+        RunOptions {
             out,
-            jobs: 1,
+            threads: 1,
             resume: false,
-            quick: true,
             donors,
         }
     }
@@ -184,9 +212,9 @@ mod tests {
     #[test]
     fn runs_of_a_donor_with_the_same_configuration_are_copied_not_rerun() {
         let dir = tempfile::tempdir().unwrap();
-        let first = context(dir.path().join("first"), Vec::new());
-        let done = run_jobs(&first, &[job("a", 0.1), job("b", 0.1)]).unwrap();
-        let second = context(
+        let first = options(dir.path().join("first"), Vec::new());
+        let done = run_jobs(&first, &[job("a", 0.1), job("b", 0.1)], None).unwrap();
+        let second = options(
             dir.path().join("second"),
             vec![
                 first.out.join("results.jsonl"),
@@ -194,12 +222,12 @@ mod tests {
             ],
         );
         // `a` is the same job; `b` changed its configuration and must run again.
-        let reports = run_jobs(&second, &[job("a", 0.1), job("b", 0.2)]).unwrap();
+        let reports = run_jobs(&second, &[job("a", 0.1), job("b", 0.2)], None).unwrap();
         let wall = |r: &RunReport| r.summary.wall_seconds;
         assert_eq!(wall(&reports["a"]), wall(&done["a"]));
         assert_ne!(wall(&reports["b"]), wall(&done["b"]));
         assert!(reports["b"].summary.offered > done["b"].summary.offered);
-        // The copied run is now stored in the second experiment's own results.
+        // The copied run is now stored in the second batch's own results.
         let stored: Vec<Stored> = jsonl::read(&second.out.join("results.jsonl")).unwrap();
         let mut ids: Vec<&str> = stored.iter().map(|s| s.id.as_str()).collect();
         ids.sort();

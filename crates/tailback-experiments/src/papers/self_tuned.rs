@@ -1,137 +1,94 @@
 //! Thottethodi, Lebeck and Mukherjee, "Self-Tuned Congestion Control for Multiprocessor
-//! Networks", HPCA 2001 (seed 000): Figs. 1, 3, 4, 5 and 7.
+//! Networks", HPCA 2001: Figs. 1, 3, 4, 5 and 7.
 //!
-//! Base configuration: `experiments/self-tuned/network.toml`; bursty load:
-//! `experiments/self-tuned/bursty.toml`. The load sweeps plot network latency (injection to
-//! delivery): past saturation their sources queue without bound. The bursty load gives each
-//! source a one-packet queue (a node that cannot inject stops generating), so its latencies are
-//! creation to delivery, as the paper's.
+//! Jobs: `experiments/self-tuned/grids.toml` on `network.toml` (with `bursty.toml` or
+//! `hotspot.toml` merged in for the bursty load and the hot spot).
 
 use std::collections::BTreeMap;
 
-use tailback_core::config::merge_tables;
 use tailback_core::stats::{RunReport, SeriesRow};
 use tailback_plot::{Point, Series, YScale};
 
-use super::{Comparison, Context, Experiment, Job, Outcome, configure, run_jobs};
-use crate::error::CliResult;
+use crate::grid::{Folder, Grid};
+use crate::{Comparison, Context, Experiment, Job, Outcome, Result};
 
-const NETWORK: &str = include_str!("../../../../experiments/self-tuned/network.toml");
-/// Overlays on the base configuration: (file, text).
-const BURSTY: (&str, &str) = (
-    "experiments/self-tuned/bursty.toml",
-    include_str!("../../../../experiments/self-tuned/bursty.toml"),
-);
-const HOTSPOT: (&str, &str) = (
-    "experiments/self-tuned/hotspot.toml",
-    include_str!("../../../../experiments/self-tuned/hotspot.toml"),
-);
+static FOLDER: Folder = Folder {
+    path: "experiments/self-tuned",
+    files: &[
+        (
+            "grids.toml",
+            include_str!("../../../../experiments/self-tuned/grids.toml"),
+        ),
+        (
+            "network.toml",
+            include_str!("../../../../experiments/self-tuned/network.toml"),
+        ),
+        (
+            "bursty.toml",
+            include_str!("../../../../experiments/self-tuned/bursty.toml"),
+        ),
+        (
+            "hotspot.toml",
+            include_str!("../../../../experiments/self-tuned/hotspot.toml"),
+        ),
+    ],
+};
 
 /// The experiments of this paper.
 pub fn experiments() -> Vec<Experiment> {
     vec![
-        Experiment {
-            name: "self-tuned-fig1",
-            title: "Throughput collapse past saturation without congestion control, uniform vs butterfly (deadlock recovery)",
-            source: "Thottethodi et al., HPCA 2001 (seed 000), Fig. 1",
-            run: fig1,
-        },
-        Experiment {
-            name: "self-tuned-fig3",
-            title: "Base, ALO and Tune under uniform traffic, deadlock recovery and avoidance: throughput and latency against offered load",
-            source: "Thottethodi et al., HPCA 2001 (seed 000), Fig. 3",
-            run: fig3,
-        },
-        Experiment {
-            name: "self-tuned-fig4",
-            title: "Threshold and throughput over time with and without local-maximum avoidance",
-            source: "Thottethodi et al., HPCA 2001 (seed 000), Fig. 4",
-            run: fig4,
-        },
-        Experiment {
-            name: "self-tuned-fig5",
-            title: "Static thresholds 50 and 250 against self-tuning, uniform and butterfly (deadlock recovery)",
-            source: "Thottethodi et al., HPCA 2001 (seed 000), Fig. 5",
-            run: fig5,
-        },
-        Experiment {
-            name: "self-tuned-tree",
-            title: "A congestion tree growing from a hot spot, without throttling and with self-tuning (buffer occupancy maps)",
-            source: "illustration of Thottethodi et al., HPCA 2001 (seed 000), section 1; no figure",
-            run: tree,
-        },
-        Experiment {
-            name: "self-tuned-fig7",
-            title: "Bursty load: delivered throughput over time and average latency of Base, ALO and Tune",
-            source: "Thottethodi et al., HPCA 2001 (seed 000), Figs. 6 and 7, section 5.2.3",
-            run: fig7,
-        },
+        Experiment::on_grid(
+            "self-tuned-fig1",
+            "Throughput collapse past saturation without congestion control, uniform vs butterfly (deadlock recovery)",
+            "Thottethodi, Lebeck and Mukherjee, HPCA 2001, Fig. 1",
+            &FOLDER,
+            fig1,
+        ),
+        Experiment::on_grid(
+            "self-tuned-fig3",
+            "Base, ALO and Tune under uniform traffic, deadlock recovery and avoidance: throughput and latency against offered load",
+            "Thottethodi, Lebeck and Mukherjee, HPCA 2001, Fig. 3",
+            &FOLDER,
+            fig3,
+        ),
+        Experiment::on_grid(
+            "self-tuned-fig4",
+            "Threshold and throughput over time with and without local-maximum avoidance",
+            "Thottethodi, Lebeck and Mukherjee, HPCA 2001, Fig. 4",
+            &FOLDER,
+            fig4,
+        ),
+        Experiment::on_grid(
+            "self-tuned-fig5",
+            "Static thresholds 50 and 250 against self-tuning, uniform and butterfly (deadlock recovery)",
+            "Thottethodi, Lebeck and Mukherjee, HPCA 2001, Fig. 5",
+            &FOLDER,
+            fig5,
+        ),
+        Experiment::on_grid(
+            "self-tuned-tree",
+            "A congestion tree growing from a hot spot, without throttling and with self-tuning (buffer occupancy maps)",
+            "illustration of Thottethodi, Lebeck and Mukherjee, HPCA 2001, section 1; no figure",
+            &FOLDER,
+            tree,
+        ),
+        Experiment::on_grid(
+            "self-tuned-fig7",
+            "Bursty load: delivered throughput over time and average latency of Base, ALO and Tune",
+            "Thottethodi, Lebeck and Mukherjee, HPCA 2001, Figs. 6 and 7, section 5.2.3",
+            &FOLDER,
+            fig7,
+        ),
     ]
 }
 
-/// The two deadlock configurations: name and settings. The paper's avoidance network has one
-/// escape VC and two adaptive ones; dimension-order routing on a torus needs two escape classes
-/// (one VC each), so ours has four VCs, keeping the paper's two adaptive VCs.
-const DEADLOCK: [(&str, &[&str]); 2] = [
-    ("recovery", &["routing.algorithm=disha"]),
-    ("avoidance", AVOIDANCE),
-];
-
-/// Duato's protocol with two escape VCs and two adaptive ones.
-const AVOIDANCE: &[&str] = &["routing.algorithm=duato", "router.vcs=4"];
-
-/// Duato's protocol within the paper's three VCs: two escape VCs and one adaptive VC.
-const AVOIDANCE_THREE_VCS: &[&str] = &["routing.algorithm=duato", "router.vcs=3"];
-
-/// The mechanisms compared in Figs. 3 and 7.
-const MECHANISMS: [(&str, &[&str]); 3] = [
-    ("Base", &["congestion.mechanism=none"]),
-    ("ALO", &["congestion.mechanism=alo"]),
-    ("Tune", &["congestion.mechanism=self_tuned"]),
-];
-
-/// Offered loads (flits/node/cycle) of the load sweeps.
-fn loads(ctx: &Context) -> Vec<f64> {
-    if ctx.quick {
-        vec![0.1, 0.3, 0.6]
-    } else {
-        (1..=16).map(|i| i as f64 * 0.05).collect()
-    }
-}
-
-/// The base configuration tree, with an overlay file merged in.
-fn base(overlay: Option<(&str, &str)>) -> CliResult<toml::Table> {
-    let mut table =
-        tailback_core::config::parse_table(NETWORK, "experiments/self-tuned/network.toml")?;
-    if let Some((file, text)) = overlay {
-        merge_tables(&mut table, tailback_core::config::parse_table(text, file)?);
-    }
-    Ok(table)
-}
-
-/// A job: the base tree with `sets` (`key=value`) applied, shortened in quick mode.
-fn job(ctx: &Context, table: &toml::Table, id: String, sets: &[&str]) -> CliResult<Job> {
-    let quick = [
-        "sim.warmup_cycles=2000",
-        "sim.measure_cycles=5000",
-        "sim.drain_cycles_max=5000",
-    ];
-    let extra: &[&str] = if ctx.quick { &quick } else { &[] };
-    Ok(Job::new(id, configure(table, sets.iter().chain(extra))?))
-}
-
-/// Jobs of a load sweep for each named variant; ids are `variant@load`.
-fn load_sweep(ctx: &Context, variants: &[(String, Vec<&str>)]) -> CliResult<Vec<Job>> {
-    let table = base(None)?;
-    let mut jobs = Vec::new();
-    for (name, sets) in variants {
-        for load in loads(ctx) {
-            let rate = format!("traffic.rate={load}");
-            let all: Vec<&str> = sets.iter().copied().chain([rate.as_str()]).collect();
-            jobs.push(job(ctx, &table, format!("{name}@{load:.2}"), &all)?);
-        }
-    }
-    Ok(jobs)
+/// The names of a dimension's variants, in order.
+fn names(grid: &Grid, dimension: &str) -> Result<Vec<String>> {
+    Ok(grid
+        .entries(dimension)?
+        .iter()
+        .map(|e| e.name.clone())
+        .collect())
 }
 
 /// One measured point of a load sweep.
@@ -144,8 +101,8 @@ struct LoadPoint {
 }
 
 /// A variant's points in order of load.
-fn curve(ctx: &Context, reports: &BTreeMap<String, RunReport>, name: &str) -> Vec<LoadPoint> {
-    loads(ctx)
+fn curve(loads: &[f64], reports: &BTreeMap<String, RunReport>, name: &str) -> Vec<LoadPoint> {
+    loads
         .iter()
         .filter_map(|load| reports.get(&format!("{name}@{load:.2}")))
         .map(|r| LoadPoint {
@@ -277,13 +234,13 @@ fn plot_curves(
     title: &str,
     curves: &[(String, Vec<LoadPoint>)],
     latency: bool,
-) -> CliResult<Vec<std::path::PathBuf>> {
+) -> Result<Vec<std::path::PathBuf>> {
     let throughput: Vec<Series> = curves
         .iter()
         .map(|(name, points)| series(name, points, |p| Some(p.accepted)))
         .collect();
     let mut files = tailback_plot::lines(
-        &ctx.out.join(format!("{stem}-throughput")),
+        &ctx.out().join(format!("{stem}-throughput")),
         &format!("{title}: accepted throughput"),
         "offered load (flits/node/cycle)",
         "accepted throughput (flits/node/cycle)",
@@ -296,7 +253,7 @@ fn plot_curves(
             .map(|(name, points)| series(name, points, |p| p.network_latency))
             .collect();
         files.extend(tailback_plot::lines(
-            &ctx.out.join(format!("{stem}-latency")),
+            &ctx.out().join(format!("{stem}-latency")),
             &format!("{title}: network latency"),
             "offered load (flits/node/cycle)",
             "mean network latency (cycles)",
@@ -310,32 +267,31 @@ fn plot_curves(
 /// Named load curves, in variant order.
 type Curves = Vec<(String, Vec<LoadPoint>)>;
 
-/// A load curve per named variant (`key=value` settings): runs the load sweeps and returns the
-/// reports by job id and the curves.
+/// Runs the load sweeps of `jobs` (ids `variant@load`) and returns the reports by job id and a
+/// load curve per variant, in job order.
 fn sweep_curves(
     ctx: &Context,
-    specs: &[(String, Vec<&str>)],
-) -> CliResult<(BTreeMap<String, RunReport>, Curves)> {
-    let reports = run_jobs(ctx, &load_sweep(ctx, specs)?)?;
-    let curves = specs
+    grid: &Grid,
+    jobs: &[Job],
+) -> Result<(BTreeMap<String, RunReport>, Curves)> {
+    let reports = ctx.run(jobs)?;
+    let loads: Vec<f64> = grid.axis("load")?;
+    let mut variants: Vec<&str> = Vec::new();
+    for job in jobs {
+        let variant = job.id.split_once('@').map_or(job.id.as_str(), |(v, _)| v);
+        if !variants.contains(&variant) {
+            variants.push(variant);
+        }
+    }
+    let curves = variants
         .iter()
-        .map(|(name, _)| (name.clone(), curve(ctx, &reports, name)))
+        .map(|name| (name.to_string(), curve(&loads, &reports, name)))
         .collect();
     Ok((reports, curves))
 }
 
-fn fig1(ctx: &Context) -> CliResult<Outcome> {
-    let specs = [
-        (
-            "uniform".to_string(),
-            vec!["routing.algorithm=disha", "traffic.pattern=uniform"],
-        ),
-        (
-            "butterfly".to_string(),
-            vec!["routing.algorithm=disha", "traffic.pattern=butterfly"],
-        ),
-    ];
-    let (_, curves) = sweep_curves(ctx, &specs)?;
+fn fig1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+    let (_, curves) = sweep_curves(ctx, grid, jobs)?;
     let files = plot_curves(ctx, "fig1", "Base, deadlock recovery", &curves, false)?;
     let mut comparisons: Vec<Comparison> = curves
         .iter()
@@ -361,29 +317,13 @@ fn fig1(ctx: &Context) -> CliResult<Outcome> {
     Ok(Outcome { comparisons, files })
 }
 
-fn fig3(ctx: &Context) -> CliResult<Outcome> {
-    let mut specs = Vec::new();
-    for (deadlock, routing) in DEADLOCK {
-        for (mechanism, sets) in MECHANISMS {
-            let mut all = vec!["traffic.pattern=uniform"];
-            all.extend_from_slice(routing);
-            all.extend_from_slice(sets);
-            specs.push((format!("{mechanism}, {deadlock}"), all));
-        }
-    }
-    // Within the paper's three VCs, Duato's protocol on a torus keeps one adaptive VC.
-    for (mechanism, sets) in [MECHANISMS[0], MECHANISMS[2]] {
-        let mut all = vec!["traffic.pattern=uniform"];
-        all.extend_from_slice(AVOIDANCE_THREE_VCS);
-        all.extend_from_slice(sets);
-        specs.push((format!("{mechanism}, avoidance, 3 VCs"), all));
-    }
-    let (reports, curves) = sweep_curves(ctx, &specs)?;
+fn fig3(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+    let (reports, curves) = sweep_curves(ctx, grid, jobs)?;
     let files = plot_curves(ctx, "fig3", "Uniform traffic", &curves, true)?;
     let by_name: BTreeMap<&str, &Vec<LoadPoint>> =
         curves.iter().map(|(n, p)| (n.as_str(), p)).collect();
     let mut comparisons = Vec::new();
-    for (deadlock, _) in DEADLOCK {
+    for deadlock in names(grid, "deadlock")? {
         let get = |m: &str| by_name[format!("{m}, {deadlock}").as_str()];
         comparisons.push(judge(
             format!("Base, {deadlock}"),
@@ -430,7 +370,7 @@ fn fig3(ctx: &Context) -> CliResult<Outcome> {
         format!("{recovery:.3} vs {avoidance:.3}"),
         Some(recovery < avoidance),
     ));
-    for (mechanism, _) in MECHANISMS {
+    for mechanism in names(grid, "mechanism")? {
         let speeds: Vec<f64> = reports
             .iter()
             .filter(|(id, _)| id.starts_with(&format!("{mechanism}, ")))
@@ -464,37 +404,20 @@ fn plot_series(
     stem: &str,
     title: &str,
     runs: &[(String, &[SeriesRow])],
-) -> CliResult<Vec<std::path::PathBuf>> {
-    Ok(crate::series::plot(&ctx.out.join(stem), title, runs)?)
+) -> Result<Vec<std::path::PathBuf>> {
+    Ok(crate::files::series::plot(
+        &ctx.out().join(stem),
+        title,
+        runs,
+    )?)
 }
 
-fn fig4(ctx: &Context) -> CliResult<Outcome> {
-    let table = base(None)?;
-    let common = [
-        AVOIDANCE[0],
-        AVOIDANCE[1],
-        "traffic.pattern=uniform",
-        // One packet every 10 cycles at every node: 1.6 flits/node/cycle.
-        "traffic.rate=1.6",
-        "congestion.mechanism=self_tuned",
-        "record.series_window=96",
-    ];
-    let variants = [
-        ("with local-maximum avoidance", "true"),
-        ("without", "false"),
-    ];
-    let jobs = variants
-        .iter()
-        .map(|(name, on)| {
-            let lma = format!("congestion.local_max_avoidance={on}");
-            let sets: Vec<&str> = common.iter().copied().chain([lma.as_str()]).collect();
-            job(ctx, &table, name.to_string(), &sets)
-        })
-        .collect::<CliResult<Vec<_>>>()?;
-    let reports = run_jobs(ctx, &jobs)?;
+fn fig4(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+    let reports = ctx.run(jobs)?;
+    let variants = names(grid, "local-max")?;
     let runs: Vec<(String, &[SeriesRow])> = variants
         .iter()
-        .map(|(name, _)| (name.to_string(), reports[*name].series.as_slice()))
+        .map(|name| (name.clone(), reports[name].series.as_slice()))
         .collect();
     let files = plot_series(
         ctx,
@@ -502,10 +425,10 @@ fn fig4(ctx: &Context) -> CliResult<Outcome> {
         "Self-tuning, uniform traffic at 1.6 flits/node/cycle",
         &runs,
     )?;
-    let warmup = if ctx.quick { 2000 } else { 10000 };
+    let warmup: u64 = grid.param("warmup")?;
     let with = mean_delivered(runs[0].1, warmup);
     let without = mean_delivered(runs[1].1, warmup);
-    let late = if ctx.quick { 4000 } else { 26000 };
+    let late: u64 = grid.param("creep")?;
     let comparisons = vec![
         Comparison::new(
             "mean delivered throughput after warm-up",
@@ -528,7 +451,7 @@ fn fig4(ctx: &Context) -> CliResult<Outcome> {
             "-",
             format!(
                 "with {:.3}, without {:.3} (whole window)",
-                reports[variants[0].0].summary.accepted, reports[variants[1].0].summary.accepted
+                reports[&variants[0]].summary.accepted, reports[&variants[1]].summary.accepted
             ),
             None,
         ),
@@ -536,37 +459,8 @@ fn fig4(ctx: &Context) -> CliResult<Outcome> {
     Ok(Outcome { comparisons, files })
 }
 
-fn fig5(ctx: &Context) -> CliResult<Outcome> {
-    let controls: [(&str, &[&str]); 3] = [
-        (
-            "Static 50",
-            &[
-                "congestion.mechanism=self_tuned",
-                "congestion.static_threshold=50",
-            ],
-        ),
-        (
-            "Static 250",
-            &[
-                "congestion.mechanism=self_tuned",
-                "congestion.static_threshold=250",
-            ],
-        ),
-        ("Tune", &["congestion.mechanism=self_tuned"]),
-    ];
-    let patterns = [
-        ("uniform", "traffic.pattern=uniform"),
-        ("butterfly", "traffic.pattern=butterfly"),
-    ];
-    let mut specs = Vec::new();
-    for (pattern, set_pattern) in patterns {
-        for (control, sets) in controls {
-            let mut all = vec!["routing.algorithm=disha", set_pattern];
-            all.extend_from_slice(sets);
-            specs.push((format!("{control}, {pattern}"), all));
-        }
-    }
-    let (_, curves) = sweep_curves(ctx, &specs)?;
+fn fig5(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+    let (_, curves) = sweep_curves(ctx, grid, jobs)?;
     let files = plot_curves(
         ctx,
         "fig5",
@@ -624,16 +518,9 @@ fn fig5(ctx: &Context) -> CliResult<Outcome> {
     Ok(Outcome { comparisons, files })
 }
 
-fn fig7(ctx: &Context) -> CliResult<Outcome> {
-    let table = base(Some(BURSTY))?;
-    let mut jobs = Vec::new();
-    for (deadlock, routing) in DEADLOCK {
-        for (mechanism, sets) in MECHANISMS {
-            let all: Vec<&str> = routing.iter().chain(sets.iter()).copied().collect();
-            jobs.push(job(ctx, &table, format!("{mechanism}, {deadlock}"), &all)?);
-        }
-    }
-    let reports = run_jobs(ctx, &jobs)?;
+fn fig7(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+    let reports = ctx.run(jobs)?;
+    let mechanisms = names(grid, "mechanism")?;
     // Average latencies of the paper (cycles).
     let paper: BTreeMap<&str, f64> = [
         ("Base, recovery", 2838.0),
@@ -647,10 +534,10 @@ fn fig7(ctx: &Context) -> CliResult<Outcome> {
     .collect();
     let mut files = Vec::new();
     let mut comparisons = Vec::new();
-    for (deadlock, _) in DEADLOCK {
-        let runs: Vec<(String, &[SeriesRow])> = MECHANISMS
+    for deadlock in names(grid, "deadlock")? {
+        let runs: Vec<(String, &[SeriesRow])> = mechanisms
             .iter()
-            .map(|(m, _)| {
+            .map(|m| {
                 (
                     m.to_string(),
                     reports[&format!("{m}, {deadlock}")].series.as_slice(),
@@ -670,7 +557,7 @@ fn fig7(ctx: &Context) -> CliResult<Outcome> {
                 .mean
                 .unwrap_or(f64::NAN)
         };
-        for (mechanism, _) in MECHANISMS {
+        for mechanism in &mechanisms {
             let id = format!("{mechanism}, {deadlock}");
             comparisons.push(Comparison::new(
                 format!("average latency, {id}"),
@@ -696,22 +583,8 @@ fn fig7(ctx: &Context) -> CliResult<Outcome> {
 /// Occupancy above which a router counts as part of the tree.
 const TREE_OCCUPANCY: f64 = 0.25;
 
-fn tree(ctx: &Context) -> CliResult<Outcome> {
-    let table = base(Some(HOTSPOT))?;
-    let variants = [("Base", MECHANISMS[0].1), ("Tune", MECHANISMS[2].1)];
-    // Quick runs are shorter than the last snapshot.
-    let quick: &[&str] = if ctx.quick {
-        &["record.occupancy_at=[250, 500, 1000, 2000, 5000]"]
-    } else {
-        &[]
-    };
-    let jobs = variants
-        .iter()
-        .map(|(name, sets)| {
-            let all: Vec<&str> = sets.iter().chain(quick).copied().collect();
-            job(ctx, &table, name.to_string(), &all)
-        })
-        .collect::<CliResult<Vec<_>>>()?;
+fn tree(ctx: &Context, _: &Grid, jobs: &[Job]) -> Result<Outcome> {
+    let variants: Vec<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
     let dims = jobs[0].config.topology.dims.clone();
     let hot = jobs[0]
         .config
@@ -720,20 +593,20 @@ fn tree(ctx: &Context) -> CliResult<Outcome> {
         .as_ref()
         .and_then(|h| h.first().copied())
         .unwrap_or(0) as usize;
-    let reports = run_jobs(ctx, &jobs)?;
+    let reports = ctx.run(jobs)?;
     let mut files = Vec::new();
-    for (name, _) in variants {
-        files.extend(crate::occupancy::plot(
-            &ctx.out,
+    for name in &variants {
+        files.extend(crate::files::occupancy::plot(
+            ctx.out(),
             &format!("tree-{}-", name.to_lowercase()),
             &format!("hot spot, {name}"),
             &dims,
-            &reports[name].occupancy,
+            &reports[*name].occupancy,
         )?);
     }
     let runs: Vec<(String, &[SeriesRow])> = variants
         .iter()
-        .map(|(name, _)| (name.to_string(), reports[*name].series.as_slice()))
+        .map(|name| (name.to_string(), reports[*name].series.as_slice()))
         .collect();
     files.extend(plot_series(ctx, "tree-series", "Hot spot", &runs)?);
     let (base, tune) = (&reports["Base"], &reports["Tune"]);

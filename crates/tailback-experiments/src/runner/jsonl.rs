@@ -9,7 +9,7 @@ use anyhow::Context;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::error::CliResult;
+use crate::Result;
 
 /// An open JSON-lines file.
 pub struct JsonLines {
@@ -18,7 +18,7 @@ pub struct JsonLines {
 
 impl JsonLines {
     /// Creates `path` holding `keep` (records carried over from an earlier run).
-    pub fn create<T: Serialize>(path: &Path, keep: &[T]) -> CliResult<JsonLines> {
+    pub fn create<T: Serialize>(path: &Path, keep: &[T]) -> Result<JsonLines> {
         let file = File::create(path).with_context(|| format!("creating {}", path.display()))?;
         let mut lines = JsonLines { file };
         for record in keep {
@@ -29,13 +29,13 @@ impl JsonLines {
     }
 
     /// Appends one record and flushes it to disk.
-    pub fn append<T: Serialize>(&mut self, record: &T) -> CliResult {
+    pub fn append<T: Serialize>(&mut self, record: &T) -> Result {
         self.write(record)?;
         self.file.flush()?;
         Ok(())
     }
 
-    fn write<T: Serialize>(&mut self, record: &T) -> CliResult {
+    fn write<T: Serialize>(&mut self, record: &T) -> Result {
         let line = serde_json::to_string(record).map_err(anyhow::Error::from)?;
         writeln!(self.file, "{line}")?;
         Ok(())
@@ -43,7 +43,7 @@ impl JsonLines {
 }
 
 /// The records of a JSON-lines file, skipping a line cut short by an interrupt.
-pub fn read<T: DeserializeOwned>(path: &Path) -> CliResult<Vec<T>> {
+pub fn read<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
     let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let mut records = Vec::new();
     for line in BufReader::new(file).lines() {

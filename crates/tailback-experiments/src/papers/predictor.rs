@@ -1,15 +1,16 @@
-//! Accuracy of the analytical predictor (Heirman, Dambre and Van Campenhout, seed 003):
-//! predicted against simulated mean packet latency over offered loads, for several networks and
-//! patterns, with and without the incoming-link correction.
+//! Accuracy of the analytical predictor (Heirman, Dambre and Van Campenhout): predicted
+//! against simulated mean packet latency over offered loads, for several networks and patterns,
+//! with and without the incoming-link correction; and the reconfigurable network, where express
+//! links follow the traffic.
 //!
-//! Shared settings: `experiments/predictor/base.toml`. Loads are fractions of each case's
+//! Jobs: `experiments/predictor/grids.toml` on `base.toml`. Loads are fractions of each case's
 //! channel-load bound (the ideal throughput of `tailback check`), so every case spans its own
 //! range up to saturation.
 
 use std::collections::BTreeMap;
 
 use tailback_core::analysis::channel_load;
-use tailback_core::config::{Config, parse_table};
+use tailback_core::config::Config;
 use tailback_core::predict::{PredictOptions, predict};
 use tailback_core::routing::Routing;
 use tailback_core::topology::Topology;
@@ -17,10 +18,22 @@ use tailback_core::trace::{self, TraceRecord};
 use tailback_core::traffic::Workload;
 use tailback_plot::{Point, Series, YScale};
 
-use super::{Comparison, Context, Experiment, Job, Outcome, configure, run_jobs};
-use crate::error::{CliError, CliResult};
+use crate::grid::{Folder, Grid};
+use crate::{Comparison, Context, Error, Experiment, Job, Outcome, Result};
 
-const BASE: &str = include_str!("../../../../experiments/predictor/base.toml");
+static FOLDER: Folder = Folder {
+    path: "experiments/predictor",
+    files: &[
+        (
+            "grids.toml",
+            include_str!("../../../../experiments/predictor/grids.toml"),
+        ),
+        (
+            "base.toml",
+            include_str!("../../../../experiments/predictor/base.toml"),
+        ),
+    ],
+};
 
 /// The experiments of this paper.
 pub fn experiments() -> Vec<Experiment> {
@@ -28,74 +41,21 @@ pub fn experiments() -> Vec<Experiment> {
         Experiment {
             name: "predictor-accuracy",
             title: "Predicted against simulated mean latency over offered load: torus, mesh and fat tree; uniform, permutation and hot-spot traffic; with and without the incoming-link correction",
-            source: "Heirman, Dambre and Van Campenhout (seed 003), the model's validation",
+            source: "Heirman, Dambre and Van Campenhout, the model's validation",
+            folder: &FOLDER,
+            jobs: accuracy_jobs,
             run: accuracy,
         },
         Experiment {
             name: "predictor-reconfig",
             title: "Reconfigurable 4x4 torus: express links added every interval on the heaviest pairs; latency estimated from the base run's packets against latency simulated with the links",
-            source: "Heirman, Dambre and Van Campenhout (seed 003), the reconfigurable-network evaluation",
+            source: "Heirman, Dambre and Van Campenhout, the reconfigurable-network evaluation",
+            folder: &FOLDER,
+            // Its jobs replay the packets of a first run, so `reconfig` builds them.
+            jobs: |_| Ok(Vec::new()),
             run: reconfig,
         },
     ]
-}
-
-/// The networks: name and settings.
-const NETWORKS: [(&str, &[&str]); 3] = [
-    (
-        "8x8 torus",
-        &["topology.kind=torus", "topology.k=8", "topology.n=2"],
-    ),
-    (
-        "8x8 mesh",
-        &["topology.kind=mesh", "topology.k=8", "topology.n=2"],
-    ),
-    (
-        "4-ary 3-tree",
-        &[
-            "topology.kind=kary_ntree",
-            "topology.k=4",
-            "topology.n=3",
-            "routing.algorithm=d_mod_k",
-        ],
-    ),
-];
-
-/// The patterns: name, and settings on cubes and on the tree (which has no coordinates to
-/// transpose: bit reversal permutes its nodes instead).
-const PATTERNS: [(&str, &[&str], &[&str]); 3] = [
-    (
-        "uniform",
-        &["traffic.pattern=uniform"],
-        &["traffic.pattern=uniform"],
-    ),
-    (
-        "permutation",
-        &["traffic.pattern=transpose"],
-        &["traffic.pattern=bit_reverse"],
-    ),
-    (
-        "hot spot",
-        &[
-            "traffic.pattern=hotspot",
-            "traffic.hotspot_nodes=[27]",
-            "traffic.hotspot_fraction=0.1",
-        ],
-        &[
-            "traffic.pattern=hotspot",
-            "traffic.hotspot_nodes=[27]",
-            "traffic.hotspot_fraction=0.1",
-        ],
-    ),
-];
-
-/// Offered loads as fractions of the channel-load bound.
-fn fractions(ctx: &Context) -> Vec<f64> {
-    if ctx.quick {
-        vec![0.2, 0.5, 0.8]
-    } else {
-        (1..=9).map(|i| f64::from(i) / 10.0).collect()
-    }
 }
 
 /// The channel-load bound of `cfg`'s pattern, flits/node/cycle.
@@ -115,40 +75,36 @@ struct Point3 {
     plain: Option<f64>,
 }
 
-fn accuracy(ctx: &Context) -> CliResult<Outcome> {
-    let table = parse_table(BASE, "experiments/predictor/base.toml")?;
+/// Every case (network and pattern) at every fraction of its channel-load bound; ids
+/// `network, pattern@fraction`.
+fn accuracy_jobs(grid: &Grid) -> Result<Vec<Job>> {
+    let fractions: Vec<f64> = grid.param("fractions")?;
     let mut jobs = Vec::new();
-    let mut cases: Vec<(String, Vec<(f64, Config)>)> = Vec::new();
-    for (network, net_sets) in NETWORKS {
-        for (pattern, cube_sets, tree_sets) in PATTERNS {
-            let pattern_sets = if network.contains("tree") {
-                tree_sets
-            } else {
-                cube_sets
-            };
-            let sets: Vec<&str> = net_sets.iter().chain(pattern_sets).copied().collect();
-            let quick = ["sim.warmup_cycles=2000", "sim.measure_cycles=8000"];
-            let extra: &[&str] = if ctx.quick { &quick } else { &[] };
-            let all: Vec<&str> = sets.iter().chain(extra).copied().collect();
-            let ideal = ideal_throughput(&configure(&table, &all)?);
-            let name = format!("{network}, {pattern}");
-            let mut points = Vec::new();
-            for f in fractions(ctx) {
-                let rate = format!("traffic.rate={:.6}", f * ideal);
-                let with_rate: Vec<&str> = all.iter().copied().chain([rate.as_str()]).collect();
-                let config = configure(&table, &with_rate)?;
-                jobs.push(Job {
-                    id: format!("{name}@{f:.1}"),
-                    config: config.clone(),
-                    summary_only: true,
-                });
-                points.push((f * ideal, config));
-            }
-            cases.push((name, points));
+    for (name, assignments) in grid.points()? {
+        let ideal = ideal_throughput(&grid.build(&assignments)?);
+        for f in &fractions {
+            let mut with_rate = assignments.clone();
+            with_rate.push(format!("traffic.rate={:.6}", f * ideal));
+            jobs.push(grid.job_with(format!("{name}@{f:.1}"), &with_rate)?);
         }
     }
-    let reports = run_jobs(ctx, &jobs)?;
-    let fractions = fractions(ctx);
+    Ok(jobs)
+}
+
+fn accuracy(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+    let fractions: Vec<f64> = grid.param("fractions")?;
+    // The cases in order, each with its points: (offered load, configuration).
+    let mut cases: Vec<(String, Vec<(f64, Config)>)> = Vec::new();
+    for chunk in jobs.chunks(fractions.len()) {
+        let name = chunk[0].id.split_once('@').map_or("", |(n, _)| n);
+        let points = chunk
+            .iter()
+            .zip(&fractions)
+            .map(|(job, f)| (f * ideal_throughput(&job.config), job.config.clone()))
+            .collect();
+        cases.push((name.to_string(), points));
+    }
+    let reports = ctx.run(jobs)?;
     let mut files = Vec::new();
     let mut text = String::from(
         "mean packet latency, cycles: simulated / predicted (error) / predicted without the \
@@ -169,7 +125,7 @@ fn accuracy(ctx: &Context) -> CliResult<Outcome> {
                 .flatten();
             let predicted = |correction| {
                 predict(config, &PredictOptions::new(correction))
-                    .map_err(|e| CliError::Input(e.to_string()))
+                    .map_err(|e| Error::Input(e.to_string()))
             };
             let with = predicted(true)?;
             let without = predicted(false)?;
@@ -220,7 +176,7 @@ fn accuracy(ctx: &Context) -> CliResult<Outcome> {
         };
         let stem = name.replace([',', ' '], "-").replace("--", "-");
         files.extend(tailback_plot::lines(
-            &ctx.out.join(&stem),
+            &ctx.out().join(&stem),
             &format!("Predicted and simulated latency: {name}"),
             "offered load (flits/node/cycle)",
             "mean packet latency (cycles)",
@@ -232,7 +188,7 @@ fn accuracy(ctx: &Context) -> CliResult<Outcome> {
             YScale::Linear,
         )?);
     }
-    let path = ctx.out.join("accuracy.txt");
+    let path = ctx.out().join("accuracy.txt");
     std::fs::write(&path, &text).map_err(anyhow::Error::from)?;
     files.push(path);
     print!("{text}");
@@ -281,7 +237,7 @@ fn accuracy(ctx: &Context) -> CliResult<Outcome> {
     Ok(Outcome { comparisons, files })
 }
 
-/// The reconfigurable network of the seed's evaluation: a 4x4 torus, traffic whose pairs change
+/// The reconfigurable network of the paper's evaluation: a 4x4 torus, traffic whose pairs change
 /// every interval, express links added each interval on the previous interval's heaviest pairs.
 const RECONFIG_RADIX: usize = 4;
 /// Interval between reconfigurations, cycles.
@@ -385,10 +341,9 @@ pub fn torus_with_express_links(radix: usize, express: &[(usize, usize)]) -> Str
 /// The reconfiguration study: one run of the base torus writes its trace; for every interval and
 /// every number of express links, the predictor estimates the latency of that interval's packets
 /// on the reconfigured network, and the simulator replays them on it.
-fn reconfig(ctx: &Context) -> CliResult<Outcome> {
-    let table = parse_table(BASE, "experiments/predictor/base.toml")?;
-    let intervals = if ctx.quick { 4 } else { 8 };
-    std::fs::create_dir_all(&ctx.out).map_err(anyhow::Error::from)?;
+fn reconfig(ctx: &Context, grid: &Grid, _: &[Job]) -> Result<Outcome> {
+    let intervals: usize = grid.param("intervals")?;
+    std::fs::create_dir_all(ctx.out()).map_err(anyhow::Error::from)?;
     // Random pairs at 0.4 flits/node/cycle, a new pairing every second interval: the traffic
     // has the temporal locality reconfiguration relies on (links placed on an interval's pairs
     // serve the next one half the time).
@@ -398,31 +353,28 @@ fn reconfig(ctx: &Context) -> CliResult<Outcome> {
     );
     let phases = format!("traffic.phases=[{}]", vec![phase; intervals / 2].join(", "));
     // The base network is the torus without express links, routed by the same tables.
-    let plain = ctx.out.join("torus.topo");
+    let plain = ctx.out().join("torus.topo");
     std::fs::write(&plain, torus_with_express_links(RECONFIG_RADIX, &[]))
         .map_err(anyhow::Error::from)?;
     let plain_file = format!("topology.file={:?}", plain.display().to_string());
-    let base = configure(
-        &table,
-        &[
-            "topology.kind=file",
-            plain_file.as_str(),
-            "topology.deadlock_check=warn",
-            phases.as_str(),
-            "traffic.repeat_phases=false",
-            "sim.warmup_cycles=0",
-            &format!(
-                "sim.measure_cycles={}",
-                RECONFIG_INTERVAL * intervals as u64
-            ),
-        ],
-    )?;
-    let base_trace = ctx.out.join("base.trace");
+    let base = grid.configure(&[
+        "topology.kind=file".to_string(),
+        plain_file,
+        "topology.deadlock_check=warn".to_string(),
+        phases,
+        "traffic.repeat_phases=false".to_string(),
+        "sim.warmup_cycles=0".to_string(),
+        format!(
+            "sim.measure_cycles={}",
+            RECONFIG_INTERVAL * intervals as u64
+        ),
+    ])?;
+    let base_trace = ctx.out().join("base.trace");
     let out = trace::create(&base_trace).map_err(anyhow::Error::from)?;
     let (_, written) = tailback_core::run_traced(&base, u64::MAX, |_| {}, out)?;
     written.map_err(anyhow::Error::from)?;
     let records = trace::read(&base_trace, RECONFIG_RADIX * RECONFIG_RADIX)
-        .map_err(|e| CliError::Failed(e.into()))?;
+        .map_err(|e| Error::Failed(e.into()))?;
     let slice = |k: usize| -> Vec<TraceRecord> {
         let (start, end) = (
             k as u64 * RECONFIG_INTERVAL,
@@ -441,7 +393,7 @@ fn reconfig(ctx: &Context) -> CliResult<Outcome> {
     let mut cases = Vec::new();
     for k in 1..intervals {
         let packets = slice(k);
-        let slice_path = ctx.out.join(format!("interval-{k}.trace"));
+        let slice_path = ctx.out().join(format!("interval-{k}.trace"));
         let mut file = trace::create(&slice_path).map_err(anyhow::Error::from)?;
         for r in &packets {
             r.write_line(&mut file).map_err(anyhow::Error::from)?;
@@ -450,7 +402,7 @@ fn reconfig(ctx: &Context) -> CliResult<Outcome> {
         let previous = slice(k - 1);
         for n in RECONFIG_LINKS {
             let links = place_express_links(&previous, RECONFIG_RADIX, n);
-            let topo = ctx.out.join(format!("interval-{k}-links-{n}.topo"));
+            let topo = ctx.out().join(format!("interval-{k}-links-{n}.topo"));
             std::fs::write(&topo, torus_with_express_links(RECONFIG_RADIX, &links))
                 .map_err(anyhow::Error::from)?;
             let sets = [
@@ -460,14 +412,13 @@ fn reconfig(ctx: &Context) -> CliResult<Outcome> {
                 "traffic.process=trace".to_string(),
                 format!("traffic.trace_file={:?}", slice_path.display().to_string()),
             ];
-            let refs: Vec<&str> = sets.iter().map(String::as_str).collect();
-            let config = configure(&table, &refs)?;
+            let config = grid.configure(&sets)?;
             let id = format!("interval {k}, {n} link(s)");
             jobs.push(Job::new(id.clone(), config.clone()));
             cases.push((k, n, id, config));
         }
     }
-    let reports = run_jobs(ctx, &jobs)?;
+    let reports = ctx.run(&jobs)?;
     let mut text = format!(
         "4x4 torus, random pairs at 0.4 flits/node/cycle re-drawn every {} cycles; express \
          links placed every {RECONFIG_INTERVAL} cycles on the previous interval's heaviest \
@@ -487,7 +438,7 @@ fn reconfig(ctx: &Context) -> CliResult<Outcome> {
         text.push_str(&format!("{k:<10}"));
         for (_, n, id, config) in cases.iter().filter(|c| c.0 == k) {
             let estimated = predict(config, &PredictOptions::new(true))
-                .map_err(|e| CliError::Input(e.to_string()))?
+                .map_err(|e| Error::Input(e.to_string()))?
                 .latency
                 .mean;
             let summary = &reports[id].summary;
@@ -515,7 +466,7 @@ fn reconfig(ctx: &Context) -> CliResult<Outcome> {
         text.push_str(&format!("{:>20}", format!("{:.1} / {:.1}", e / c, m / c)));
     }
     text.push('\n');
-    let path = ctx.out.join("reconfiguration.txt");
+    let path = ctx.out().join("reconfiguration.txt");
     std::fs::write(&path, &text).map_err(anyhow::Error::from)?;
     print!("{text}");
     let mean = |n: usize| {

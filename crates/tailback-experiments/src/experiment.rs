@@ -1,0 +1,94 @@
+//! An experiment: where it comes from, its grid, and how it runs.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use tailback_core::stats::RunReport;
+
+use crate::Result;
+use crate::grid::{Folder, Grid};
+use crate::outcome::Outcome;
+use crate::runner::{self, Job, RunOptions};
+
+/// One reproducible experiment.
+pub struct Experiment {
+    /// Name used on the command line.
+    pub name: &'static str,
+    /// What it reproduces.
+    pub title: &'static str,
+    /// Where the original is: authors, venue, figure.
+    pub source: &'static str,
+    /// Its folder under `experiments/`, whose `grids.toml` describes its jobs.
+    pub folder: &'static Folder,
+    /// The jobs known before any simulation runs (usually the grid's); stages that depend on
+    /// earlier results (a parameter search's confirmation runs, a trace's replays) are built
+    /// by `run`.
+    pub jobs: fn(&Grid) -> Result<Vec<Job>>,
+    /// Runs the jobs and analyses them.
+    pub run: fn(&Context, &Grid, &[Job]) -> Result<Outcome>,
+}
+
+impl Experiment {
+    /// An experiment whose jobs are exactly its grid's.
+    pub fn on_grid(
+        name: &'static str,
+        title: &'static str,
+        source: &'static str,
+        folder: &'static Folder,
+        run: fn(&Context, &Grid, &[Job]) -> Result<Outcome>,
+    ) -> Experiment {
+        Experiment {
+            name,
+            title,
+            source,
+            folder,
+            jobs: Grid::jobs,
+            run,
+        }
+    }
+
+    /// Its grid, full or quick.
+    pub fn grid(&self, quick: bool) -> Result<Grid> {
+        self.folder.grid(self.name, quick)
+    }
+
+    /// The jobs known before any simulation runs, full or quick.
+    pub fn plan(&self, quick: bool) -> Result<Vec<Job>> {
+        (self.jobs)(&self.grid(quick)?)
+    }
+
+    /// Runs the experiment and analyses it.
+    pub fn execute(&self, ctx: &Context) -> Result<Outcome> {
+        let grid = self.grid(ctx.quick)?;
+        let jobs = (self.jobs)(&grid)?;
+        (self.run)(ctx, &grid, &jobs)
+    }
+}
+
+/// Where and how an experiment runs.
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// Output directory, threads, resume and donors of its runs.
+    pub runs: RunOptions,
+    /// Short runs and fewer points: a pipeline check, not a reproduction.
+    pub quick: bool,
+}
+
+impl Context {
+    /// The output directory.
+    pub fn out(&self) -> &Path {
+        &self.runs.out
+    }
+
+    /// The same context writing its runs to the subdirectory `name`.
+    pub fn within(&self, name: &str) -> Context {
+        let mut sub = self.clone();
+        sub.runs.out = self.runs.out.join(name);
+        sub
+    }
+
+    /// Runs `jobs` in the output directory; returns every report by job id.
+    pub fn run(&self, jobs: &[Job]) -> Result<BTreeMap<String, RunReport>> {
+        runner::run_jobs(&self.runs, jobs, None)
+    }
+}

@@ -1,0 +1,25 @@
+//! Reproductions of published figures and tables, and the runner behind them and sweeps.
+//!
+//! An experiment is a set of simulation jobs described as data under `experiments/` (base
+//! configurations and a `grids.toml`, embedded in the binary; see [`grid`]), run in parallel
+//! with results written as they finish (resumable; see [`runner`]), then analysed: it writes
+//! plots and tables and compares the paper's numbers with ours.
+
+pub mod error;
+mod experiment;
+pub mod files;
+pub mod grid;
+mod outcome;
+mod papers;
+pub mod runner;
+
+pub use error::{Error, Result};
+pub use experiment::{Context, Experiment};
+pub use grid::{Folder, Grid};
+pub use outcome::{Comparison, Outcome, table};
+pub use runner::{Job, RunOptions};
+
+/// Every experiment, in catalogue order.
+pub fn all() -> Vec<Experiment> {
+    papers::all()
+}

@@ -1,0 +1,17 @@
+//! One module per paper: its experiments, the analysis of their runs and their plots.
+
+mod entropy;
+mod nifdy;
+mod predictor;
+mod self_tuned;
+
+use crate::Experiment;
+
+/// Every experiment, in catalogue order.
+pub fn all() -> Vec<Experiment> {
+    let mut all = self_tuned::experiments();
+    all.extend(entropy::experiments());
+    all.extend(nifdy::experiments());
+    all.extend(predictor::experiments());
+    all
+}
