@@ -1,4 +1,4 @@
-//! The analytical congestion predictor (Heirman, Dambre and Van Campenhout; seed 003): packet
+//! The analytical congestion predictor (Heirman, Dambre and Van Campenhout, Ghent University): packet
 //! latency from queueing theory instead of simulation.
 //!
 //! Every channel (each node's injection channel and each router output port, ejection ports

@@ -43,6 +43,9 @@ impl Fabric for RouterSet {
         !self.active.is_empty()
     }
 
+    // Kept out of the cycle loop: inlined there, the optimiser lays the router step out less
+    // well (about 1.5% more instructions on torus16, depending on unrelated code nearby).
+    #[inline(never)]
     fn step<C: CongestionControl>(&mut self, cx: &mut StepContext<'_, C>) {
         self.step_all(cx);
         self.recover_deadlocks(cx);
