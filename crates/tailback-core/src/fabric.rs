@@ -17,7 +17,7 @@ pub use crate::router::RouterSet;
 use crate::config::Config;
 use crate::event::{FlitArrival, Wheel};
 use crate::flit::Flit;
-use crate::hooks::{Arrivals, CongestionControl, Context, Outbox, Timers};
+use crate::hooks::{CongestionControl, Context, HookState};
 use crate::ids::PortId;
 use crate::packet::PacketSlab;
 use crate::routing::Routing;
@@ -54,24 +54,15 @@ pub(crate) struct StepContext<'a, C> {
     pub(crate) control: &'a mut C,
     /// Router-to-router flit traversals so far.
     pub(crate) flit_hops: &'a mut u64,
-    pub(crate) outbox: &'a mut Outbox,
-    pub(crate) timers: &'a mut Timers,
-    pub(crate) arrivals: &'a mut Arrivals,
+    /// What hooks act on.
+    pub(crate) hooks: &'a mut HookState,
 }
 
 impl<C> StepContext<'_, C> {
     /// The hook context, and the mechanism.
     #[inline]
     pub(crate) fn hook(&mut self) -> (Context<'_>, &mut C) {
-        (
-            Context {
-                now: self.now,
-                outbox: self.outbox,
-                timers: self.timers,
-                arrivals: self.arrivals,
-            },
-            self.control,
-        )
+        (self.hooks.context(self.now), self.control)
     }
 }
 

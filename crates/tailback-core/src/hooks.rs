@@ -225,6 +225,28 @@ impl Arrivals {
     }
 }
 
+/// The engine's state behind every hook [`Context`]: the outbox, the timers and the arrivals
+/// queues, owned by the simulation and lent to each hook call.
+#[derive(Debug, Default)]
+pub(crate) struct HookState {
+    pub(crate) outbox: Outbox,
+    pub(crate) timers: Timers,
+    pub(crate) arrivals: Arrivals,
+}
+
+impl HookState {
+    /// The context of a hook called in cycle `now`.
+    #[inline]
+    pub(crate) fn context(&mut self, now: u64) -> Context<'_> {
+        Context {
+            now,
+            outbox: &mut self.outbox,
+            timers: &mut self.timers,
+            arrivals: &mut self.arrivals,
+        }
+    }
+}
+
 /// What every hook may use besides its arguments.
 pub struct Context<'a> {
     /// The current cycle.

@@ -22,7 +22,7 @@ use crate::bitset::{bits32, next_after_32};
 use crate::config::{Config, Multiplexing};
 use crate::event::{FlitArrival, VcSlots, Wheel};
 use crate::flit::Flit;
-use crate::hooks::{Arrivals, Arrived, CongestionControl, Context, Flows, Outbox, Timers};
+use crate::hooks::{Arrived, CongestionControl, Context, Flows, HookState};
 use crate::ids::NodeId;
 use crate::packet::{LogicalNetwork, Packet, PacketSlab};
 use crate::stats::Collector;
@@ -77,24 +77,15 @@ pub(crate) struct NicContext<'a, C> {
     pub(crate) credits: &'a mut Wheel<u32>,
     pub(crate) control: &'a mut C,
     pub(crate) stats: &'a mut Collector,
-    pub(crate) outbox: &'a mut Outbox,
-    pub(crate) timers: &'a mut Timers,
-    pub(crate) arrivals: &'a mut Arrivals,
+    /// What hooks act on.
+    pub(crate) hooks: &'a mut HookState,
 }
 
 impl<C> NicContext<'_, C> {
     /// The hook context, and the mechanism.
     #[inline]
     fn hook(&mut self) -> (Context<'_>, &mut C) {
-        (
-            Context {
-                now: self.now,
-                outbox: self.outbox,
-                timers: self.timers,
-                arrivals: self.arrivals,
-            },
-            self.control,
-        )
+        (self.hooks.context(self.now), self.control)
     }
 }
 
@@ -370,7 +361,7 @@ impl NicSet {
         if nic.rx.is_empty() {
             return;
         }
-        if self.processor && !cx.arrivals.has_room(NodeId::new(node)) {
+        if self.processor && !cx.hooks.arrivals.has_room(NodeId::new(node)) {
             // Control packets go to the mechanism whatever the arrivals queue holds.
             let control_first = nic
                 .rx
@@ -433,7 +424,7 @@ impl NicSet {
                 let packet = *packet;
                 let (mut hook, control) = cx.hook();
                 if control.on_arrival(&mut hook, node_id, &packet, Arrived(slot)) {
-                    cx.arrivals.hand_over(node_id, Arrived(slot));
+                    cx.hooks.arrivals.hand_over(node_id, Arrived(slot));
                 }
             } else {
                 let packet = cx.packets.remove(slot);

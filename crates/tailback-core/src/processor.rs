@@ -16,7 +16,7 @@ use std::collections::{BinaryHeap, VecDeque};
 use rand::RngExt;
 
 use crate::config::ProcessorConfig;
-use crate::hooks::{Arrivals, CongestionControl, Context, Outbox, Timers};
+use crate::hooks::{CongestionControl, HookState};
 use crate::ids::NodeId;
 use crate::nic::NicSet;
 use crate::packet::PacketSlab;
@@ -56,9 +56,8 @@ pub(crate) struct ProcessorContext<'a, C> {
     pub(crate) packets: &'a mut PacketSlab,
     pub(crate) stats: &'a mut Collector,
     pub(crate) control: &'a mut C,
-    pub(crate) outbox: &'a mut Outbox,
-    pub(crate) timers: &'a mut Timers,
-    pub(crate) arrivals: &'a mut Arrivals,
+    /// What hooks act on.
+    pub(crate) hooks: &'a mut HookState,
 }
 
 impl ProcessorSet {
@@ -138,16 +137,11 @@ impl Processor {
                 .rng
                 .random_range(1..=2 * u64::from(s.nonresponsive_cycles));
         }
-        let took = if let Some(slot) = cx.arrivals.take(node) {
+        let took = if let Some(slot) = cx.hooks.arrivals.take(node) {
             cx.nics.arrival_taken(node);
             let packet = cx.packets.remove(slot);
             cx.stats.on_delivered(&packet, cx.now);
-            let mut hook = Context {
-                now: cx.now,
-                outbox: cx.outbox,
-                timers: cx.timers,
-                arrivals: cx.arrivals,
-            };
+            let mut hook = cx.hooks.context(cx.now);
             cx.control
                 .on_delivered(&mut hook, NodeId::new(node), &packet);
             s.receive_overhead

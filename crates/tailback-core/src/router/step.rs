@@ -6,7 +6,7 @@ use crate::bitset::{bits32, bits64};
 use crate::config::AllocatorKind;
 use crate::event::FlitArrival;
 use crate::fabric::StepContext;
-use crate::hooks::{BufferEvent, CongestionControl, Context, ForwardEvent};
+use crate::hooks::{BufferEvent, CongestionControl, ForwardEvent};
 use crate::ids::{NodeId, RouterId};
 
 /// The router being evaluated: its index and its global port range.
@@ -267,12 +267,7 @@ impl RouterSet {
                     out_credits: u32::from(self.ovc[out_slot].credits),
                     out_capacity: capacity,
                 };
-                let mut hook = Context {
-                    now,
-                    outbox: cx.outbox,
-                    timers: cx.timers,
-                    arrivals: cx.arrivals,
-                };
+                let mut hook = cx.hooks.context(now);
                 cx.control.on_forward(&mut hook, event, packet);
             }
         }

@@ -19,7 +19,7 @@ use std::path::Path;
 use crate::config::{Choice, Config, ConfigError, ConfigIssue, DEFAULT_RAMP_SLOPE, ProcessKind};
 use crate::event::{FlitArrival, VcSlots, Wheel};
 use crate::fabric::{Fabric, StepContext};
-use crate::hooks::{Arrivals, BufferEvent, CongestionControl, Context, NoControl, Outbox, Timers};
+use crate::hooks::{Arrivals, BufferEvent, CongestionControl, HookState, NoControl};
 use crate::ids::{NodeId, RouterId};
 use crate::nic::{NicContext, NicSet};
 use crate::packet::{LogicalNetwork, PacketSlab};
@@ -101,12 +101,9 @@ pub struct Simulation<C: CongestionControl = NoControl, F: Fabric = RouterSet> {
     nics: NicSet,
     /// The processors behind the NICs, when modelled.
     processors: Option<ProcessorSet>,
-    /// Their arrivals queues (none without processors).
-    arrivals: Arrivals,
-    /// Control packets the mechanism sent and the NICs have not taken yet.
-    outbox: Outbox,
-    /// The mechanism's wake-up calls.
-    timers: Timers,
+    /// What the mechanism's hooks act on: control packets it sent that the NICs have not
+    /// taken yet, its wake-up calls, and the processors' arrivals queues.
+    hooks: HookState,
     packets: PacketSlab,
     flit_wheel: Wheel<FlitArrival>,
     credit_wheel: Wheel<u32>,
@@ -219,9 +216,10 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             workload,
             slots: nics.slots(),
             fabric,
-            arrivals,
-            outbox: Outbox::default(),
-            timers: Timers::default(),
+            hooks: HookState {
+                arrivals,
+                ..HookState::default()
+            },
             nics,
             processors,
             packets: PacketSlab::default(),
@@ -277,8 +275,8 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         let now = self.now;
         self.deliver_arrivals(now);
         self.create_packets(now);
-        self.outbox.now = now;
-        if self.timers.next_due() <= now {
+        self.hooks.outbox.now = now;
+        if self.hooks.timers.next_due() <= now {
             self.fire_timers(now);
         }
         if let Some(processors) = &mut self.processors {
@@ -288,9 +286,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                 packets: &mut self.packets,
                 stats: &mut self.stats,
                 control: &mut self.control,
-                outbox: &mut self.outbox,
-                timers: &mut self.timers,
-                arrivals: &mut self.arrivals,
+                hooks: &mut self.hooks,
             });
             self.post_control_packets();
         }
@@ -304,9 +300,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                 credits: &mut self.credit_wheel,
                 control: &mut self.control,
                 stats: &mut self.stats,
-                outbox: &mut self.outbox,
-                timers: &mut self.timers,
-                arrivals: &mut self.arrivals,
+                hooks: &mut self.hooks,
             });
             self.hand_control_packets(now);
             self.post_control_packets();
@@ -320,21 +314,14 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                 credits: &mut self.credit_wheel,
                 control: &mut self.control,
                 flit_hops: &mut self.flit_hops,
-                outbox: &mut self.outbox,
-                timers: &mut self.timers,
-                arrivals: &mut self.arrivals,
+                hooks: &mut self.hooks,
             };
             self.fabric.step(&mut cx);
             self.post_control_packets();
         }
         if C::PER_CYCLE {
             let view = NetworkView::new(&self.fabric, &self.topology, &self.routing, now);
-            let mut cx = Context {
-                now,
-                outbox: &mut self.outbox,
-                timers: &mut self.timers,
-                arrivals: &mut self.arrivals,
-            };
+            let mut cx = self.hooks.context(now);
             self.control.end_of_cycle(&mut cx, &view);
             self.post_control_packets();
         }
@@ -596,13 +583,8 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
     /// Runs the mechanism's timers due by `now`; each wakes its node's NIC.
     fn fire_timers(&mut self, now: u64) {
         let view = NetworkView::new(&self.fabric, &self.topology, &self.routing, now);
-        while let Some(node) = self.timers.pop_due(now) {
-            let mut cx = Context {
-                now,
-                outbox: &mut self.outbox,
-                timers: &mut self.timers,
-                arrivals: &mut self.arrivals,
-            };
+        while let Some(node) = self.hooks.timers.pop_due(now) {
+            let mut cx = self.hooks.context(now);
             self.control.on_timer(&mut cx, &view, NodeId::new(node));
             self.nics.wake(node);
         }
@@ -611,7 +593,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
 
     /// Moves the control packets the mechanism sent into their source NICs.
     fn post_control_packets(&mut self) {
-        for sent in self.outbox.packets.drain(..) {
+        for sent in self.hooks.outbox.packets.drain(..) {
             self.nics.enqueue(sent.src.index(), sent.packet);
         }
     }
@@ -621,12 +603,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         let mut inbox = std::mem::take(&mut self.nics.control_inbox);
         for &(node, slot) in &inbox {
             let packet = self.packets.remove(slot);
-            let mut cx = Context {
-                now,
-                outbox: &mut self.outbox,
-                timers: &mut self.timers,
-                arrivals: &mut self.arrivals,
-            };
+            let mut cx = self.hooks.context(now);
             self.control
                 .on_control(&mut cx, NodeId::new(node as usize), &packet);
         }
@@ -650,7 +627,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             .creations
             .peek()
             .map_or(NEVER, |Reverse((t, _))| *t)
-            .min(self.timers.next_due());
+            .min(self.hooks.timers.next_due());
         if next > self.now {
             self.now = next.min(limit).min(self.recorder.next_due());
         }
@@ -671,12 +648,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                         capacity: self.fabric.buffer_credits(),
                         out_port: None,
                     };
-                    let mut cx = Context {
-                        now,
-                        outbox: &mut self.outbox,
-                        timers: &mut self.timers,
-                        arrivals: &mut self.arrivals,
-                    };
+                    let mut cx = self.hooks.context(now);
                     self.control.on_enqueue(&mut cx, event);
                 }
             } else if to < slots.recovery_base as usize {
