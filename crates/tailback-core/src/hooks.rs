@@ -290,13 +290,6 @@ impl Flows {
         self.len += 1;
     }
 
-    /// The first packet of every flow, by destination.
-    pub fn heads(&self) -> impl Iterator<Item = &Offered> {
-        self.queues
-            .values()
-            .filter_map(|q| q.front().map(|(_, p)| p))
-    }
-
     /// The destination of the flow whose first packet arrived earliest among those `eligible`
     /// accepts.
     pub fn oldest_where(&self, mut eligible: impl FnMut(&Offered) -> bool) -> Option<u32> {

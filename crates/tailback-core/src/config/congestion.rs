@@ -64,14 +64,6 @@ impl CongestionConfig {
             CongestionConfig::NifdyBuffersOnly(_) => Mechanism::NifdyBuffersOnly,
         }
     }
-
-    /// NIFDY's settings, with or without its protocol.
-    pub fn nifdy(&self) -> Option<&NifdyConfig> {
-        match self {
-            CongestionConfig::Nifdy(n) | CongestionConfig::NifdyBuffersOnly(n) => Some(n),
-            _ => None,
-        }
-    }
 }
 
 impl CongestionConfig {

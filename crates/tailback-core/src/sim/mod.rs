@@ -600,6 +600,9 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
 
     /// Hands the control packets that reached their destinations this cycle to the mechanism.
     fn hand_control_packets(&mut self, now: u64) {
+        if self.nics.control_inbox.is_empty() {
+            return;
+        }
         let mut inbox = std::mem::take(&mut self.nics.control_inbox);
         for &(node, slot) in &inbox {
             let packet = self.packets.remove(slot);
