@@ -84,21 +84,6 @@ pub struct ForwardEvent {
     pub out_capacity: u32,
 }
 
-/// What a mechanism reports about itself for time series.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Gauges {
-    /// Current congestion threshold, if the mechanism has one.
-    pub threshold: Option<f64>,
-    /// Current congestion estimate the threshold is compared with.
-    pub estimate: Option<f64>,
-    /// Node-cycles in which a node with a waiting packet was refused injection, since the start.
-    pub throttled_node_cycles: u64,
-    /// Valid (nonempty) router input buffers per router, if the mechanism counts them.
-    pub valid_per_router: Option<f64>,
-    /// Fraction of nodes whose throttling mode is on, if the mechanism has such a mode.
-    pub throttled_nodes: Option<f64>,
-}
-
 /// A control packet a mechanism sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ControlPacket {
@@ -352,6 +337,9 @@ pub trait CongestionControl {
     /// [`next_packet`](Self::next_packet) which to send; otherwise a NIC sends its requests in
     /// the order they were created.
     const FLOWS: bool = false;
+    /// Names (snake case) of the values the mechanism reports in every time-series row
+    /// ([`gauges`](Self::gauges)): columns of the series after the engine's own.
+    const GAUGES: &'static [&'static str] = &[];
 
     /// Packets a NIC's flows may hold before the processor (or source) must wait, given the
     /// configured source-queue limit (only if `FLOWS`).
@@ -444,10 +432,15 @@ pub trait CongestionControl {
         Ok(())
     }
 
-    /// The mechanism's state for time series.
-    fn gauges(&self) -> Gauges {
-        Gauges::default()
+    /// Node-cycles in which a node with a waiting packet was refused injection, since the
+    /// start (the time series' `throttled_fraction`).
+    fn throttled_node_cycles(&self) -> u64 {
+        0
     }
+
+    /// The current value of each of [`GAUGES`](Self::GAUGES), in order (`None`: undefined
+    /// now). Called once per time-series window.
+    fn gauges(&self, _values: &mut [Option<f64>]) {}
 }
 
 /// No congestion management: every hook keeps its default.

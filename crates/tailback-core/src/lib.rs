@@ -52,7 +52,8 @@ mod router;
 
 use std::io::{self, Write};
 
-use config::{Config, ConfigError, CongestionConfig};
+use config::{Config, ConfigError};
+use congestion::registry::{Registered, WithMechanism};
 use sim::Progress;
 use sim::Simulation;
 use stats::RunReport;
@@ -89,33 +90,30 @@ fn run_with(
     trace: Option<Box<dyn Write + Send>>,
 ) -> Result<(RunReport, io::Result<u64>), ConfigError> {
     let cfg = &cfg.normalized()?;
-    match &cfg.congestion {
-        CongestionConfig::None => Ok(drive(Simulation::new(cfg)?, every, observer, trace)),
-        CongestionConfig::Alo => Ok(drive(
-            Simulation::with_control(cfg, congestion::Alo::new())?,
-            every,
-            observer,
-            trace,
-        )),
-        CongestionConfig::SelfTuned(settings) => {
-            let sim = Simulation::build(cfg, |topology, _| {
-                congestion::SelfTuned::new(settings, topology, cfg.router.vcs)
-            })?;
-            Ok(drive(sim, every, observer, trace))
-        }
-        CongestionConfig::Entropy(settings) => {
-            let sim = Simulation::build(cfg, |topology, _| {
-                congestion::EntropyThrottling::new(settings, topology, cfg.seed)
-            })?;
-            Ok(drive(sim, every, observer, trace))
-        }
-        CongestionConfig::Nifdy(_) | CongestionConfig::NifdyBuffersOnly(_) => {
-            let sim = Simulation::build(cfg, |topology, _| {
-                congestion::Nifdy::from_config(cfg, topology.node_count())
-                    .expect("NIFDY configs carry NIFDY settings")
-            })?;
-            Ok(drive(sim, every, observer, trace))
-        }
+    cfg.congestion.apply(Run {
+        cfg,
+        every,
+        observer,
+        trace,
+    })
+}
+
+/// A run of the configured mechanism.
+struct Run<'a, O> {
+    cfg: &'a Config,
+    every: u64,
+    observer: O,
+    trace: Option<Box<dyn Write + Send>>,
+}
+
+impl<O: FnMut(&Progress)> WithMechanism for Run<'_, O> {
+    type Output = Result<(RunReport, io::Result<u64>), ConfigError>;
+
+    fn apply<R: Registered>(self, _: &'static str, settings: &R::Settings) -> Self::Output {
+        let sim = Simulation::build(self.cfg, |topology, _| {
+            R::build(settings, self.cfg, topology)
+        })?;
+        Ok(drive(sim, self.every, self.observer, self.trace))
     }
 }
 

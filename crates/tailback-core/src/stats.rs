@@ -7,6 +7,10 @@
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
+mod gauges;
+
+pub use gauges::Gauges;
+
 use crate::packet::{LogicalNetwork, Packet};
 use crate::trace::TraceRecord;
 use crate::traffic::Offered;
@@ -115,22 +119,16 @@ pub struct SeriesRow {
     pub full_buffers: u64,
     /// Fraction of node-cycles in which a node with a waiting packet was throttled.
     pub throttled_fraction: f64,
-    /// The mechanism's threshold at the end of the window, if it has one.
-    pub threshold: Option<f64>,
-    /// The mechanism's congestion estimate at the end of the window, if it has one.
-    pub estimate: Option<f64>,
     /// Deadlock recoveries started during the window.
     pub deadlock_recoveries: u64,
     /// Mean latency (creation to delivery) of the packets delivered during the window.
     #[serde(default)]
     pub latency: Option<f64>,
-    /// Valid router input buffers per router at the end of the window, if the mechanism counts
-    /// them (entropy throttling).
-    #[serde(default)]
-    pub valid_per_router: Option<f64>,
-    /// Fraction of nodes in throttling mode at the end of the window, if the mechanism has one.
-    #[serde(default)]
-    pub throttled_nodes: Option<f64>,
+    /// The congestion mechanism's named values at the end of the window (self-tuned: its
+    /// `threshold` and `estimate`; entropy throttling: also `valid_per_router` and
+    /// `throttled_nodes`), written as further fields of the row.
+    #[serde(flatten)]
+    pub gauges: Gauges,
 }
 
 /// Injection waves in a time series: rows in which the packets in flight rose by more than a

@@ -239,11 +239,11 @@ fn mobility_counts_stay_in_range() {
     let buffers_per_router = 5.0 * 3.0;
     let mut saw_congestion = false;
     for row in &report.series {
-        let ra = row.estimate.unwrap();
+        let ra = row.gauges.get("estimate").unwrap();
         assert!((0.0..=1.0).contains(&ra), "{row:?}");
-        let valid = row.valid_per_router.unwrap();
+        let valid = row.gauges.get("valid_per_router").unwrap();
         assert!((0.0..=buffers_per_router).contains(&valid), "{row:?}");
-        assert!((0.0..=1.0).contains(&row.throttled_nodes.unwrap()));
+        assert!((0.0..=1.0).contains(&row.gauges.get("throttled_nodes").unwrap()));
         saw_congestion |= ra < 0.9 && valid > 1.0;
     }
     assert!(saw_congestion, "the collective never congested the network");

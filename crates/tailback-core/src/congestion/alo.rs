@@ -5,9 +5,12 @@
 //! one useful channel has all its virtual channels free. A virtual channel is free when no
 //! packet holds it. Packets to the node itself are never held back.
 
+use super::registry::Registered;
 use crate::bitset::bits64;
-use crate::hooks::{CongestionControl, Context, Gauges};
+use crate::config::Config;
+use crate::hooks::{CongestionControl, Context};
 use crate::ids::{NodeId, PortId, RouterId};
+use crate::topology::Topology;
 use crate::traffic::Offered;
 use crate::view::NetworkView;
 
@@ -21,6 +24,17 @@ impl Alo {
     /// ALO with nothing throttled yet.
     pub fn new() -> Alo {
         Alo::default()
+    }
+}
+
+impl Registered for Alo {
+    type Settings = ();
+    type Control = Alo;
+
+    fn read(_: &crate::config::reader::Section<'_>) {}
+
+    fn build(_: &(), _: &Config, _: &Topology) -> Alo {
+        Alo::new()
     }
 }
 
@@ -60,10 +74,7 @@ impl CongestionControl for Alo {
         allowed
     }
 
-    fn gauges(&self) -> Gauges {
-        Gauges {
-            throttled_node_cycles: self.throttled_node_cycles,
-            ..Gauges::default()
-        }
+    fn throttled_node_cycles(&self) -> u64 {
+        self.throttled_node_cycles
     }
 }

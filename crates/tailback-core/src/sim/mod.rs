@@ -26,7 +26,7 @@ use crate::packet::{LogicalNetwork, PacketSlab};
 use crate::processor::{ProcessorContext, ProcessorSet};
 use crate::router::RouterSet;
 use crate::routing::Routing;
-use crate::stats::{Collector, RunReport, RunSummary, SeriesRow};
+use crate::stats::{Collector, Gauges, RunReport, RunSummary, SeriesRow};
 use crate::topology::Topology;
 use crate::trace::{TraceRecord, TraceSink};
 use crate::traffic::{NEVER, Offered, Program, Workload};
@@ -333,7 +333,8 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                     stats: &self.stats,
                     in_flight_packets: self.packets.live() as u64,
                     queued_packets: self.queued_packets(),
-                    gauges: self.control.gauges(),
+                    throttled_node_cycles: self.control.throttled_node_cycles(),
+                    gauges: self.gauges(),
                 },
             );
         }
@@ -569,6 +570,13 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             .filter_map(|n| self.workload.last_time(n))
             .max()
             .unwrap_or(0)
+    }
+
+    /// The mechanism's named values now.
+    fn gauges(&self) -> Gauges {
+        let mut values = vec![None; C::GAUGES.len()];
+        self.control.gauges(&mut values);
+        Gauges::new(C::GAUGES, &values)
     }
 
     /// Packets created and not yet injected: in NIC queues and processors' software queues.

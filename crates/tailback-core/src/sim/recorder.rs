@@ -2,9 +2,8 @@
 
 use crate::config::RecordConfig;
 use crate::fabric::Fabric;
-use crate::hooks::Gauges;
 use crate::ids::PortId;
-use crate::stats::{Collector, Occupancy, Pending, SeriesRow};
+use crate::stats::{Collector, Gauges, Occupancy, Pending, SeriesRow};
 use crate::topology::{Link, Topology};
 
 /// Cumulative counters at the start of the current window.
@@ -24,6 +23,8 @@ pub(super) struct Sample<'a> {
     pub(super) stats: &'a Collector,
     pub(super) in_flight_packets: u64,
     pub(super) queued_packets: u64,
+    /// The mechanism's refused node-cycles since the start.
+    pub(super) throttled_node_cycles: u64,
     pub(super) gauges: Gauges,
 }
 
@@ -109,7 +110,7 @@ impl Recorder {
             delivered_flits: sample.stats.delivered_flits,
             delivered_packets: sample.stats.delivered_packets,
             delivered_latency_sum: sample.stats.delivered_latency_sum,
-            throttled_node_cycles: sample.gauges.throttled_node_cycles,
+            throttled_node_cycles: sample.throttled_node_cycles,
             recoveries: sample.fabric.recoveries(),
         };
         let node_cycles = (self.nodes as u64 * self.window) as f64;
@@ -128,15 +129,12 @@ impl Recorder {
             throttled_fraction: (now.throttled_node_cycles - self.totals.throttled_node_cycles)
                 as f64
                 / node_cycles,
-            threshold: sample.gauges.threshold,
-            estimate: sample.gauges.estimate,
             deadlock_recoveries: now.recoveries - self.totals.recoveries,
             latency: (now.delivered_packets > self.totals.delivered_packets).then(|| {
                 (now.delivered_latency_sum - self.totals.delivered_latency_sum) as f64
                     / (now.delivered_packets - self.totals.delivered_packets) as f64
             }),
-            valid_per_router: sample.gauges.valid_per_router,
-            throttled_nodes: sample.gauges.throttled_nodes,
+            gauges: sample.gauges.clone(),
         });
         if self.pending_per_receiver {
             self.pending.push(Pending {

@@ -30,7 +30,10 @@ pub fn refresh_cycles(shape: &CubeShape) -> u32 {
 
 use rand::RngExt;
 
-use crate::hooks::{BufferEvent, CongestionControl, Context, Gauges};
+use super::registry::{Registered, require_cube};
+use crate::config::Config;
+use crate::config::reader::{Issues, Section};
+use crate::hooks::{BufferEvent, CongestionControl, Context};
 use crate::ids::{NodeId, RouterId};
 use crate::rng::{self, Purpose, StreamRng};
 use crate::topology::{CubeShape, Topology};
@@ -107,13 +110,32 @@ pub struct EntropyThrottling {
 }
 
 /// The entropy circuit's worst-case refresh on idle links (none with the ideal circuit).
-pub(super) fn staleness(settings: &EntropyConfig, cube: &CubeShape) -> Option<(String, u64)> {
-    (settings.circuit != EntropyCircuit::Ideal).then(|| {
-        (
-            "entropy circuit refresh, worst case on idle links".into(),
-            u64::from(refresh_cycles(cube)),
-        )
-    })
+impl Registered for EntropyThrottling {
+    type Settings = EntropyConfig;
+    type Control = EntropyThrottling;
+    const KEYS: &'static [&'static str] = &settings::KEYS;
+
+    fn read(s: &Section<'_>) -> EntropyConfig {
+        settings::read(s)
+    }
+
+    fn check(_: &EntropyConfig, name: &str, cfg: &Config, issues: &Issues) {
+        require_cube(name, cfg, issues);
+    }
+
+    fn staleness(entropy: &EntropyConfig, topology: &Topology) -> Option<(String, u64)> {
+        let cube = topology.cube()?;
+        (entropy.circuit != EntropyCircuit::Ideal).then(|| {
+            (
+                "entropy circuit refresh, worst case on idle links".into(),
+                u64::from(refresh_cycles(cube)),
+            )
+        })
+    }
+
+    fn build(entropy: &EntropyConfig, cfg: &Config, topology: &Topology) -> EntropyThrottling {
+        EntropyThrottling::new(entropy, topology, cfg.seed)
+    }
 }
 
 impl EntropyThrottling {
@@ -170,6 +192,12 @@ impl EntropyThrottling {
 impl CongestionControl for EntropyThrottling {
     const BUFFER_EVENTS: bool = true;
     const PER_CYCLE: bool = true;
+    const GAUGES: &'static [&'static str] = &[
+        "threshold",
+        "estimate",
+        "valid_per_router",
+        "throttled_nodes",
+    ];
 
     #[inline]
     fn may_start_injection(
@@ -253,20 +281,24 @@ impl CongestionControl for EntropyThrottling {
         self.throttled_nodes = on_count;
     }
 
-    fn gauges(&self) -> Gauges {
+    fn throttled_node_cycles(&self) -> u64 {
+        self.throttled_node_cycles
+    }
+
+    fn gauges(&self, values: &mut [Option<f64>]) {
         let (valid, active) = self.totals;
         let routers = self.profiles.len() as f64;
-        Gauges {
-            threshold: Some(f64::from(self.thresholds.0) / 100.0),
-            estimate: Some(if valid == 0 {
-                1.0
-            } else {
-                active as f64 / valid as f64
-            }),
-            throttled_node_cycles: self.throttled_node_cycles,
-            valid_per_router: Some(valid as f64 / routers),
-            throttled_nodes: Some(self.throttled_nodes as f64 / self.throttled.len() as f64),
-        }
+        let ratio = if valid == 0 {
+            1.0
+        } else {
+            active as f64 / valid as f64
+        };
+        values.copy_from_slice(&[
+            Some(f64::from(self.thresholds.0) / 100.0),
+            Some(ratio),
+            Some(valid as f64 / routers),
+            Some(self.throttled_nodes as f64 / self.throttled.len() as f64),
+        ]);
     }
 }
 

@@ -78,9 +78,9 @@ pub(crate) const KEYS: [&str; 7] = [
     "circuit",
 ];
 
-/// Reads the entropy throttling keys; with `chosen` (the mechanism is entropy throttling), a key
-/// that does not belong to the chosen model is a problem.
-pub(crate) fn read(s: &Section<'_>, chosen: bool) -> EntropyConfig {
+/// Reads the entropy throttling keys; a key that does not belong to the chosen model is a
+/// problem.
+pub(crate) fn read(s: &Section<'_>) -> EntropyConfig {
     let model = s.choice("model", EntropyModel::Base);
     let hysteresis = model != EntropyModel::Base;
     let guarded = matches!(model, EntropyModel::GtA | EntropyModel::GtX);
@@ -98,7 +98,7 @@ pub(crate) fn read(s: &Section<'_>, chosen: bool) -> EntropyConfig {
         ),
         ("guard_time", guarded, "the guard-time models (gt_a, gt_x)"),
     ] {
-        if chosen && s.has(key) && !applies {
+        if s.has(key) && !applies {
             s.problem(
                 key,
                 format!("only applies to {models}; model = \"{model}\""),

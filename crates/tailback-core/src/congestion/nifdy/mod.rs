@@ -32,6 +32,8 @@ mod receiver;
 mod sender;
 pub(crate) mod settings;
 
+use super::registry::Registered;
+use crate::config::reader::{Issues, Section};
 use crate::config::{Config, CongestionConfig, NifdyConfig};
 use crate::hooks::{Arrived, CongestionControl, Context, Flows, Inspection};
 #[cfg(doc)]
@@ -72,11 +74,16 @@ impl Nifdy {
     /// The units of `cfg`'s NIFDY mechanism (`nifdy` or `nifdy_buffers_only`, with its
     /// settings and a processor model) for `nodes` nodes; `None` for another mechanism.
     pub fn from_config(cfg: &Config, nodes: usize) -> Option<Nifdy> {
-        let (n, protocol) = match &cfg.congestion {
-            CongestionConfig::Nifdy(n) => (n, true),
-            CongestionConfig::NifdyBuffersOnly(n) => (n, false),
-            _ => return None,
-        };
+        match &cfg.congestion {
+            CongestionConfig::Nifdy(n) => Some(Nifdy::new(n, true, cfg, nodes)),
+            CongestionConfig::NifdyBuffersOnly(n) => Some(Nifdy::new(n, false, cfg, nodes)),
+            _ => None,
+        }
+    }
+
+    /// The units for `nodes` nodes with settings `n`, running the protocol or (`protocol`
+    /// false) only its buffers; the arrivals queues come from `cfg`'s processor model.
+    fn new(n: &NifdyConfig, protocol: bool, cfg: &Config, nodes: usize) -> Nifdy {
         let arrivals = cfg.processor.as_ref().map_or(0, |p| p.arrivals_packets);
         // Buffers only: the pool's share of the split, the arrivals queue the rest.
         let (pool, arrivals) = if protocol {
@@ -93,17 +100,64 @@ impl Nifdy {
             pool: pool.max(1),
             arrivals,
         };
-        Some(Nifdy {
+        Nifdy {
             protocol,
             settings,
             senders: (0..nodes).map(|_| Sender::default()).collect(),
             receivers: (0..nodes).map(|_| Receiver::new(&settings)).collect(),
-        })
+        }
+    }
+}
+
+impl Registered for Nifdy {
+    type Settings = NifdyConfig;
+    type Control = Nifdy;
+    const KEYS: &'static [&'static str] = &settings::KEYS;
+
+    fn read(s: &Section<'_>) -> NifdyConfig {
+        settings::read(s, false)
+    }
+
+    fn check(n: &NifdyConfig, name: &str, cfg: &Config, issues: &Issues) {
+        settings::check(n, name, cfg, issues);
+    }
+
+    fn describe(n: &NifdyConfig, _: &str) -> Option<String> {
+        Some(describe(n, true))
+    }
+
+    fn build(n: &NifdyConfig, cfg: &Config, topology: &crate::topology::Topology) -> Nifdy {
+        Nifdy::new(n, true, cfg, topology.node_count())
+    }
+}
+
+/// NIFDY's buffers with the protocol off (`mechanism = "nifdy_buffers_only"`).
+pub struct BuffersOnly;
+
+impl Registered for BuffersOnly {
+    type Settings = NifdyConfig;
+    type Control = Nifdy;
+    const KEYS: &'static [&'static str] = &settings::KEYS;
+
+    fn read(s: &Section<'_>) -> NifdyConfig {
+        settings::read(s, true)
+    }
+
+    fn check(n: &NifdyConfig, name: &str, cfg: &Config, issues: &Issues) {
+        settings::check(n, name, cfg, issues);
+    }
+
+    fn describe(n: &NifdyConfig, _: &str) -> Option<String> {
+        Some(describe(n, false))
+    }
+
+    fn build(n: &NifdyConfig, cfg: &Config, topology: &crate::topology::Topology) -> Nifdy {
+        Nifdy::new(n, false, cfg, topology.node_count())
     }
 }
 
 /// NIFDY's parameters in words (`protocol`: NIFDY itself, else its buffers only).
-pub(super) fn describe(n: &NifdyConfig, protocol: bool) -> String {
+fn describe(n: &NifdyConfig, protocol: bool) -> String {
     if protocol {
         format!(
             "NIFDY: o = {}, b = {}, d = {}, w = {}, {}-flit acks",

@@ -19,11 +19,14 @@
 
 pub(crate) mod settings;
 
+use super::registry::{Registered, require_cube};
 use super::sideband::{SideBand, Snapshot};
-use crate::hooks::{BufferEvent, CongestionControl, Context, Gauges};
+use crate::config::Config;
+use crate::config::reader::{Issues, Section};
+use crate::hooks::{BufferEvent, CongestionControl, Context};
 use crate::ids::NodeId;
 use crate::packet::Packet;
-use crate::topology::{CubeShape, Link, Topology};
+use crate::topology::{Link, Topology};
 use crate::traffic::Offered;
 use crate::view::NetworkView;
 use settings::{Estimate, FullBuffer, SelfTunedConfig, SidebandKind};
@@ -68,13 +71,34 @@ pub struct SelfTuned {
 
 /// The side-band's gather duration `g`: how old the totals a node learns can be (none with the
 /// ideal view).
-pub(super) fn staleness(settings: &SelfTunedConfig, cube: &CubeShape) -> Option<(String, u64)> {
-    (settings.sideband == SidebandKind::Dimensionwise).then(|| {
-        (
-            "side-band gather duration g".into(),
-            SideBand::gather_duration(cube, settings.hop_delay),
-        )
-    })
+impl Registered for SelfTuned {
+    type Settings = SelfTunedConfig;
+    type Control = SelfTuned;
+    const KEYS: &'static [&'static str] = &settings::KEYS;
+
+    fn read(s: &Section<'_>) -> SelfTunedConfig {
+        settings::read(s)
+    }
+
+    fn check(tuned: &SelfTunedConfig, name: &str, cfg: &Config, issues: &Issues) {
+        if require_cube(name, cfg, issues) {
+            settings::check(tuned, &cfg.topology, issues);
+        }
+    }
+
+    fn staleness(tuned: &SelfTunedConfig, topology: &Topology) -> Option<(String, u64)> {
+        let cube = topology.cube()?;
+        (tuned.sideband == SidebandKind::Dimensionwise).then(|| {
+            (
+                "side-band gather duration g".into(),
+                SideBand::gather_duration(cube, tuned.hop_delay),
+            )
+        })
+    }
+
+    fn build(tuned: &SelfTunedConfig, cfg: &Config, topology: &Topology) -> SelfTuned {
+        SelfTuned::new(tuned, topology, cfg.router.vcs)
+    }
 }
 
 impl SelfTuned {
@@ -186,6 +210,7 @@ impl SelfTuned {
 impl CongestionControl for SelfTuned {
     const BUFFER_EVENTS: bool = true;
     const PER_CYCLE: bool = true;
+    const GAUGES: &'static [&'static str] = &["threshold", "estimate"];
 
     fn may_start_injection(
         &mut self,
@@ -230,12 +255,11 @@ impl CongestionControl for SelfTuned {
         self.estimate = self.estimate_at(now + 1);
     }
 
-    fn gauges(&self) -> Gauges {
-        Gauges {
-            threshold: Some(self.threshold),
-            estimate: Some(self.estimate),
-            throttled_node_cycles: self.throttled_node_cycles,
-            ..Gauges::default()
-        }
+    fn throttled_node_cycles(&self) -> u64 {
+        self.throttled_node_cycles
+    }
+
+    fn gauges(&self, values: &mut [Option<f64>]) {
+        values.copy_from_slice(&[Some(self.threshold), Some(self.estimate)]);
     }
 }
