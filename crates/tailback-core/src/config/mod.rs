@@ -16,24 +16,48 @@
 
 mod congestion;
 mod error;
+mod nic;
 mod overrides;
 mod processor;
 mod program;
 pub(crate) mod reader;
 mod record;
-mod sections;
+mod router;
+mod routing;
+mod sim;
+mod topology;
+mod traffic;
 
 pub use congestion::*;
 pub use error::{ConfigError, ConfigIssue};
+pub use nic::NicConfig;
 pub use overrides::{merge_tables, parse_assignment, set_path};
 pub use processor::ProcessorConfig;
 pub use program::{BspLoad, HEAVY_MESSAGE_PACKETS, LIGHT_MESSAGE_PACKETS, ProgramConfig};
 pub use reader::Choice;
 pub use record::RecordConfig;
-pub use sections::*;
+pub use router::*;
+pub use routing::*;
+pub use sim::SimConfig;
+pub use topology::*;
+pub use traffic::*;
 
 use reader::{Issues, Section};
 use serde::Serialize;
+
+/// Largest number of terminal nodes a network may have.
+pub const MAX_NODES: u64 = 1 << 22;
+/// Largest number of virtual channels per port.
+pub const MAX_VCS: u32 = 32;
+/// Largest channel or credit latency, in cycles.
+pub const MAX_LATENCY: u32 = 1024;
+/// Largest number of cycles per flit on a channel.
+pub const MAX_PERIOD: u32 = 64;
+
+/// Whether a period is the default of one cycle per flit (left out of serialized configs).
+fn is_one(period: &u32) -> bool {
+    *period == 1
+}
 
 /// A complete, validated simulation configuration.
 #[derive(Debug, Clone, PartialEq, Serialize)]

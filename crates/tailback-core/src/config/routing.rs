@@ -1,0 +1,189 @@
+//! `[routing]`: the routing function and its deadlock-avoidance VC classes.
+
+use serde::Serialize;
+
+use super::reader::{Section, choice_enum};
+use super::{Choice, TopologyConfig, TopologyKind};
+
+choice_enum! {
+    /// Routing algorithm.
+    pub enum RoutingAlgorithm {
+        /// Dimension-order routing (lowest dimension first), minimal.
+        Dor = "dor",
+        /// Duato's protocol: DOR escape VCs (one per dateline class), the other VCs minimal
+        /// fully adaptive.
+        Duato = "duato",
+        /// Minimal fully adaptive on every VC, with Disha-style deadlock recovery.
+        Disha = "disha",
+        /// Fat trees: up to a common ancestor, then down; the up port is chosen by the
+        /// destination (destination-mod-k), so every route is fixed.
+        DModK = "d_mod_k",
+        /// Fat trees: like `d_mod_k`, but any up port may be taken (the free VC with the most
+        /// credits; the destination-mod-k port when none is free).
+        AdaptiveUp = "adaptive_up",
+        /// Butterflies: each stage's output group is the next destination digit; in a dilated
+        /// group, the free port with the most credits (else one picked at random per packet).
+        DestinationTag = "destination_tag",
+        /// Topology files: the file's forwarding tables, shortest paths where it has none.
+        Table = "table",
+    }
+}
+
+impl RoutingAlgorithm {
+    /// The algorithms that route on `kind`, the default first.
+    pub fn for_topology(kind: TopologyKind) -> &'static [RoutingAlgorithm] {
+        match kind {
+            TopologyKind::Torus | TopologyKind::Mesh => &[
+                RoutingAlgorithm::Dor,
+                RoutingAlgorithm::Duato,
+                RoutingAlgorithm::Disha,
+            ],
+            TopologyKind::KaryNtree | TopologyKind::FoldedClos | TopologyKind::Cm5Fattree => {
+                &[RoutingAlgorithm::DModK, RoutingAlgorithm::AdaptiveUp]
+            }
+            TopologyKind::Butterfly | TopologyKind::Multibutterfly => {
+                &[RoutingAlgorithm::DestinationTag]
+            }
+            TopologyKind::File => &[RoutingAlgorithm::Table],
+        }
+    }
+}
+
+choice_enum! {
+    /// Which way a packet goes around a ring when both directions are equally short.
+    pub enum TieBreak {
+        /// Always the positive direction.
+        Positive = "positive",
+        /// Positive from even coordinates, negative from odd ones (balances the two directions).
+        Balanced = "balanced",
+    }
+}
+
+/// `[routing]`: the routing function and its deadlock-avoidance VC classes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RoutingConfig {
+    /// The routing algorithm.
+    pub algorithm: RoutingAlgorithm,
+    /// Dateline coordinates per dimension (torus only). `None` selects the default scheme: the
+    /// upper VC class for a whole dimension when the route wraps around that ring.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub datelines: Option<Vec<Vec<u32>>>,
+    /// Rule for direction ties at distance k/2.
+    pub tie_break: TieBreak,
+    /// Disha only: cycles a head may wait for an output VC before it is presumed deadlocked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disha_timeout: Option<u32>,
+    /// Disha only: cycles the recovery token takes from one router to the next.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disha_token_hop: Option<u32>,
+}
+
+impl RoutingConfig {
+    pub(crate) fn read(s: Section<'_>, topology: &TopologyConfig) -> Self {
+        let fitting = RoutingAlgorithm::for_topology(topology.kind);
+        let algorithm = s.choice("algorithm", fitting[0]);
+        if !fitting.contains(&algorithm) {
+            let names: Vec<String> = fitting.iter().map(|a| format!("\"{a}\"")).collect();
+            s.problem(
+                "algorithm",
+                format!(
+                    "does not route on topology.kind = \"{}\"; use {}",
+                    topology.kind.name(),
+                    names.join(" or ")
+                ),
+            );
+        }
+        let tie_break = s.choice("tie_break", TieBreak::Balanced);
+        let datelines = s
+            .value("datelines")
+            .and_then(|v| read_datelines(&s, v, topology));
+        let disha = algorithm == RoutingAlgorithm::Disha;
+        for key in ["disha_timeout", "disha_token_hop"] {
+            if s.has(key) && !disha {
+                s.problem(key, "only applies when routing.algorithm = \"disha\"");
+            }
+        }
+        let cfg = RoutingConfig {
+            algorithm,
+            datelines,
+            tie_break,
+            disha_timeout: Some(s.int("disha_timeout", 8, 1, 1_000_000)).filter(|_| disha),
+            disha_token_hop: Some(s.int("disha_token_hop", 1, 1, 1_000)).filter(|_| disha),
+        };
+        s.finish();
+        cfg
+    }
+}
+
+/// Accepts `[0, 8]` (the same coordinates in every dimension) or `[[0, 8], [0, 4]]` (per
+/// dimension); every ring needs at least one dateline.
+fn read_datelines(
+    s: &Section<'_>,
+    value: &toml::Value,
+    topology: &TopologyConfig,
+) -> Option<Vec<Vec<u32>>> {
+    const SHAPE: &str = "an array of coordinates, or one such array per dimension";
+    if topology.kind != TopologyKind::Torus {
+        s.problem(
+            "datelines",
+            "datelines only apply to topology.kind = \"torus\"",
+        );
+        return None;
+    }
+    let Some(items) = value.as_array() else {
+        s.problem("datelines", format!("expected {SHAPE}"));
+        return None;
+    };
+    let ints = |v: &toml::Value| -> Option<Vec<u32>> {
+        v.as_array()?
+            .iter()
+            .map(|x| x.as_integer().and_then(|i| u32::try_from(i).ok()))
+            .collect()
+    };
+    let per_dim: Vec<Vec<u32>> = if items.iter().all(|x| x.is_integer()) {
+        vec![ints(value)?; topology.dims.len()]
+    } else if items.iter().all(|x| x.is_array()) {
+        match items.iter().map(ints).collect::<Option<Vec<_>>>() {
+            Some(d) if d.len() == topology.dims.len() => d,
+            Some(d) => {
+                s.problem(
+                    "datelines",
+                    format!(
+                        "gives {} dimensions but the torus has {}",
+                        d.len(),
+                        topology.dims.len()
+                    ),
+                );
+                return None;
+            }
+            None => {
+                s.problem("datelines", format!("expected {SHAPE}"));
+                return None;
+            }
+        }
+    } else {
+        s.problem("datelines", format!("expected {SHAPE}"));
+        return None;
+    };
+    let mut out = Vec::with_capacity(per_dim.len());
+    for (d, (mut coords, &k)) in per_dim.into_iter().zip(&topology.dims).enumerate() {
+        coords.sort_unstable();
+        coords.dedup();
+        if coords.is_empty() {
+            s.problem(
+                "datelines",
+                format!("dimension {d} has no dateline; every ring needs at least one"),
+            );
+            return None;
+        }
+        if let Some(&bad) = coords.iter().find(|&&c| c >= k) {
+            s.problem(
+                "datelines",
+                format!("coordinate {bad} is outside dimension {d} (0 to {})", k - 1),
+            );
+            return None;
+        }
+        out.push(coords);
+    }
+    Some(out)
+}

@@ -1,0 +1,331 @@
+//! `[topology]`: the network's shape, from its kind's keys or a topology file.
+
+use serde::Serialize;
+
+use super::Choice;
+use super::reader::{Section, choice_enum};
+use super::{MAX_LATENCY, MAX_NODES, MAX_PERIOD};
+use crate::topology::{CubeShape, CustomShape, FlyShape, Layout, TreeShape};
+
+choice_enum! {
+    /// The network family.
+    pub enum TopologyKind {
+        /// k-ary n-cube with rings in every dimension (wrap-around links).
+        Torus = "torus",
+        /// k-ary n-cube without wrap-around links.
+        Mesh = "mesh",
+        /// k-ary n-tree fat tree: `k^n` nodes, `n` levels of switches with `k` ports down and
+        /// `k` up.
+        KaryNtree = "kary_ntree",
+        /// Two- or three-level folded Clos network of `radix`-port switches.
+        FoldedClos = "folded_clos",
+        /// The CM-5's fat tree: 4-ary, with 2 parents per switch on the first two levels.
+        Cm5Fattree = "cm5_fattree",
+        /// k-ary n-fly: `n` stages of `k^(n-1)` switches between injection and ejection.
+        Butterfly = "butterfly",
+        /// k-ary n-stage multibutterfly: output groups `dilation` ports wide, wired at random.
+        Multibutterfly = "multibutterfly",
+        /// A topology file (`file`): switches, nodes, links and optional routes.
+        File = "file",
+    }
+}
+
+choice_enum! {
+    /// What to do when a topology file's routes can deadlock.
+    pub enum DeadlockCheck {
+        /// Refuse the configuration.
+        Refuse = "refuse",
+        /// Accept it; `tailback check` and `run` warn.
+        Warn = "warn",
+    }
+}
+
+impl TopologyKind {
+    /// Whether the network is a k-ary n-cube (torus or mesh).
+    pub fn is_cube(self) -> bool {
+        matches!(self, TopologyKind::Torus | TopologyKind::Mesh)
+    }
+}
+
+/// `[topology]`: the network shape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopologyConfig {
+    /// The network family.
+    pub kind: TopologyKind,
+    /// Radix of every dimension of a torus or mesh, dimension 0 first (`k` repeated `n` times
+    /// unless `dims` is given); for other kinds, the node count (the line of node addresses).
+    pub dims: Vec<u32>,
+    /// The shape the kind's keys describe.
+    pub layout: Layout,
+    /// Router-to-router link latency in cycles.
+    pub link_latency: u32,
+    /// Cycles per flit on router-to-router links (1: a flit every cycle).
+    pub link_period: u32,
+    /// The topology file's path (`kind = "file"`).
+    pub file: Option<String>,
+    /// What to do when a topology file's routes can deadlock.
+    pub deadlock_check: DeadlockCheck,
+}
+
+/// Written with the keys the reader takes, so a serialized config reads back the same.
+impl Serialize for TopologyConfig {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut out = s.serialize_struct("TopologyConfig", 6)?;
+        out.serialize_field("kind", &self.kind)?;
+        match (&self.layout, self.kind) {
+            (Layout::Cube(_), _) => out.serialize_field("dims", &self.dims)?,
+            (Layout::Tree(tree), TopologyKind::KaryNtree) => {
+                out.serialize_field("k", &tree.down(0))?;
+                out.serialize_field("n", &tree.levels())?;
+            }
+            (Layout::Tree(tree), TopologyKind::FoldedClos) => {
+                out.serialize_field("radix", &tree.radix())?;
+                out.serialize_field("levels", &tree.levels())?;
+            }
+            (Layout::Tree(tree), _) => out.serialize_field("nodes", &tree.nodes())?,
+            (Layout::File(_), _) => {
+                out.serialize_field("file", &self.file)?;
+                out.serialize_field("deadlock_check", &self.deadlock_check)?;
+            }
+            (Layout::Fly(fly), kind) => {
+                out.serialize_field("k", &fly.k())?;
+                out.serialize_field("n", &fly.stages())?;
+                if kind == TopologyKind::Multibutterfly {
+                    out.serialize_field("dilation", &fly.dilation())?;
+                }
+            }
+        }
+        out.serialize_field("link_latency", &self.link_latency)?;
+        if self.link_period != 1 {
+            out.serialize_field("link_period", &self.link_period)?;
+        }
+        out.end()
+    }
+}
+
+/// The keys each topology kind reads besides `kind` and `link_latency`.
+fn shape_keys(kind: TopologyKind) -> &'static [&'static str] {
+    match kind {
+        TopologyKind::Torus | TopologyKind::Mesh => &["k", "n", "dims"],
+        TopologyKind::KaryNtree | TopologyKind::Butterfly => &["k", "n"],
+        TopologyKind::FoldedClos => &["radix", "levels"],
+        TopologyKind::Cm5Fattree => &["nodes"],
+        TopologyKind::Multibutterfly => &["k", "n", "dilation"],
+        TopologyKind::File => &["file", "deadlock_check"],
+    }
+}
+
+/// Every key some topology kind reads besides `kind` and `link_latency`.
+const SHAPE_KEYS: [&str; 9] = [
+    "k",
+    "n",
+    "dims",
+    "radix",
+    "levels",
+    "nodes",
+    "dilation",
+    "file",
+    "deadlock_check",
+];
+
+impl TopologyConfig {
+    pub(crate) fn read(s: Section<'_>) -> Self {
+        let kind = s.choice("kind", TopologyKind::Torus);
+        for key in SHAPE_KEYS {
+            if !shape_keys(kind).contains(&key) && s.has(key) {
+                s.value(key); // Known key, wrong kind: reported here, not as unknown.
+                let kinds: Vec<String> = TopologyKind::CHOICES
+                    .iter()
+                    .map(|(_, k)| *k)
+                    .filter(|k| shape_keys(*k).contains(&key))
+                    .map(|k| format!("\"{}\"", k.name()))
+                    .collect();
+                s.problem(
+                    key,
+                    format!(
+                        "only applies to topology.kind = {}; kind = \"{}\"",
+                        kinds.join(" or "),
+                        kind.name()
+                    ),
+                );
+            }
+        }
+        let (file, deadlock_check) = match kind {
+            TopologyKind::File => (
+                Some(read_path(&s)),
+                s.choice("deadlock_check", DeadlockCheck::Refuse),
+            ),
+            _ => (None, DeadlockCheck::Refuse),
+        };
+        let layout = match &file {
+            Some(path) => read_file(&s, path, deadlock_check),
+            None => read_layout(&s, kind),
+        };
+        let dims = match &layout {
+            Layout::Cube(cube) => cube.dims().to_vec(),
+            other => vec![other.nodes() as u32],
+        };
+        let link_latency = s.int("link_latency", 1, 1, MAX_LATENCY);
+        let link_period = s.int("link_period", 1, 1, MAX_PERIOD);
+        if file.is_some() && link_period != 1 {
+            s.problem(
+                "link_period",
+                "link speeds of a topology file are set in the file",
+            );
+        }
+        s.finish();
+        TopologyConfig {
+            kind,
+            dims,
+            layout,
+            link_latency,
+            link_period,
+            file,
+            deadlock_check,
+        }
+    }
+
+    /// Number of terminal nodes.
+    pub fn nodes(&self) -> usize {
+        self.dims.iter().map(|&k| k as usize).product()
+    }
+}
+
+/// The required `file` key.
+fn read_path(s: &Section<'_>) -> String {
+    match s.value("file") {
+        Some(toml::Value::String(path)) => path.clone(),
+        Some(_) => {
+            s.problem("file", "expected the path of a topology file (a string)");
+            String::new()
+        }
+        None => {
+            s.problem(
+                "file",
+                "topology.kind = \"file\" needs `file`, the topology file's path",
+            );
+            String::new()
+        }
+    }
+}
+
+/// The topology file at `path`; a problem with it is reported on `file` (naming its line) and
+/// replaced by two nodes on one switch.
+fn read_file(s: &Section<'_>, path: &str, deadlock: DeadlockCheck) -> Layout {
+    let fallback = || {
+        CustomShape::parse("switch s ports 2\nnode a s.0\nnode b s.1\n")
+            .expect("the fallback topology is valid")
+    };
+    if path.is_empty() {
+        return Layout::File(fallback());
+    }
+    let parsed = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {path}: {e}"))
+        .and_then(|text| CustomShape::parse(&text).map_err(|e| format!("{path}: {e}")));
+    match parsed {
+        Ok(shape) if shape.is_cyclic() && deadlock == DeadlockCheck::Refuse => {
+            s.problem(
+                "file",
+                format!(
+                    "{path}: the routes' channel dependency graph has a cycle, so packets can \
+                     deadlock; add `route` lines that break it, or set \
+                     topology.deadlock_check = \"warn\" to run anyway"
+                ),
+            );
+            Layout::File(shape)
+        }
+        Ok(shape) => Layout::File(shape),
+        Err(message) => {
+            s.problem("file", message);
+            Layout::File(fallback())
+        }
+    }
+}
+
+/// The shape of `kind` from its keys; a network over [`MAX_NODES`] is reported (on `key`) and
+/// replaced by the smallest of its kind.
+fn read_layout(s: &Section<'_>, kind: TopologyKind) -> Layout {
+    let fits = |key: &str, nodes: u64| {
+        let ok = nodes <= MAX_NODES;
+        if !ok {
+            s.problem(
+                key,
+                format!("the network would have {nodes} nodes; at most {MAX_NODES} are supported"),
+            );
+        }
+        ok
+    };
+    // `k` and `n` of trees and butterflies: ports per switch are at most 64.
+    let k_n = |max_k: u32| -> Option<(u32, u32)> {
+        let k: u32 = s.int("k", 4, 2, max_k);
+        let n: u32 = s.int("n", 3, 1, 22);
+        fits("k", u64::from(k).saturating_pow(n)).then_some((k, n))
+    };
+    match kind {
+        TopologyKind::Torus | TopologyKind::Mesh => {
+            let mut dims = read_dims(s);
+            let nodes = dims.iter().fold(1u64, |p, &x| p.saturating_mul(x as u64));
+            if !fits(if s.has("dims") { "dims" } else { "k" }, nodes) {
+                dims = vec![2];
+            }
+            Layout::Cube(CubeShape::new(dims, kind == TopologyKind::Torus))
+        }
+        TopologyKind::KaryNtree => {
+            let (k, n) = k_n(32).unwrap_or((2, 1));
+            Layout::Tree(TreeShape::kary_ntree(k, n))
+        }
+        TopologyKind::FoldedClos => {
+            let radix: u32 = s.int("radix", 36, 4, 64);
+            if !radix.is_multiple_of(2) {
+                s.problem("radix", "must be even (half the ports lead down, half up)");
+            }
+            let levels: u32 = s.int("levels", 2, 2, 3);
+            Layout::Tree(TreeShape::folded_clos(radix & !1, levels))
+        }
+        TopologyKind::Cm5Fattree => {
+            let nodes: u32 = s.int("nodes", 64, 8, 1 << 22);
+            if !nodes.is_power_of_two() {
+                s.problem("nodes", "must be a power of two");
+            }
+            Layout::Tree(TreeShape::cm5(nodes.next_power_of_two()))
+        }
+        TopologyKind::Butterfly => {
+            let (k, n) = k_n(64).unwrap_or((2, 1));
+            Layout::Fly(FlyShape::butterfly(k, n))
+        }
+        TopologyKind::Multibutterfly => {
+            let (k, n) = k_n(32).unwrap_or((2, 1));
+            let dilation: u32 = s.int("dilation", 2, 1, 32);
+            if k * dilation > 64 {
+                s.problem(
+                    "dilation",
+                    format!(
+                        "k * dilation = {} ports per switch; at most 64",
+                        k * dilation
+                    ),
+                );
+            }
+            Layout::Fly(FlyShape::multibutterfly(k, n, dilation.min(64 / k)))
+        }
+        TopologyKind::File => unreachable!("topology files are read by `read_file`"),
+    }
+}
+
+/// The radices of a torus or mesh: `dims`, or `k` repeated `n` times.
+fn read_dims(s: &Section<'_>) -> Vec<u32> {
+    let k: u32 = s.int("k", 8, 2, 4096);
+    let n: u32 = s.int("n", 2, 1, 16);
+    match s.opt_int_list("dims", 2, 4096) {
+        Some(_) if s.has("k") || s.has("n") => {
+            s.problem("dims", "give either `dims` or `k` and `n`, not both");
+            vec![k; n as usize]
+        }
+        Some(d) if d.is_empty() || d.len() > 16 => {
+            s.problem("dims", "must list between 1 and 16 radices");
+            vec![k; n as usize]
+        }
+        Some(d) => d.into_iter().map(|x| x as u32).collect(),
+        None => vec![k; n as usize],
+    }
+}
