@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use tailback_core::config::{self, Config};
+use tailback_core::config::{self, Spec};
 
 use crate::error::{CliError, CliResult};
 
@@ -46,6 +46,6 @@ fn resolve_relative_paths(table: &mut toml::Table, config_path: &Path) {
 }
 
 /// The validated configuration from `path` (defaults when `None`) with `overrides` applied.
-pub fn load_config(path: Option<&Path>, overrides: &[String]) -> CliResult<Config> {
-    Ok(Config::from_table(&load_table(path, overrides)?)?)
+pub fn load_config(path: Option<&Path>, overrides: &[String]) -> CliResult<Spec> {
+    Ok(Spec::from_table(&load_table(path, overrides)?)?)
 }

@@ -1,20 +1,20 @@
 //! Tailback core: a cycle-driven, flit-level simulator of lossless interconnection networks.
 //!
-//! Data flows one way: a [`Config`](config::Config) is read and validated, the network is built
+//! Data flows one way: a configuration is read and validated once into a [`Spec`](config::Spec), the network is built
 //! ([`Topology`](topology::Topology), [`Routing`](routing::Routing), routers, NICs and the
 //! [`Workload`](traffic::Workload)), the [`Simulation`](sim::Simulation) runs warm-up,
 //! measurement and drain, and returns a [`RunReport`](stats::RunReport) whose
 //! [`RunSummary`](stats::RunSummary) holds the headline numbers.
 //!
 //! ```
-//! use tailback_core::config::Config;
+//! use tailback_core::config::Spec;
 //!
-//! let cfg = Config::from_toml_str(
+//! let spec = Spec::from_toml_str(
 //!     "[topology]\nk = 4\n[traffic]\nrate = 0.1\n[sim]\nwarmup_cycles = 200\nmeasure_cycles = 500",
 //!     "<example>",
 //! )
 //! .unwrap();
-//! let summary = tailback_core::run(&cfg).unwrap().summary;
+//! let summary = tailback_core::run(&spec).unwrap().summary;
 //! assert!(!summary.saturated);
 //! assert!((summary.accepted - summary.offered).abs() < 0.02);
 //! ```
@@ -52,46 +52,45 @@ mod router;
 
 use std::io::{self, Write};
 
-use config::{Config, ConfigError};
+use config::{ConfigError, Spec};
 use congestion::registry::{Registered, WithMechanism};
 use sim::Progress;
 use sim::Simulation;
 use stats::RunReport;
 
 /// Runs one simulation with the configured congestion mechanism.
-pub fn run(cfg: &Config) -> Result<RunReport, ConfigError> {
-    run_observed(cfg, u64::MAX, |_| {})
+pub fn run(spec: &Spec) -> Result<RunReport, ConfigError> {
+    run_observed(spec, u64::MAX, |_| {})
 }
 
 /// Like [`run`], calling `observer` about every `every` simulated cycles.
 pub fn run_observed(
-    cfg: &Config,
+    spec: &Spec,
     every: u64,
     observer: impl FnMut(&Progress),
 ) -> Result<RunReport, ConfigError> {
-    Ok(run_with(cfg, every, observer, None)?.0)
+    Ok(run_with(spec, every, observer, None)?.0)
 }
 
 /// Like [`run_observed`], writing the trace of delivered packets to `trace` ([`trace`] module);
 /// returns the report and the packets written (or the first write error).
 pub fn run_traced(
-    cfg: &Config,
+    spec: &Spec,
     every: u64,
     observer: impl FnMut(&Progress),
     trace: Box<dyn Write + Send>,
 ) -> Result<(RunReport, io::Result<u64>), ConfigError> {
-    run_with(cfg, every, observer, Some(trace))
+    run_with(spec, every, observer, Some(trace))
 }
 
 fn run_with(
-    cfg: &Config,
+    spec: &Spec,
     every: u64,
     observer: impl FnMut(&Progress),
     trace: Option<Box<dyn Write + Send>>,
 ) -> Result<(RunReport, io::Result<u64>), ConfigError> {
-    let cfg = &cfg.normalized()?;
-    cfg.congestion.apply(Run {
-        cfg,
+    spec.congestion.apply(Run {
+        spec,
         every,
         observer,
         trace,
@@ -100,7 +99,7 @@ fn run_with(
 
 /// A run of the configured mechanism.
 struct Run<'a, O> {
-    cfg: &'a Config,
+    spec: &'a Spec,
     every: u64,
     observer: O,
     trace: Option<Box<dyn Write + Send>>,
@@ -110,8 +109,8 @@ impl<O: FnMut(&Progress)> WithMechanism for Run<'_, O> {
     type Output = Result<(RunReport, io::Result<u64>), ConfigError>;
 
     fn apply<R: Registered>(self, _: &'static str, settings: &R::Settings) -> Self::Output {
-        let sim = Simulation::build(self.cfg, |topology, _| {
-            R::build(settings, self.cfg, topology)
+        let sim = Simulation::build(self.spec, |topology, _| {
+            R::build(settings, self.spec, topology)
         })?;
         Ok(drive(sim, self.every, self.observer, self.trace))
     }

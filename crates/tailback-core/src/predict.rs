@@ -27,7 +27,7 @@
 use serde::Serialize;
 
 use crate::analysis::ZeroLoad;
-use crate::config::{Config, ConfigError, ProcessKind};
+use crate::config::{Config, ConfigError, ProcessKind, Spec};
 use crate::ids::{NodeId, PortId};
 use crate::routing::Routing;
 use crate::topology::{Link, Topology};
@@ -456,8 +456,8 @@ impl<'a> Predictor<'a> {
 
 /// Predicts `cfg`'s workload on `cfg`'s network: a pattern at a rate (Bernoulli or periodic,
 /// one phase) or a trace (`traffic.process = "trace"`, cut into intervals as `options` say).
-pub fn predict(cfg: &Config, options: &PredictOptions) -> Result<Prediction, PredictError> {
-    let cfg = &cfg.normalized()?;
+pub fn predict(spec: &Spec, options: &PredictOptions) -> Result<Prediction, PredictError> {
+    let cfg = spec.config();
     let topology = Topology::from_config(cfg);
     let routing = Routing::from_config(cfg, &topology);
     let mut predictor = Predictor::new(cfg, &topology, &routing, options.correction);

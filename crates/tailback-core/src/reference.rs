@@ -1,6 +1,6 @@
 //! The reference configurations that speed is measured on (`tailback bench`, `cargo bench`).
 
-use crate::config::Config;
+use crate::config::Spec;
 
 /// A named benchmark configuration.
 #[derive(Debug, Clone)]
@@ -10,7 +10,7 @@ pub struct Reference {
     /// What the configuration models.
     pub description: &'static str,
     /// The configuration (measurement window set for benchmarking).
-    pub config: Config,
+    pub config: Spec,
 }
 
 /// The configurations speed is tracked on: a 16x16 torus near saturation and an 8x8 mesh with
@@ -64,7 +64,7 @@ pub fn references() -> Vec<Reference> {
     .map(|(name, description, text)| Reference {
         name,
         description,
-        config: Config::from_toml_str(text, name).expect("reference configurations are valid"),
+        config: Spec::from_toml_str(text, name).expect("reference configurations are valid"),
     })
     .collect()
 }

@@ -4,11 +4,11 @@
 
 use std::collections::BTreeSet;
 
-use tailback_core::config::{Config, ConfigError, ConfigIssue, parse_assignment, set_path};
+use tailback_core::config::{Config, ConfigError, ConfigIssue, Spec, parse_assignment, set_path};
 
-/// The problems `Config::from_toml_str` reports for `text` (which must be invalid).
+/// The problems `Spec::from_toml_str` reports for `text` (which must be invalid).
 fn issues(text: &str) -> Vec<ConfigIssue> {
-    match Config::from_toml_str(text, "<test>") {
+    match Spec::from_toml_str(text, "<test>") {
         Ok(_) => panic!("accepted:\n{text}"),
         Err(ConfigError::Invalid(issues)) => issues,
         Err(other) => panic!("not a validation error: {other}"),
@@ -146,14 +146,14 @@ fn dateline_scheme_needing_more_vcs_than_configured_is_rejected() {
         &["at least 3 VCs", "dateline"],
     );
     // Three VCs are enough; the default wrap scheme needs two.
-    Config::from_toml_str(
+    Spec::from_toml_str(
         &format!("{torus}[router]\nvcs = 3\n[routing]\ndatelines = [0, 4]\n"),
         "",
     )
     .unwrap();
     let issue = single_issue(&format!("{torus}[router]\nvcs = 1\n"));
     assert_issue(&issue, "router.vcs", Some("1"), &["at least 2 VCs"]);
-    Config::from_toml_str("[topology]\nkind = \"mesh\"\n[router]\nvcs = 1\n", "").unwrap();
+    Spec::from_toml_str("[topology]\nkind = \"mesh\"\n[router]\nvcs = 1\n", "").unwrap();
 }
 
 #[test]
@@ -168,8 +168,8 @@ fn virtual_cut_through_buffer_smaller_than_a_packet_is_rejected() {
         &["whole packet", "packet_flits = 8"],
     );
     // A buffer of exactly one packet is enough; wormhole takes any packet length.
-    Config::from_toml_str(&text.replace("= 4", "= 8"), "").unwrap();
-    Config::from_toml_str(&text.replace("virtual_cut_through", "wormhole"), "").unwrap();
+    Spec::from_toml_str(&text.replace("= 4", "= 8"), "").unwrap();
+    Spec::from_toml_str(&text.replace("virtual_cut_through", "wormhole"), "").unwrap();
 }
 
 #[test]
@@ -190,7 +190,7 @@ fn patterns_that_do_not_fit_the_network_are_rejected() {
             Some(&quoted),
             &["power-of-two", "36"],
         );
-        Config::from_toml_str(&text.replace("[6, 6]", "[8, 4]"), "").unwrap();
+        Spec::from_toml_str(&text.replace("[6, 6]", "[8, 4]"), "").unwrap();
     }
     let issue = single_issue("[topology]\ndims = [8, 4]\n[traffic]\npattern = \"transpose\"\n");
     assert_issue(
@@ -519,7 +519,7 @@ fn set_style_overrides_edit_the_tree_before_it_is_read() {
         let (path, value) = parse_assignment(assignment).unwrap();
         set_path(&mut table, &path, value).unwrap();
     }
-    let cfg = Config::from_table(&table).unwrap();
+    let cfg = Spec::from_table(&table).unwrap();
     assert_eq!(cfg.router.vcs, 3);
     assert_eq!(cfg.traffic.pattern.to_string(), "transpose");
     assert_eq!(cfg.routing.datelines, Some(vec![vec![0, 4], vec![0, 4]]));
@@ -530,11 +530,11 @@ fn set_style_overrides_edit_the_tree_before_it_is_read() {
     // An override can introduce a problem; it is reported like one in the file.
     let (path, value) = parse_assignment("router.vcs=2").unwrap();
     set_path(&mut table, &path, value).unwrap();
-    let err = Config::from_table(&table).unwrap_err();
+    let err = Spec::from_table(&table).unwrap_err();
     assert_eq!(paths(err.issues()), BTreeSet::from(["router.vcs"]));
     let (path, value) = parse_assignment("router.vcz=2").unwrap();
     set_path(&mut table, &path, value).unwrap();
-    assert_eq!(Config::from_table(&table).unwrap_err().issues().len(), 2);
+    assert_eq!(Spec::from_table(&table).unwrap_err().issues().len(), 2);
 
     // Malformed assignments and paths through a scalar are refused.
     for bad in ["router.vcs", "=3", "router..vcs=3"] {
@@ -546,7 +546,7 @@ fn set_style_overrides_edit_the_tree_before_it_is_read() {
 
 #[test]
 fn syntax_errors_name_their_source() {
-    let err = Config::from_toml_str("[router\nvcs = 3", "my.toml").unwrap_err();
+    let err = Spec::from_toml_str("[router\nvcs = 3", "my.toml").unwrap_err();
     assert!(matches!(err, ConfigError::Syntax { .. }), "{err:?}");
     assert!(
         err.to_string().starts_with("my.toml: syntax error"),
@@ -556,19 +556,39 @@ fn syntax_errors_name_their_source() {
 }
 
 #[test]
-fn configs_modified_in_code_are_revalidated() {
+fn configs_modified_in_code_are_checked_again_by_spec_new() {
     let mut cfg = Config::default();
-    assert!(cfg.validate().is_ok());
-    assert_eq!(cfg, Config::from_toml_str("", "<empty>").unwrap());
+    assert_eq!(Spec::new(cfg.clone()).unwrap(), Spec::default());
+    assert_eq!(
+        cfg,
+        Spec::from_toml_str("", "<empty>").unwrap().into_config()
+    );
     cfg.router.vcs = 0;
     cfg.traffic.rate = 9.0;
-    let err = cfg.validate().unwrap_err();
+    let err = Spec::new(cfg).unwrap_err();
     assert_eq!(
         paths(err.issues()),
         BTreeSet::from(["router.vcs", "traffic.rate"])
     );
-    assert!(
-        tailback_core::sim::Simulation::new(&cfg).is_err(),
-        "invalid configs do not run"
+}
+
+#[test]
+fn a_topology_file_is_parsed_once_even_when_the_config_is_edited() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pair.topo");
+    std::fs::write(&path, "switch s ports 2\nnode a s.0\nnode b s.1\n").unwrap();
+    let text = format!(
+        "[topology]\nkind = \"file\"\nfile = {:?}\n[traffic]\nrate = 0.1",
+        path.display().to_string()
     );
+    let spec = Spec::from_toml_str(&text, "<test>").unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let mut edited = spec.clone().into_config();
+    edited.traffic.rate = 0.2;
+    let again = Spec::new(edited).expect("the parsed file is kept, not read again");
+    assert_eq!(again.topology, spec.topology);
+    let mut moved = spec.into_config();
+    moved.topology.file = Some(dir.path().join("gone.topo").display().to_string());
+    let err = Spec::new(moved).unwrap_err();
+    assert_eq!(paths(err.issues()), BTreeSet::from(["topology.file"]));
 }

@@ -12,7 +12,7 @@ use common::{analysed_channel_load, checked_config, config, network};
 use petgraph::algo::is_cyclic_directed;
 use petgraph::graphmap::DiGraphMap;
 use tailback_core::analysis::{dependency_graph, is_deadlock_free};
-use tailback_core::config::Config;
+use tailback_core::config::Spec;
 use tailback_core::hooks::{CongestionControl, Context};
 use tailback_core::ids::NodeId;
 use tailback_core::packet::Packet;
@@ -62,7 +62,7 @@ struct FullLoad {
     oldest: u64,
 }
 
-fn full_load_run(cfg: &Config) -> FullLoad {
+fn full_load_run(cfg: &Spec) -> FullLoad {
     let mut sim = Simulation::with_control(cfg, InFlight::default()).unwrap();
     let (mut windows, mut recoveries) = (Vec::new(), Vec::new());
     let mut last = sim.progress();
@@ -142,13 +142,13 @@ fn full_load_torus_keeps_engine_invariants() {
 
 /// A validated config of DOR on a torus or mesh with radices `dims`; `routing` and `vcs` go
 /// into their sections.
-fn cube_config(kind: &str, dims: &[u32], vcs: u32, routing: &str) -> Config {
+fn cube_config(kind: &str, dims: &[u32], vcs: u32, routing: &str) -> Spec {
     config(&format!(
         "[topology]\nkind = \"{kind}\"\ndims = {dims:?}\n[router]\nvcs = {vcs}\n[routing]\n{routing}"
     ))
 }
 
-fn build(cfg: &Config) -> (Topology, Routing) {
+fn build(cfg: &Spec) -> (Topology, Routing) {
     let (topo, routing, _) = network(cfg);
     (topo, routing)
 }
@@ -405,7 +405,7 @@ fn saturated_adaptive_networks_keep_engine_invariants() {
 }
 
 /// Duato's protocol on a torus or mesh with enough VCs for any class scheme.
-fn duato_config(kind: &str, dims: &[u32], routing_text: &str) -> Config {
+fn duato_config(kind: &str, dims: &[u32], routing_text: &str) -> Spec {
     cube_config(
         kind,
         dims,
@@ -417,7 +417,7 @@ fn duato_config(kind: &str, dims: &[u32], routing_text: &str) -> Config {
 /// Checks Duato's condition on one network: the extended escape dependency graph is acyclic,
 /// holds every direct dependency of the escape routes, and has indirect ones too when adaptive
 /// detours exist (some route turns between dimensions or takes two hops in one).
-fn assert_duato_condition(cfg: &Config, case: &str) {
+fn assert_duato_condition(cfg: &Spec, case: &str) {
     let (topo, routing) = build(cfg);
     let extended = dependency_graph(&topo, &routing);
     assert!(!is_cyclic_directed(&extended), "{case}: cyclic");

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{checked_config, comparable};
-use tailback_core::config::{AllocatorKind, Config, Switching, TieBreak};
+use tailback_core::config::{AllocatorKind, Config, Spec, Switching, TieBreak};
 use tailback_core::stats::RunReport;
 
 /// A small torus under moderate or heavy load (`extra` adds or overrides sections).
@@ -16,11 +16,11 @@ fn base_text(rate: f64, extra: &str) -> String {
     )
 }
 
-fn with_seed(text: &str, seed: u64) -> Config {
+fn with_seed(text: &str, seed: u64) -> Spec {
     checked_config(&format!("seed = {seed}\n{text}"))
 }
 
-fn run(cfg: &Config) -> RunReport {
+fn run(cfg: &Spec) -> RunReport {
     tailback_core::run(cfg).unwrap()
 }
 
@@ -60,13 +60,7 @@ fn same_config_and_seed_give_identical_reports() {
 fn invariant_checking_does_not_change_results() {
     for traffic in TRAFFIC_VARIANTS {
         let checked = with_seed(&base_text(0.5, traffic), 3);
-        let unchecked = Config {
-            sim: tailback_core::config::SimConfig {
-                check_invariants: false,
-                ..checked.sim.clone()
-            },
-            ..checked.clone()
-        };
+        let unchecked = checked.edited(|c| c.sim.check_invariants = false).unwrap();
         assert_same_reports(&run(&checked), &run(&unchecked), traffic);
     }
 }
@@ -125,9 +119,9 @@ fn network_parameters_do_not_change_offered_traffic() {
         let reports: Vec<RunReport> = NETWORK_CHANGES
             .iter()
             .map(|(name, change)| {
-                let mut cfg = base.clone();
-                change(&mut cfg);
-                cfg.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
+                let cfg = base
+                    .edited(change)
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
                 run(&cfg)
             })
             .collect();

@@ -9,13 +9,13 @@
 mod common;
 
 use common::{config, with_sets};
-use tailback_core::config::Config;
+use tailback_core::config::Spec;
 use tailback_core::stats::{RunReport, RunSummary, injection_waves};
 
 const NETWORK: &str = include_str!("../../../experiments/entropy/network.toml");
 
 /// A collective on the paper's network with `pattern` and the congestion `sets`.
-fn collective(pattern: &str, sets: &[&str]) -> Config {
+fn collective(pattern: &str, sets: &[&str]) -> Spec {
     let pattern = format!("traffic.pattern={pattern}");
     let all: Vec<&str> = ["traffic.process=collective", pattern.as_str()]
         .into_iter()
@@ -24,7 +24,7 @@ fn collective(pattern: &str, sets: &[&str]) -> Config {
     with_sets(NETWORK, &all)
 }
 
-fn run(cfg: &Config) -> RunReport {
+fn run(cfg: &Spec) -> RunReport {
     tailback_core::run(cfg).unwrap()
 }
 
@@ -229,12 +229,13 @@ fn ramp_finds_the_critical_load() {
 /// buffers, throttled nodes a fraction; with the invariant checker on.
 #[test]
 fn mobility_counts_stay_in_range() {
-    let mut cfg = config(
+    let cfg = config(
         "[topology]\nk = 4\n[router]\nvcs = 3\n[routing]\ndatelines = [0, 2]\n\
          [traffic]\nprocess = \"collective\"\npattern = \"uniform\"\npackets_per_node = 30\n\
          [record]\nseries_window = 1\n[congestion]\nmechanism = \"entropy\"\ncircuit = \"vcc\"\n",
-    );
-    cfg.sim.check_invariants = true;
+    )
+    .edited(|c| c.sim.check_invariants = true)
+    .unwrap();
     let report = run(&cfg);
     let buffers_per_router = 5.0 * 3.0;
     let mut saw_congestion = false;

@@ -8,7 +8,7 @@ mod common;
 use std::collections::HashMap;
 
 use common::{checked_config, drive_until_idle, node};
-use tailback_core::config::Config;
+use tailback_core::config::Spec;
 use tailback_core::hooks::{BufferEvent, CongestionControl, Context, ForwardEvent};
 use tailback_core::ids::NodeId;
 use tailback_core::packet::Packet;
@@ -111,7 +111,7 @@ impl CongestionControl for Recorder {
     }
 }
 
-fn drained_run(cfg: &Config, scripted: &[(usize, usize, u32)]) -> Simulation<Recorder> {
+fn drained_run(cfg: &Spec, scripted: &[(usize, usize, u32)]) -> Simulation<Recorder> {
     let mut sim = Simulation::with_control(cfg, Recorder::default()).unwrap();
     for &(src, dst, flits) in scripted {
         sim.offer(node(src), node(dst), flits).unwrap();
@@ -122,7 +122,7 @@ fn drained_run(cfg: &Config, scripted: &[(usize, usize, u32)]) -> Simulation<Rec
     sim
 }
 
-fn hook_counts_config(topology: &str, router: &str) -> Config {
+fn hook_counts_config(topology: &str, router: &str) -> Spec {
     checked_config(&format!(
         "[topology]\n{topology}\n[router]\n{router}\n\
          [traffic]\nrate = 0.1\npacket_flits = 4\n"
@@ -288,8 +288,9 @@ fn held_packet_is_offered_to_the_mechanism_every_cycle_until_released() {
     // With and without the invariant checker: without it the engine skips idle cycles, which
     // must never include a cycle in which a held packet waits.
     for check_invariants in [true, false] {
-        let mut cfg = checked_config("[topology]\nk = 4\nn = 2\n[traffic]\nrate = 0.0\n");
-        cfg.sim.check_invariants = check_invariants;
+        let cfg = checked_config("[topology]\nk = 4\nn = 2\n[traffic]\nrate = 0.0\n")
+            .edited(|c| c.sim.check_invariants = check_invariants)
+            .unwrap();
         let mechanism = ClosedUntil {
             open: 40,
             asked: Vec::new(),

@@ -10,7 +10,7 @@
 mod common;
 
 use common::{analysed_channel_load, checked_config, min_hops};
-use tailback_core::config::Config;
+use tailback_core::config::Spec;
 use tailback_core::topology::Topology;
 
 /// Mean distance along one dimension, self included.
@@ -50,7 +50,7 @@ const SHAPES: [(bool, &[u32]); 6] = [
 
 /// Uniform traffic of 2-flit packets at 0.2 flits/node/cycle (well below saturation of every
 /// shape here, so measured packets drain and the sample is not biased towards short routes).
-fn uniform_config(torus: bool, dims: &[u32], include_self: bool) -> Config {
+fn uniform_config(torus: bool, dims: &[u32], include_self: bool) -> Spec {
     checked_config(&format!(
         "[topology]\nkind = \"{}\"\ndims = {dims:?}\n\
          [traffic]\npattern = \"uniform\"\ninclude_self = {include_self}\n\
@@ -61,7 +61,7 @@ fn uniform_config(torus: bool, dims: &[u32], include_self: bool) -> Config {
 }
 
 /// Standard deviation of the hop count of one uniform packet (source excluded), by enumeration.
-fn hop_standard_deviation(cfg: &Config) -> f64 {
+fn hop_standard_deviation(cfg: &Spec) -> f64 {
     let topo = Topology::from_config(cfg);
     let shape = topo.cube().expect("a k-ary n-cube");
     let n = shape.nodes();

@@ -9,7 +9,7 @@ use common::comparable;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{TestCaseError, TestRunner};
-use tailback_core::config::Config;
+use tailback_core::config::Spec;
 use tailback_core::stats::RunReport;
 
 /// Patterns that the network with radices `dims` can host.
@@ -161,7 +161,7 @@ fn generator_produces_mostly_valid_configs() {
     let mut invalid = Vec::new();
     for _ in 0..samples {
         let text = strategy.new_tree(&mut runner).unwrap().current();
-        if let Err(e) = Config::from_toml_str(&text, "<generated>") {
+        if let Err(e) = Spec::from_toml_str(&text, "<generated>") {
             invalid.push(format!("{e}\n{text}"));
         }
     }
@@ -176,7 +176,7 @@ fn generator_produces_mostly_valid_configs() {
 }
 
 /// The summary, latency CDF and per-node throughput of a report agree with each other.
-fn check_report_consistency(cfg: &Config, report: &RunReport) -> Result<(), TestCaseError> {
+fn check_report_consistency(cfg: &Spec, report: &RunReport) -> Result<(), TestCaseError> {
     let s = &report.summary;
     prop_assert_eq!(s.saturated, s.saturation_reason.is_some());
     let drain_cap_hit = s
@@ -244,7 +244,7 @@ proptest! {
 
     #[test]
     fn random_small_networks_keep_invariants_deliver_and_repeat(text in config_text()) {
-        let cfg = Config::from_toml_str(&text, "<generated>");
+        let cfg = Spec::from_toml_str(&text, "<generated>");
         prop_assume!(cfg.is_ok());
         let cfg = cfg.unwrap();
         // Runs with check_invariants: a violated invariant panics, failing the case.

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{checked_config, config, node};
-use tailback_core::config::{Config, ConfigError};
+use tailback_core::config::{ConfigError, Spec};
 use tailback_core::hooks::{CongestionControl, Context};
 use tailback_core::ids::NodeId;
 use tailback_core::packet::{LogicalNetwork, Packet};
@@ -117,7 +117,7 @@ fn both_networks_deliver_everything_with_invariants_checked() {
 }
 
 fn issues(text: &str) -> Vec<(String, String)> {
-    match Config::from_toml_str(text, "<test>") {
+    match Spec::from_toml_str(text, "<test>") {
         Err(ConfigError::Invalid(issues)) => {
             issues.into_iter().map(|i| (i.path, i.message)).collect()
         }

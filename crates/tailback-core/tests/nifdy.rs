@@ -7,7 +7,7 @@
 mod common;
 
 use common::{checked_config, config, drive_until_idle, node};
-use tailback_core::config::Config;
+use tailback_core::config::Spec;
 use tailback_core::congestion::Nifdy;
 use tailback_core::sim::Simulation;
 
@@ -52,7 +52,7 @@ fn reordered_pairs(deliveries: &[(u32, u32, u64)]) -> usize {
 
 /// The packets of a run of `cfg` in the order their destinations' processors took them, as
 /// (source, destination, creation cycle), read from the run's packet trace.
-fn deliveries(cfg: &Config) -> Vec<(u32, u32, u64)> {
+fn deliveries(cfg: &Spec) -> Vec<(u32, u32, u64)> {
     let file = tempfile::NamedTempFile::new().unwrap();
     let out = Box::new(file.reopen().unwrap());
     let (_, written) = tailback_core::run_traced(cfg, u64::MAX, |_| {}, out).unwrap();
@@ -72,7 +72,7 @@ fn deliveries(cfg: &Config) -> Vec<(u32, u32, u64)> {
 }
 
 /// A simulation of `cfg` with its NIFDY units.
-fn with_nifdy(cfg: &Config) -> Simulation<Nifdy> {
+fn with_nifdy(cfg: &Spec) -> Simulation<Nifdy> {
     Simulation::build(cfg, |topology, _| {
         Nifdy::from_config(cfg, topology.node_count()).unwrap()
     })

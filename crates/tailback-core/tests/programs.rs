@@ -6,7 +6,7 @@
 mod common;
 
 use common::{checked_config, comparable, config};
-use tailback_core::config::Config;
+use tailback_core::config::Spec;
 use tailback_core::hooks::{CongestionControl, Context};
 use tailback_core::ids::NodeId;
 use tailback_core::packet::{LogicalNetwork, Packet};
@@ -35,7 +35,7 @@ impl CongestionControl for Injections {
     }
 }
 
-fn injections(cfg: &Config, cycles: u64) -> Vec<(u32, u32, u64)> {
+fn injections(cfg: &Spec, cycles: u64) -> Vec<(u32, u32, u64)> {
     let mut sim = Simulation::with_control(cfg, Injections::default()).unwrap();
     sim.run_until(cycles);
     sim.control().0.clone()

@@ -12,7 +12,7 @@ mod common;
 use std::sync::OnceLock;
 
 use common::config;
-use tailback_core::config::{Config, merge_tables, parse_assignment, parse_table, set_path};
+use tailback_core::config::{Spec, merge_tables, parse_assignment, parse_table, set_path};
 use tailback_core::stats::RunSummary;
 
 const NETWORK: &str = include_str!("../../../experiments/self-tuned/network.toml");
@@ -26,18 +26,18 @@ const BASE: &str = "congestion.mechanism=none";
 const TUNE: &str = "congestion.mechanism=self_tuned";
 
 /// The paper's network with `overlay` (TOML text) merged in and `sets` applied.
-fn paper_config(overlay: &str, sets: &[&str]) -> Config {
+fn paper_config(overlay: &str, sets: &[&str]) -> Spec {
     let mut table = parse_table(NETWORK, "network.toml").unwrap();
     merge_tables(&mut table, parse_table(overlay, "overlay").unwrap());
     for assignment in sets {
         let (key, value) = parse_assignment(assignment).unwrap();
         set_path(&mut table, &key, value).unwrap();
     }
-    Config::from_table(&table).unwrap_or_else(|e| panic!("{e}"))
+    Spec::from_table(&table).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Runs the configurations in parallel (two at a time on the CI machine).
-fn run_all(configs: Vec<Config>) -> Vec<RunSummary> {
+fn run_all(configs: Vec<Spec>) -> Vec<RunSummary> {
     std::thread::scope(|scope| {
         let handles: Vec<_> = configs
             .iter()

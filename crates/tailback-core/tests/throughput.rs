@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 use common::{checked_config, config};
 use tailback_core::analysis::channel_load;
-use tailback_core::config::Config;
+use tailback_core::config::Spec;
 use tailback_core::routing::Routing;
 use tailback_core::sim::Simulation;
 use tailback_core::stats::RunReport;
@@ -41,7 +41,7 @@ struct Network {
 }
 
 impl Network {
-    fn new(cfg: &Config) -> Network {
+    fn new(cfg: &Spec) -> Network {
         let (topology, routing, pattern) = common::network(cfg);
         Network {
             topology,
@@ -299,8 +299,7 @@ fn slow_channels_cap_throughput_at_one_flit_per_period() {
     let uniform = config(&text("torus", "uniform", 1.0));
     let bound = Network::new(&uniform).bound();
     let full = tailback_core::run(&uniform).unwrap().summary.accepted;
-    let mut paced = uniform.clone();
-    paced.topology.link_period = 2;
+    let paced = uniform.edited(|c| c.topology.link_period = 2).unwrap();
     let half = tailback_core::run(&paced).unwrap().summary.accepted;
     assert!(
         half <= bound / 2.0 + 0.01,

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use common::{all_to_all, analysed_channel_load, network};
 use tailback_core::analysis::is_deadlock_free;
-use tailback_core::config::{Config, ConfigError, ConfigIssue};
+use tailback_core::config::{ConfigError, ConfigIssue, Spec};
 use tailback_core::topology::{CustomShape, FileError};
 
 /// Four switches in a row, a node on each end switch and one in the middle, plus a branch.
@@ -114,7 +114,7 @@ fn mistakes_are_reported_with_their_line() {
 
 /// The config of a topology file holding `text`, with `extra` TOML appended; the file lives
 /// as long as the returned guard.
-fn file_config(text: &str, extra: &str) -> (Result<Config, ConfigError>, tempfile::TempDir) {
+fn file_config(text: &str, extra: &str) -> (Result<Spec, ConfigError>, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let path: PathBuf = dir.path().join("net.topo");
     std::fs::write(&path, text).unwrap();
@@ -122,10 +122,10 @@ fn file_config(text: &str, extra: &str) -> (Result<Config, ConfigError>, tempfil
         "[topology]\nkind = \"file\"\nfile = \"{}\"\n{extra}",
         path.display()
     );
-    (Config::from_toml_str(&toml, "<test>"), dir)
+    (Spec::from_toml_str(&toml, "<test>"), dir)
 }
 
-fn single_issue(result: Result<Config, ConfigError>) -> ConfigIssue {
+fn single_issue(result: Result<Spec, ConfigError>) -> ConfigIssue {
     match result {
         Err(ConfigError::Invalid(mut issues)) if issues.len() == 1 => issues.remove(0),
         other => panic!("expected one problem, got {other:?}"),
@@ -144,7 +144,7 @@ fn file_problems_reach_the_config_under_topology_file() {
         issue.message.contains("cycle") && issue.message.contains("deadlock_check"),
         "{issue:?}"
     );
-    let missing = Config::from_toml_str(
+    let missing = Spec::from_toml_str(
         "[topology]\nkind = \"file\"\nfile = \"/no/such/net.topo\"\n",
         "<test>",
     );
@@ -156,8 +156,10 @@ fn file_problems_reach_the_config_under_topology_file() {
 #[test]
 fn shortest_paths_deliver_all_to_all_with_invariants_checked() {
     let (result, _dir) = file_config(IRREGULAR, "[traffic]\nrate = 0.0\n");
-    let mut cfg = result.unwrap();
-    cfg.sim.check_invariants = true;
+    let cfg = result
+        .unwrap()
+        .edited(|c| c.sim.check_invariants = true)
+        .unwrap();
     let (topology, routing, _) = network(&cfg);
     assert_eq!((topology.node_count(), topology.router_count()), (5, 4));
     assert!(is_deadlock_free(&topology, &routing));
@@ -179,8 +181,10 @@ fn a_ring_runs_when_asked_to_and_table_routes_can_break_its_cycle() {
          route r2 a 2\n"
     );
     let (result, _dir) = file_config(&broken, "[traffic]\nrate = 0.0\n");
-    let mut cfg = result.unwrap();
-    cfg.sim.check_invariants = true;
+    let cfg = result
+        .unwrap()
+        .edited(|c| c.sim.check_invariants = true)
+        .unwrap();
     let (topology, routing, _) = network(&cfg);
     assert!(is_deadlock_free(&topology, &routing));
     assert_eq!(routing.distance(topology.ports()[0].router, 3), 3);
@@ -211,8 +215,10 @@ fn a_slow_node_injects_at_its_link_speed() {
                 node c r.0 speed 2\nnode d r.1 speed 2\nlink l.2 r.2 speed 2\n";
     let stream = |src: usize, dst: usize| {
         let (result, _dir) = file_config(text, "[traffic]\nrate = 0.0\n");
-        let mut cfg = result.unwrap();
-        cfg.sim.check_invariants = true;
+        let cfg = result
+            .unwrap()
+            .edited(|c| c.sim.check_invariants = true)
+            .unwrap();
         let mut sim = tailback_core::sim::Simulation::new(&cfg).unwrap();
         for _ in 0..50 {
             sim.offer(common::node(src), common::node(dst), 8).unwrap();

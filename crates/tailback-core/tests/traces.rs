@@ -7,7 +7,7 @@ mod common;
 use std::path::Path;
 
 use common::config;
-use tailback_core::config::{Config, ConfigError};
+use tailback_core::config::{ConfigError, Spec};
 use tailback_core::trace::{self, TraceRecord};
 
 /// An 8x8 torus offering uniform traffic at 0.3 for 3,000 cycles, then nothing (so every packet
@@ -17,13 +17,13 @@ const BURST: &str = "[topology]\nk = 8\n[traffic]\nprocess = \"bernoulli\"\nrepe
     [sim]\nwarmup_cycles = 0\nmeasure_cycles = 3000\ndrain_cycles_max = 20000\n";
 
 /// Runs `cfg` writing its trace to `path`; returns the packets written.
-fn traced(cfg: &Config, path: &Path) -> u64 {
+fn traced(cfg: &Spec, path: &Path) -> u64 {
     let out = trace::create(path).unwrap();
     let (_, written) = tailback_core::run_traced(cfg, u64::MAX, |_| {}, out).unwrap();
     written.unwrap()
 }
 
-fn replay(path: &Path, extra: &str) -> Config {
+fn replay(path: &Path, extra: &str) -> Spec {
     config(&format!(
         "[topology]\nk = 8\n[traffic]\nprocess = \"trace\"\ntrace_file = {:?}\n{extra}",
         path.display().to_string()
@@ -121,7 +121,7 @@ fn bad_traces_are_refused_naming_the_file_and_line() {
         "[traffic]\nprocess = \"trace\"\ntrace_file = {:?}\n",
         dir.path().join("none").display().to_string()
     );
-    let error = Config::from_toml_str(&missing, "<test>")
+    let error = Spec::from_toml_str(&missing, "<test>")
         .unwrap_err()
         .to_string();
     assert!(

@@ -9,7 +9,7 @@
 mod common;
 
 use common::{checked_config, drive_until_idle, min_hops, node};
-use tailback_core::config::Config;
+use tailback_core::config::Spec;
 use tailback_core::hooks::{CongestionControl, Context};
 use tailback_core::ids::NodeId;
 use tailback_core::packet::Packet;
@@ -77,7 +77,7 @@ impl Pipeline {
 }
 
 /// A silent network (rate 0) with deep buffers, checked every cycle.
-fn zero_load_config(topology: &str, p: &Pipeline, router_extra: &str, buffer: u32) -> Config {
+fn zero_load_config(topology: &str, p: &Pipeline, router_extra: &str, buffer: u32) -> Spec {
     checked_config(&format!(
         "[topology]\n{topology}\nlink_latency = {}\n\
          [router]\nvc_buffer_flits = {buffer}\nrouting_delay = {}\nvc_alloc_delay = {}\n\
@@ -112,7 +112,7 @@ impl CongestionControl for Deliveries {
 }
 
 /// Sends one packet through an otherwise empty network; returns its latency and hop count.
-fn lone_packet(cfg: &Config, src: usize, dst: usize, flits: u32) -> (u64, u32) {
+fn lone_packet(cfg: &Spec, src: usize, dst: usize, flits: u32) -> (u64, u32) {
     let mut sim = Simulation::with_control(cfg, Deliveries::default()).unwrap();
     sim.offer(node(src), node(dst), flits).unwrap();
     drive_until_idle(&mut sim, 10_000);
@@ -133,7 +133,7 @@ fn lone_packet(cfg: &Config, src: usize, dst: usize, flits: u32) -> (u64, u32) {
 
 /// Source/destination pairs covering every hop count from 0 to the largest one reachable from
 /// each of a few sources (a corner, a middle node and the last node).
-fn pairs_covering_all_distances(cfg: &Config) -> Vec<(usize, usize, u32)> {
+fn pairs_covering_all_distances(cfg: &Spec) -> Vec<(usize, usize, u32)> {
     let topo = Topology::from_config(cfg);
     let shape = topo.cube().expect("a k-ary n-cube");
     let n = shape.nodes();
@@ -267,9 +267,12 @@ fn slow_channels_space_the_flits_by_the_slowest_period_on_the_path() {
     let torus = "kind = \"torus\"\nk = 4\nn = 2";
     for (link, nic) in [(2, 1), (1, 3), (3, 2)] {
         for (i, p) in PIPELINES.iter().enumerate() {
-            let mut cfg = zero_load_config(torus, p, "", 64);
-            cfg.topology.link_period = link;
-            cfg.nic.link_period = nic;
+            let cfg = zero_load_config(torus, p, "", 64)
+                .edited(|c| {
+                    c.topology.link_period = link;
+                    c.nic.link_period = nic;
+                })
+                .unwrap();
             for &(src, dst, h) in &pairs_covering_all_distances(&cfg) {
                 let slowest = if h > 0 { link.max(nic) } else { nic };
                 for flits in PACKET_LENGTHS {

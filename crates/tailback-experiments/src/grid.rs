@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use tailback_core::config::{Config, merge_tables, parse_assignment, parse_table, set_path};
+use tailback_core::config::{Spec, merge_tables, parse_assignment, parse_table, set_path};
 use toml::{Table, Value};
 
 use crate::runner::Job;
@@ -280,7 +280,7 @@ impl Grid {
 
     /// The configuration of the base files with the grid's own assignments (those of every job,
     /// filled from the parameters) and `extra` applied: for jobs built in code.
-    pub fn configure(&self, extra: &[String]) -> Result<Config> {
+    pub fn configure(&self, extra: &[String]) -> Result<Spec> {
         let mut assignments = self
             .set
             .iter()
@@ -309,7 +309,7 @@ impl Grid {
     }
 
     /// The configuration of the base files with exactly `assignments` applied.
-    pub fn build(&self, assignments: &[String]) -> Result<Config> {
+    pub fn build(&self, assignments: &[String]) -> Result<Spec> {
         let mut table = self.base.clone();
         let mut seen: Vec<String> = Vec::new();
         for assignment in assignments {
@@ -320,7 +320,7 @@ impl Grid {
             set_path(&mut table, &key, value)?;
             seen.push(key);
         }
-        Ok(Config::from_table(&table)?)
+        Ok(Spec::from_table(&table)?)
     }
 
     /// The parameter `name`, converted.

@@ -8,7 +8,7 @@ pub use axis::{Axis, parse_axis};
 pub use curves::{plain, series, table};
 pub use store::{CsvFile, Manifest, Record};
 
-use tailback_core::config::{Config, ConfigIssue, set_path};
+use tailback_core::config::{ConfigIssue, Spec, set_path};
 
 /// One simulation of a sweep.
 #[derive(Debug, Clone)]
@@ -16,7 +16,7 @@ pub struct Point {
     /// The swept values, in axis order.
     pub values: Vec<(String, toml::Value)>,
     pub seed: u64,
-    pub config: Config,
+    pub config: Spec,
 }
 
 impl Point {
@@ -37,7 +37,7 @@ impl Point {
 
 /// Every point of a sweep, validated, in order (first axis outermost, seeds innermost).
 pub fn plan(base: &toml::Table, axes: &[Axis], seeds: u32) -> Result<Vec<Point>, Vec<ConfigIssue>> {
-    let first_seed = Config::from_table(base).map(|c| c.seed).unwrap_or(1);
+    let first_seed = Spec::from_table(base).map(|c| c.seed).unwrap_or(1);
     let mut combos: Vec<Vec<(String, toml::Value)>> = vec![Vec::new()];
     for axis in axes {
         combos = combos
@@ -63,7 +63,7 @@ pub fn plan(base: &toml::Table, axes: &[Axis], seeds: u32) -> Result<Vec<Point>,
                     toml::Value::Integer(seed as i64),
                 )))
                 .try_for_each(|(k, v)| set_path(&mut table, k, v.clone()));
-            match applied.and_then(|()| Config::from_table(&table)) {
+            match applied.and_then(|()| Spec::from_table(&table)) {
                 Ok(config) => points.push(Point {
                     values: values.clone(),
                     seed,

@@ -1,18 +1,10 @@
 //! Typed simulation configuration, read from TOML (or JSON) with every problem reported at once.
 //!
 //! The text is parsed into a TOML tree, command-line overrides (`key=value`) are applied to the
-//! tree, and the tree is read into [`Config`]. Reading checks types and ranges; [`Config`] then
-//! checks values against each other (a dateline scheme against the VC count, a cut-through buffer
-//! against the packet size, a bit-permutation pattern against the node count). Every key is
-//! documented in `docs/config.md`.
-//!
-//! ```
-//! use tailback_core::config::Config;
-//! let cfg = Config::from_toml_str("[topology]\nk = 4\n[traffic]\nrate = 0.2", "<doc>").unwrap();
-//! assert_eq!(cfg.topology.dims, vec![4, 4]);
-//! let err = Config::from_toml_str("[router]\nvcs = 0\nvcz = 3", "<doc>").unwrap_err();
-//! assert_eq!(err.issues().len(), 2);
-//! ```
+//! tree, and the tree is read once into a [`Spec`], the validated [`Config`] that runs are built
+//! from. Reading checks types and ranges, then values against each other (a dateline scheme
+//! against the VC count, a cut-through buffer against the packet size, a bit-permutation pattern
+//! against the node count). Every key is documented in `docs/config.md`.
 
 mod congestion;
 mod error;
@@ -25,6 +17,7 @@ mod record;
 mod router;
 mod routing;
 mod sim;
+mod spec;
 mod topology;
 mod traffic;
 
@@ -39,6 +32,7 @@ pub use record::RecordConfig;
 pub use router::*;
 pub use routing::*;
 pub use sim::SimConfig;
+pub use spec::Spec;
 pub use topology::*;
 pub use traffic::*;
 
@@ -59,7 +53,8 @@ fn is_one(period: &u32) -> bool {
     *period == 1
 }
 
-/// A complete, validated simulation configuration.
+/// A complete simulation configuration, one field per section. Read from text it is valid
+/// (and held as a [`Spec`]); edited in code, [`Spec::new`] checks it again.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Config {
     /// Master seed; every random stream is derived from it.
@@ -87,22 +82,19 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config::from_table(&toml::Table::new()).expect("the default configuration is valid")
+        Spec::default().into_config()
     }
 }
 
 impl Config {
-    /// Parses TOML text; `source_name` labels syntax errors.
-    pub fn from_toml_str(text: &str, source_name: &str) -> Result<Config, ConfigError> {
-        Config::from_table(&parse_table(text, source_name)?)
-    }
-
-    /// Reads and validates a TOML tree.
-    pub fn from_table(table: &toml::Table) -> Result<Config, ConfigError> {
+    /// Reads and checks a TOML tree: types and ranges key by key, then the cross-checks, every
+    /// problem reported at once. `known` is a configuration read before whose topology file
+    /// need not be parsed again.
+    fn read(table: &toml::Table, known: Option<&Config>) -> Result<Config, ConfigError> {
         let issues = Issues::default();
         let root = Section::root(table, &issues);
         let seed = root.int("seed", 1u64, 0, i64::MAX as u64);
-        let topology = TopologyConfig::read(root.section("topology"));
+        let topology = TopologyConfig::read(root.section("topology"), known.map(|k| &k.topology));
         let router = RouterConfig::read(root.section("router"));
         let routing = RoutingConfig::read(root.section("routing"), &topology);
         let nic = NicConfig::read(root.section("nic"));
@@ -288,22 +280,5 @@ pub fn parse_table(text: &str, source_name: &str) -> Result<toml::Table, ConfigE
     } else {
         text.parse::<toml::Table>()
             .map_err(|e| syntax(e.to_string().trim_end().to_string()))
-    }
-}
-
-impl Config {
-    /// Re-checks a config that may have been built or modified in code.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        self.normalized().map(|_| ())
-    }
-
-    /// The config as the reader would produce it from its own serialization: validated, with
-    /// defaults filled in for settings a hand-built config left out.
-    pub fn normalized(&self) -> Result<Config, ConfigError> {
-        let table = toml::Table::try_from(self).map_err(|e| ConfigError::Syntax {
-            source_name: "<in-memory config>".into(),
-            message: e.to_string(),
-        })?;
-        Config::from_table(&table)
     }
 }

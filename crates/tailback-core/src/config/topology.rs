@@ -130,7 +130,9 @@ const SHAPE_KEYS: [&str; 9] = [
 ];
 
 impl TopologyConfig {
-    pub(crate) fn read(s: Section<'_>) -> Self {
+    /// Reads `[topology]`; a topology file is parsed unless `known` (a section read before)
+    /// already holds the same file.
+    pub(crate) fn read(s: Section<'_>, known: Option<&TopologyConfig>) -> Self {
         let kind = s.choice("kind", TopologyKind::Torus);
         for key in SHAPE_KEYS {
             if !shape_keys(kind).contains(&key) && s.has(key) {
@@ -158,9 +160,11 @@ impl TopologyConfig {
             ),
             _ => (None, DeadlockCheck::Refuse),
         };
-        let layout = match &file {
-            Some(path) => read_file(&s, path, deadlock_check),
-            None => read_layout(&s, kind),
+        let known_file = known.filter(|k| k.file.is_some() && k.file == file);
+        let layout = match (&file, known_file) {
+            (Some(path), Some(known)) => check_file(&s, path, known.layout.clone(), deadlock_check),
+            (Some(path), None) => read_file(&s, path, deadlock_check),
+            (None, _) => read_layout(&s, kind),
         };
         let dims = match &layout {
             Layout::Cube(cube) => cube.dims().to_vec(),
@@ -224,23 +228,31 @@ fn read_file(s: &Section<'_>, path: &str, deadlock: DeadlockCheck) -> Layout {
         .map_err(|e| format!("cannot read {path}: {e}"))
         .and_then(|text| CustomShape::parse(&text).map_err(|e| format!("{path}: {e}")));
     match parsed {
-        Ok(shape) if shape.is_cyclic() && deadlock == DeadlockCheck::Refuse => {
-            s.problem(
-                "file",
-                format!(
-                    "{path}: the routes' channel dependency graph has a cycle, so packets can \
-                     deadlock; add `route` lines that break it, or set \
-                     topology.deadlock_check = \"warn\" to run anyway"
-                ),
-            );
-            Layout::File(shape)
-        }
-        Ok(shape) => Layout::File(shape),
+        Ok(shape) => check_file(s, path, Layout::File(shape), deadlock),
         Err(message) => {
             s.problem("file", message);
             Layout::File(fallback())
         }
     }
+}
+
+/// Refuses the parsed topology file at `path` when its routes can deadlock and `deadlock`
+/// says so.
+fn check_file(s: &Section<'_>, path: &str, layout: Layout, deadlock: DeadlockCheck) -> Layout {
+    if let Layout::File(shape) = &layout
+        && shape.is_cyclic()
+        && deadlock == DeadlockCheck::Refuse
+    {
+        s.problem(
+            "file",
+            format!(
+                "{path}: the routes' channel dependency graph has a cycle, so packets can \
+                 deadlock; add `route` lines that break it, or set \
+                 topology.deadlock_check = \"warn\" to run anyway"
+            ),
+        );
+    }
+    layout
 }
 
 /// The shape of `kind` from its keys; a network over [`MAX_NODES`] is reported (on `key`) and

@@ -16,7 +16,9 @@ use std::time::Instant;
 
 use std::path::Path;
 
-use crate::config::{Choice, Config, ConfigError, ConfigIssue, DEFAULT_RAMP_SLOPE, ProcessKind};
+use crate::config::{
+    Choice, Config, ConfigError, ConfigIssue, DEFAULT_RAMP_SLOPE, ProcessKind, Spec,
+};
 use crate::event::{FlitArrival, VcSlots, Wheel};
 use crate::fabric::{Fabric, StepContext};
 use crate::hooks::{Arrivals, BufferEvent, CongestionControl, HookState, NoControl};
@@ -120,23 +122,23 @@ pub struct Simulation<C: CongestionControl = NoControl, F: Fabric = RouterSet> {
 
 impl Simulation<NoControl> {
     /// A simulation without congestion management.
-    pub fn new(cfg: &Config) -> Result<Self, ConfigError> {
-        Simulation::with_control(cfg, NoControl)
+    pub fn new(spec: &Spec) -> Result<Self, ConfigError> {
+        Simulation::with_control(spec, NoControl)
     }
 }
 
 impl<C: CongestionControl> Simulation<C> {
     /// A simulation steered by `control`.
-    pub fn with_control(cfg: &Config, control: C) -> Result<Self, ConfigError> {
-        Simulation::build(cfg, |_, _| control)
+    pub fn with_control(spec: &Spec, control: C) -> Result<Self, ConfigError> {
+        Simulation::build(spec, |_, _| control)
     }
 
     /// A simulation steered by the mechanism `make` builds for the network.
     pub fn build(
-        cfg: &Config,
+        spec: &Spec,
         make: impl FnOnce(&Topology, &Routing) -> C,
     ) -> Result<Self, ConfigError> {
-        Simulation::build_on(cfg, make)
+        Simulation::build_on(spec, make)
     }
 }
 
@@ -144,10 +146,10 @@ impl<C: CongestionControl> Simulation<C> {
 impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
     /// A simulation over fabric `F`, steered by the mechanism `make` builds for the network.
     fn build_on(
-        cfg: &Config,
+        spec: &Spec,
         make: impl FnOnce(&Topology, &Routing) -> C,
     ) -> Result<Self, ConfigError> {
-        cfg.validate()?;
+        let cfg = spec.config();
         let topology = Topology::from_config(cfg);
         let routing = Routing::from_config(cfg, &topology);
         let control = make(&topology, &routing);

@@ -488,7 +488,7 @@ fn periodic_time(interval: f64, jitter: f64, source: &mut Source) -> Option<u64>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
+    use crate::config::{Config, Spec};
 
     fn workload(rate: f64, process: ProcessKind, jitter: f64) -> Workload {
         let cfg = TrafficConfig {
@@ -537,7 +537,7 @@ mod tests {
 
     /// A phased workload on a 4x4 torus from `[traffic]` text.
     fn phased(text: &str) -> Workload {
-        let cfg = Config::from_toml_str(&format!("[topology]\nk = 4\n[traffic]\n{text}"), "<t>")
+        let cfg = Spec::from_toml_str(&format!("[topology]\nk = 4\n[traffic]\n{text}"), "<t>")
             .unwrap_or_else(|e| panic!("{e}"));
         Workload::new(&cfg.traffic, &CubeShape::new(vec![4, 4], true), 5)
     }
@@ -712,7 +712,7 @@ mod tests {
             "uniform is shared"
         );
         // The first random table is the one `Destinations::new` builds for the run.
-        let cfg = Config::from_toml_str(
+        let cfg = Spec::from_toml_str(
             "[topology]\nk = 4\n[traffic]\npattern = \"random_permutation\"",
             "<t>",
         )

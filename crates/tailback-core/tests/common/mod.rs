@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use tailback_core::analysis::{ChannelLoad, channel_load};
-use tailback_core::config::Config;
+use tailback_core::config::{Config, Spec};
 use tailback_core::hooks::CongestionControl;
 use tailback_core::ids::NodeId;
 use tailback_core::routing::Routing;
@@ -12,15 +12,15 @@ use tailback_core::topology::{CubeShape, Topology};
 use tailback_core::traffic::Destinations;
 
 /// Parses and validates a TOML config, panicking with every reported problem.
-pub fn config(text: &str) -> Config {
-    Config::from_toml_str(text, "<test>").unwrap_or_else(|e| panic!("{e}\n--- config ---\n{text}"))
+pub fn config(text: &str) -> Spec {
+    Spec::from_toml_str(text, "<test>").unwrap_or_else(|e| panic!("{e}\n--- config ---\n{text}"))
 }
 
 /// Like [`config`], with the per-cycle invariant checker switched on.
-pub fn checked_config(text: &str) -> Config {
-    let mut cfg = config(text);
-    cfg.sim.check_invariants = true;
-    cfg
+pub fn checked_config(text: &str) -> Spec {
+    config(text)
+        .edited(|c| c.sim.check_invariants = true)
+        .unwrap()
 }
 
 /// Steps `sim` until no packet is in flight or queued, failing after `max_cycles` more cycles.
@@ -42,7 +42,7 @@ pub fn drive_until_idle<C: CongestionControl>(sim: &mut Simulation<C>, max_cycle
 
 /// Offers every node a packet of `flits` flits to every other node at once, runs until the
 /// network is empty (at most `max_cycles`) and returns the flits delivered.
-pub fn all_to_all(cfg: &Config, flits: u32, max_cycles: u64) -> u64 {
+pub fn all_to_all(cfg: &Spec, flits: u32, max_cycles: u64) -> u64 {
     let mut sim = Simulation::new(cfg).unwrap();
     let nodes = cfg.node_count();
     for src in 0..nodes {
@@ -100,11 +100,11 @@ pub fn analysed_channel_load(cfg: &Config) -> ChannelLoad {
 }
 
 /// The config of TOML `text` with the `key=value` assignments applied.
-pub fn with_sets(text: &str, sets: &[&str]) -> Config {
+pub fn with_sets(text: &str, sets: &[&str]) -> Spec {
     let mut table = tailback_core::config::parse_table(text, "<test>").unwrap();
     for assignment in sets {
         let (key, value) = tailback_core::config::parse_assignment(assignment).unwrap();
         tailback_core::config::set_path(&mut table, &key, value).unwrap();
     }
-    Config::from_table(&table).unwrap_or_else(|e| panic!("{e}"))
+    Spec::from_table(&table).unwrap_or_else(|e| panic!("{e}"))
 }

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use tailback_core::analysis::channel_load;
-use tailback_core::config::Config;
+use tailback_core::config::Spec;
 use tailback_core::predict::{PredictOptions, predict};
 use tailback_core::routing::Routing;
 use tailback_core::topology::Topology;
@@ -59,7 +59,7 @@ pub fn experiments() -> Vec<Experiment> {
 }
 
 /// The channel-load bound of `cfg`'s pattern, flits/node/cycle.
-fn ideal_throughput(cfg: &Config) -> f64 {
+fn ideal_throughput(cfg: &Spec) -> f64 {
     let topology = Topology::from_config(cfg);
     let routing = Routing::from_config(cfg, &topology);
     let workload = Workload::new(&cfg.traffic, topology.addresses(), cfg.seed);
@@ -94,7 +94,7 @@ fn accuracy_jobs(grid: &Grid) -> Result<Vec<Job>> {
 fn accuracy(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
     let fractions: Vec<f64> = grid.param("fractions")?;
     // The cases in order, each with its points: (offered load, configuration).
-    let mut cases: Vec<(String, Vec<(f64, Config)>)> = Vec::new();
+    let mut cases: Vec<(String, Vec<(f64, Spec)>)> = Vec::new();
     for chunk in jobs.chunks(fractions.len()) {
         let name = chunk[0].id.split_once('@').map_or("", |(n, _)| n);
         let points = chunk
@@ -551,7 +551,7 @@ mod tests {
             "[topology]\nkind = \"file\"\nfile = {:?}\ndeadlock_check = \"warn\"\n",
             path.display().to_string()
         );
-        let cfg = Config::from_toml_str(&text, "<test>").unwrap();
+        let cfg = Spec::from_toml_str(&text, "<test>").unwrap();
         let topology = Topology::from_config(&cfg);
         assert_eq!(topology.node_count(), 16);
         // 16 switches x 2 ring links + 1 express link, both directions.

@@ -13,7 +13,7 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use tailback_core::config::Config;
+use tailback_core::config::Spec;
 use tailback_core::stats::RunReport;
 
 use crate::{Error, Result};
@@ -37,14 +37,14 @@ pub struct RunOptions {
 pub struct Job {
     /// Unique within the batch.
     pub id: String,
-    pub config: Config,
+    pub config: Spec,
     /// Keep only the summary and the time series (for grids of thousands of runs).
     pub summary_only: bool,
 }
 
 impl Job {
     /// A job whose whole report is kept.
-    pub fn new(id: String, config: Config) -> Job {
+    pub fn new(id: String, config: Spec) -> Job {
         Job {
             id,
             config,
@@ -74,7 +74,7 @@ struct Stored {
 }
 
 /// FNV-1a fingerprint of a configuration's JSON form (stable across builds and platforms).
-pub fn fingerprint(config: &Config) -> Result<String> {
+pub fn fingerprint(config: &Spec) -> Result<String> {
     let text = serde_json::to_string(config).map_err(anyhow::Error::from)?;
     let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
@@ -193,11 +193,12 @@ mod tests {
     use super::*;
 
     fn job(id: &str, rate: f64) -> Job {
-        let mut config = Config::default();
-        config.sim.warmup_cycles = 100;
-        config.sim.measure_cycles = 200;
-        config.traffic.rate = rate;
-        Job::new(id.to_string(), config)
+        let config = Spec::default().edited(|c| {
+            c.sim.warmup_cycles = 100;
+            c.sim.measure_cycles = 200;
+            c.traffic.rate = rate;
+        });
+        Job::new(id.to_string(), config.unwrap())
     }
 
     fn options(out: PathBuf, donors: Vec<PathBuf>) -> RunOptions {

@@ -208,10 +208,10 @@ impl Circuit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
+    use crate::config::Spec;
 
     fn topology(dims: &str, kind: &str) -> Topology {
-        let cfg = Config::from_toml_str(
+        let cfg = Spec::from_toml_str(
             &format!("[topology]\nkind = \"{kind}\"\ndims = {dims}"),
             "<t>",
         )
