@@ -1,6 +1,6 @@
 //! Human-readable descriptions of configurations and results.
 
-use tailback_core::config::{Choice, Config, RoutingAlgorithm, TopologyKind};
+use tailback_core::config::{Choice, Config, ProcessConfig, RoutingAlgorithm, TopologyKind};
 use tailback_core::ids::PortId;
 use tailback_core::stats::RunSummary;
 use tailback_core::topology::{CubeShape, Layout, Link, Topology};
@@ -86,7 +86,7 @@ pub fn title(cfg: &Config) -> String {
 /// The closed-loop workload in words ("heavy bulk-synchronous", "cyclic shift with
 /// barriers"), if the traffic is one.
 fn program(cfg: &Config) -> Option<String> {
-    let program = cfg.traffic.program.as_ref()?;
+    let program = cfg.traffic.process.program()?;
     let barriers = if program.barriers {
         "with barriers"
     } else {
@@ -100,12 +100,14 @@ fn program(cfg: &Config) -> Option<String> {
 
 /// A trace replay in words ("replay of run.trace at 2x time"), if the traffic is one.
 fn replay(cfg: &Config) -> Option<String> {
-    let file = cfg.traffic.trace_file.as_ref()?;
-    let name = std::path::Path::new(file)
+    let ProcessConfig::Trace(trace) = &cfg.traffic.process else {
+        return None;
+    };
+    let name = std::path::Path::new(&trace.file)
         .file_name()
-        .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
-    Some(match cfg.traffic.trace_time_scale {
-        Some(scale) if scale != 1.0 => format!("replay of {name}, times x{scale}"),
+        .map_or(trace.file.clone(), |n| n.to_string_lossy().into_owned());
+    Some(match trace.time_scale {
+        scale if scale != 1.0 => format!("replay of {name}, times x{scale}"),
         _ => format!("replay of {name}"),
     })
 }
@@ -116,7 +118,7 @@ pub fn traffic(cfg: &Config) -> String {
     if let Some(replay) = replay(cfg) {
         return replay;
     }
-    if let (Some(name), Some(p)) = (program(cfg), &t.program) {
+    if let (Some(name), Some(p)) = (program(cfg), t.process.program()) {
         let [low, high] = p.phase_packets;
         let count = if low == high {
             low.to_string()
@@ -153,7 +155,7 @@ pub fn traffic(cfg: &Config) -> String {
     format!(
         "{load}, {}-flit packets, {} process",
         t.packet_flits,
-        t.process.name()
+        t.process.kind().name()
     )
 }
 

@@ -19,7 +19,7 @@ use std::collections::VecDeque;
 
 use crate::bitset::BitSet;
 use crate::bitset::{bits32, next_after_32};
-use crate::config::{Config, Multiplexing};
+use crate::config::{Multiplexing, NicConfig, RouterConfig};
 use crate::event::{FlitArrival, VcSlots, Wheel};
 use crate::flit::Flit;
 use crate::hooks::{Arrived, CongestionControl, Context, Flows, HookState};
@@ -177,14 +177,21 @@ pub(crate) struct NicSet {
 }
 
 impl NicSet {
-    /// The NICs of `topology`; with `flows`, requests wait per destination, up to the given
+    /// The NICs of `topology` in front of routers as `router` describes (`processor`: with a
+    /// processor behind each); with `flows`, requests wait per destination, up to the given
     /// number of packets.
-    pub(crate) fn new(cfg: &Config, topology: &Topology, flows: Option<Option<u32>>) -> NicSet {
+    pub(crate) fn new(
+        nic: &NicConfig,
+        router: &RouterConfig,
+        processor: bool,
+        topology: &Topology,
+        flows: Option<Option<u32>>,
+    ) -> NicSet {
         let nodes = topology.node_count();
-        let vcs = cfg.router.vcs as usize;
+        let vcs = router.vcs as usize;
         let slots = VcSlots::new(vcs, topology.ports().len(), nodes);
         let per_node = slots.port_vc(nodes, 0);
-        let capacity = cfg.router.vc_buffer_flits;
+        let capacity = router.vc_buffer_flits;
         let all_vcs = if vcs == 32 {
             u32::MAX
         } else {
@@ -216,17 +223,17 @@ impl NicSet {
         NicSet {
             slots,
             capacity,
-            injection_latency: cfg.nic.injection_latency as u64,
-            credit_latency: cfg.router.credit_latency as u64,
-            ejection_rate: cfg.nic.ejection_rate,
-            cut_through: cfg.router.switching.whole_packets(),
-            network_vcs: cfg.router.network_vc_masks(),
-            time_multiplexed: cfg.router.multiplexing == Some(Multiplexing::Time),
-            replies: cfg.router.logical_networks == 2,
+            injection_latency: nic.injection_latency as u64,
+            credit_latency: router.credit_latency as u64,
+            ejection_rate: nic.ejection_rate,
+            cut_through: router.switching.whole_packets(),
+            network_vcs: router.network_vc_masks(),
+            time_multiplexed: router.multiplexing == Some(Multiplexing::Time),
+            replies: router.logical_networks == 2,
             nics,
             inj_credits: vec![capacity as u16; per_node],
             rx_held: vec![0; per_node],
-            processor: cfg.processor.is_some(),
+            processor,
             flows,
             control_inbox: Vec::new(),
             active: BitSet::new(nodes),

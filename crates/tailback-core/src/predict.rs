@@ -27,7 +27,7 @@
 use serde::Serialize;
 
 use crate::analysis::ZeroLoad;
-use crate::config::{Config, ConfigError, ProcessKind, Spec};
+use crate::config::{Config, ConfigError, ProcessConfig, Spec};
 use crate::ids::{NodeId, PortId};
 use crate::routing::Routing;
 use crate::topology::{Link, Topology};
@@ -466,17 +466,16 @@ pub fn predict(spec: &Spec, options: &PredictOptions) -> Result<Prediction, Pred
     }
     let interval = options.interval;
     let t = &cfg.traffic;
-    match (t.process, &t.trace_file, &t.phases) {
-        (ProcessKind::Trace, Some(path), _) => {
-            let scale = t.trace_time_scale.unwrap_or(1.0);
+    match (&t.process, &t.phases) {
+        (ProcessConfig::Trace(trace), _) => {
             let mut records =
-                crate::trace::read(std::path::Path::new(path), topology.node_count())?;
+                crate::trace::read(std::path::Path::new(&trace.file), topology.node_count())?;
             for r in &mut records {
-                r.created = (r.created as f64 * scale).round() as u64;
+                r.created = (r.created as f64 * trace.time_scale).round() as u64;
             }
             Ok(predictor.predict_trace(&records, interval))
         }
-        (ProcessKind::Bernoulli | ProcessKind::Periodic, _, None) => {
+        (ProcessConfig::Bernoulli | ProcessConfig::Periodic { .. }, None) => {
             let workload = Workload::new(t, topology.addresses(), cfg.seed);
             let per_node = t.rate / f64::from(t.packet_flits);
             let mut flows = Vec::new();
@@ -496,7 +495,7 @@ pub fn predict(spec: &Spec, options: &PredictOptions) -> Result<Prediction, Pred
             "the predictor models open-loop traffic: a pattern at a rate (traffic.process = \
              \"bernoulli\" or \"periodic\", without phases) or a trace (traffic.process = \
              \"trace\"); traffic.process = \"{}\"{}",
-            t.process,
+            t.process.kind(),
             if t.phases.is_some() {
                 " with phases"
             } else {

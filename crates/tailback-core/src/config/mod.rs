@@ -106,7 +106,7 @@ impl Config {
         let congestion = CongestionConfig::read(root.section("congestion"));
         let sim = SimConfig::read(root.section("sim"));
         let mut record = RecordConfig::read(root.section("record"));
-        if traffic.process == ProcessKind::Ramp && record.series_window == 0 {
+        if traffic.process.kind() == ProcessKind::Ramp && record.series_window == 0 {
             // The ramp is measured in windows: 100 cycles unless the user chose otherwise.
             record.series_window = 100;
         }
@@ -232,10 +232,12 @@ impl Config {
                 );
             }
         }
-        if self.traffic.process.is_program() && self.processor.is_none() {
+        if self.traffic.process.kind().is_program() && self.processor.is_none() {
             report(
                 "traffic.process",
-                Some(toml::Value::String(self.traffic.process.name().into())),
+                Some(toml::Value::String(
+                    self.traffic.process.kind().name().into(),
+                )),
                 "needs a [processor] section: its nodes send as fast as their processors can"
                     .to_string(),
             );

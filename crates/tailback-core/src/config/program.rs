@@ -59,9 +59,9 @@ const BSP_ONLY: [&str; 3] = ["load", "send_probability", "message_packets"];
 const MAX_PHASE_PACKETS: u32 = 1 << 24;
 
 impl ProgramConfig {
-    /// Reads the settings of a bulk-synchronous or cyclic-shift workload from `[traffic]`
-    /// (`None` for the other processes, whose `[traffic]` must not have these keys).
-    pub(crate) fn read(s: &Section<'_>, process: ProcessKind) -> Option<ProgramConfig> {
+    /// Reads the settings of a bulk-synchronous or cyclic-shift workload from `[traffic]` (the
+    /// other processes must not have these keys; for them the result is not used).
+    pub(crate) fn read(s: &Section<'_>, process: ProcessKind) -> ProgramConfig {
         let bsp = process == ProcessKind::Bsp;
         for key in PROGRAM_KEYS {
             if !s.has(key) {
@@ -100,15 +100,14 @@ impl ProgramConfig {
                 !list.is_empty()
             })
             .unwrap_or_else(|| default_lengths.to_vec());
-        let program = ProgramConfig {
+        ProgramConfig {
             load: bsp.then_some(load),
             phase_packets,
             send_probability: bsp.then_some(send_probability),
             message_packets: bsp.then_some(message_packets),
             barriers: s.boolean("barriers", true),
             barrier_cycles: s.int("barrier_cycles", 100, 0, 1 << 30),
-        };
-        process.is_program().then_some(program)
+        }
     }
 }
 

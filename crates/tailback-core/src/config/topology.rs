@@ -65,6 +65,9 @@ pub struct TopologyConfig {
     pub file: Option<String>,
     /// What to do when a topology file's routes can deadlock.
     pub deadlock_check: DeadlockCheck,
+    /// The file `layout` was parsed from, so that a config edited in code keeps it only while
+    /// `file` still names it.
+    parsed_file: Option<String>,
 }
 
 /// Written with the keys the reader takes, so a serialized config reads back the same.
@@ -160,7 +163,7 @@ impl TopologyConfig {
             ),
             _ => (None, DeadlockCheck::Refuse),
         };
-        let known_file = known.filter(|k| k.file.is_some() && k.file == file);
+        let known_file = known.filter(|k| k.parsed_file.is_some() && k.parsed_file == file);
         let layout = match (&file, known_file) {
             (Some(path), Some(known)) => check_file(&s, path, known.layout.clone(), deadlock_check),
             (Some(path), None) => read_file(&s, path, deadlock_check),
@@ -185,6 +188,7 @@ impl TopologyConfig {
             layout,
             link_latency,
             link_period,
+            parsed_file: file.clone(),
             file,
             deadlock_check,
         }

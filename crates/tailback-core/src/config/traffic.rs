@@ -107,10 +107,8 @@ pub struct TrafficConfig {
     pub rate: f64,
     /// Packet length in flits.
     pub packet_flits: u32,
-    /// Injection process (of every phase).
-    pub process: ProcessKind,
-    /// Periodic only: each packet is delayed by up to this fraction of the interval.
-    pub jitter: Option<f64>,
+    /// Injection process (of every phase), with its settings.
+    pub process: ProcessConfig,
     /// Packets addressed to their own source: delivered locally or not created.
     pub self_packets: SelfPackets,
     /// A schedule of phases replacing `pattern` and `rate`.
@@ -118,21 +116,75 @@ pub struct TrafficConfig {
     /// With `phases` only: whether the schedule starts over after its last phase (otherwise
     /// sources stop creating packets).
     pub repeat_phases: Option<bool>,
-    /// Collective only: packets every node sends.
-    pub packets_per_node: Option<u32>,
-    /// Ramp only: load increase per cycle, flits/node/cycle per cycle.
-    pub ramp_slope: Option<f64>,
-    /// Ramp only: samples in the moving average that smooths the ramp curves.
-    pub ramp_smoothing: Option<u32>,
-    /// Ramp only: the critical load is where smoothed throughput falls this fraction below the
-    /// offered load.
-    pub ramp_drop: Option<f64>,
-    /// The closed-loop workloads (`bsp`, `cshift`) only: their phases.
-    pub program: Option<ProgramConfig>,
-    /// Trace replay only: the trace file.
-    pub trace_file: Option<String>,
-    /// Trace replay only: creation times are multiplied by this (2: half the load).
-    pub trace_time_scale: Option<f64>,
+}
+
+/// `traffic.process` with the keys that belong to it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProcessConfig {
+    /// Each cycle, a packet with probability rate / packet_flits.
+    Bernoulli,
+    /// One packet every packet_flits / rate cycles.
+    Periodic {
+        /// Each packet is delayed by up to this fraction of the interval.
+        jitter: f64,
+    },
+    /// Every node has its packets at cycle 0; the run lasts until all are delivered.
+    Collective {
+        /// Packets every node sends.
+        packets_per_node: u32,
+    },
+    /// Bernoulli injection whose load rises linearly up to `rate`.
+    Ramp(RampConfig),
+    /// Bulk-synchronous phases of a closed-loop program.
+    Bsp(ProgramConfig),
+    /// A cyclic shift run by a closed-loop program.
+    Cshift(ProgramConfig),
+    /// Replay of a packet trace.
+    Trace(TraceReplay),
+}
+
+/// The settings of `traffic.process = "ramp"`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RampConfig {
+    /// Load increase per cycle, flits/node/cycle per cycle (`ramp_slope`).
+    pub slope: f64,
+    /// Samples in the moving average that smooths the ramp curves (`ramp_smoothing`).
+    pub smoothing: u32,
+    /// The critical load is where smoothed throughput falls this fraction below the offered
+    /// load (`ramp_drop`).
+    pub drop: f64,
+}
+
+/// The settings of `traffic.process = "trace"`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceReplay {
+    /// The trace file (`trace_file`).
+    pub file: String,
+    /// Creation times are multiplied by this (`trace_time_scale`; 2: half the load).
+    pub time_scale: f64,
+}
+
+impl ProcessConfig {
+    /// Which process it is.
+    pub fn kind(&self) -> ProcessKind {
+        match self {
+            ProcessConfig::Bernoulli => ProcessKind::Bernoulli,
+            ProcessConfig::Periodic { .. } => ProcessKind::Periodic,
+            ProcessConfig::Collective { .. } => ProcessKind::Collective,
+            ProcessConfig::Ramp(_) => ProcessKind::Ramp,
+            ProcessConfig::Bsp(_) => ProcessKind::Bsp,
+            ProcessConfig::Cshift(_) => ProcessKind::Cshift,
+            ProcessConfig::Trace(_) => ProcessKind::Trace,
+        }
+    }
+
+    /// The closed-loop program of `bsp` and `cshift`.
+    pub fn program(&self) -> Option<&ProgramConfig> {
+        match self {
+            ProcessConfig::Bsp(program) | ProcessConfig::Cshift(program) => Some(program),
+            _ => None,
+        }
+    }
 }
 
 impl ProcessKind {
@@ -168,8 +220,10 @@ pub const DEFAULT_RAMP_SLOPE: f64 = 1e-7;
 impl TrafficConfig {
     /// Cycles the ramp takes to reach `rate` (ramp load only).
     pub fn ramp_cycles(&self) -> Option<u64> {
-        self.ramp_slope
-            .map(|slope| (self.rate / slope).ceil().max(1.0) as u64)
+        match &self.process {
+            ProcessConfig::Ramp(ramp) => Some((self.rate / ramp.slope).ceil().max(1.0) as u64),
+            _ => None,
+        }
     }
 }
 
@@ -214,26 +268,41 @@ impl Serialize for TrafficConfig {
             trace_time_scale: Option<f64>,
         }
         let single = self.phases.is_none();
-        let rated = single && self.process.has_rate();
+        let kind = self.process.kind();
+        let rated = single && kind.has_rate();
+        let ramp = match &self.process {
+            ProcessConfig::Ramp(ramp) => Some(ramp),
+            _ => None,
+        };
+        let trace = match &self.process {
+            ProcessConfig::Trace(trace) => Some(trace),
+            _ => None,
+        };
         Written {
-            pattern: Some(self.pattern).filter(|_| single && self.process.has_pattern()),
+            pattern: Some(self.pattern).filter(|_| single && kind.has_pattern()),
             include_self: self.include_self,
             hotspot_nodes: self.hotspot_nodes.as_ref(),
             hotspot_fraction: self.hotspot_fraction,
             rate: Some(self.rate).filter(|_| rated),
             packet_flits: self.packet_flits,
-            process: self.process,
-            jitter: self.jitter,
+            process: kind,
+            jitter: match self.process {
+                ProcessConfig::Periodic { jitter } => Some(jitter),
+                _ => None,
+            },
             self_packets: Some(self.self_packets).filter(|&x| x != SelfPackets::Deliver),
             phases: self.phases.as_ref(),
             repeat_phases: self.repeat_phases,
-            packets_per_node: self.packets_per_node,
-            ramp_slope: self.ramp_slope,
-            ramp_smoothing: self.ramp_smoothing,
-            ramp_drop: self.ramp_drop,
-            program: self.program.as_ref(),
-            trace_file: self.trace_file.as_ref(),
-            trace_time_scale: self.trace_time_scale,
+            packets_per_node: match self.process {
+                ProcessConfig::Collective { packets_per_node } => Some(packets_per_node),
+                _ => None,
+            },
+            ramp_slope: ramp.map(|r| r.slope),
+            ramp_smoothing: ramp.map(|r| r.smoothing),
+            ramp_drop: ramp.map(|r| r.drop),
+            program: self.process.program(),
+            trace_file: trace.map(|t| &t.file),
+            trace_time_scale: trace.map(|t| t.time_scale),
         }
         .serialize(ser)
     }
@@ -453,38 +522,10 @@ impl TrafficConfig {
             .filter(|_| hotspot),
             rate,
             packet_flits,
-            process,
-            jitter: Some(s.float("jitter", 0.0, |x| (0.0..=1.0).contains(&x), "from 0 to 1"))
-                .filter(|_| process == ProcessKind::Periodic),
+            process: read_process_settings(&s, process, program),
             self_packets: s.choice("self_packets", SelfPackets::Deliver),
             repeat_phases: Some(s.boolean("repeat_phases", true)).filter(|_| phases.is_some()),
             phases,
-            packets_per_node: Some(s.int("packets_per_node", 10, 1, 1_000_000))
-                .filter(|_| collective),
-            ramp_slope: Some(s.float(
-                "ramp_slope",
-                DEFAULT_RAMP_SLOPE,
-                |x| x > 0.0 && x <= 1.0,
-                "greater than 0 and at most 1 (flits/node/cycle per cycle)",
-            ))
-            .filter(|_| ramp),
-            ramp_smoothing: Some(s.int("ramp_smoothing", 400, 1, 1_000_000)).filter(|_| ramp),
-            ramp_drop: Some(s.float(
-                "ramp_drop",
-                0.1,
-                |x| x > 0.0 && x < 1.0,
-                "between 0 and 1 (exclusive)",
-            ))
-            .filter(|_| ramp),
-            program,
-            trace_file: read_trace_file(&s, process),
-            trace_time_scale: Some(s.float(
-                "trace_time_scale",
-                1.0,
-                |x| x > 0.0 && x <= 1e6,
-                "greater than 0 and at most 10^6",
-            ))
-            .filter(|_| process == ProcessKind::Trace),
         };
         if (collective || ramp || !process.has_pattern()) && phased {
             s.problem(
@@ -509,6 +550,52 @@ impl TrafficConfig {
         }
         s.finish();
         cfg
+    }
+}
+
+/// The settings of `process` (its keys were refused above for the other processes), read in
+/// the order the keys are documented; `program` is the closed-loop program read earlier.
+fn read_process_settings(
+    s: &Section<'_>,
+    process: ProcessKind,
+    program: ProgramConfig,
+) -> ProcessConfig {
+    let jitter = s.float("jitter", 0.0, |x| (0.0..=1.0).contains(&x), "from 0 to 1");
+    let packets_per_node = s.int("packets_per_node", 10, 1, 1_000_000);
+    let ramp = RampConfig {
+        slope: s.float(
+            "ramp_slope",
+            DEFAULT_RAMP_SLOPE,
+            |x| x > 0.0 && x <= 1.0,
+            "greater than 0 and at most 1 (flits/node/cycle per cycle)",
+        ),
+        smoothing: s.int("ramp_smoothing", 400, 1, 1_000_000),
+        drop: s.float(
+            "ramp_drop",
+            0.1,
+            |x| x > 0.0 && x < 1.0,
+            "between 0 and 1 (exclusive)",
+        ),
+    };
+    let trace_file = read_trace_file(s, process);
+    let time_scale = s.float(
+        "trace_time_scale",
+        1.0,
+        |x| x > 0.0 && x <= 1e6,
+        "greater than 0 and at most 10^6",
+    );
+    match process {
+        ProcessKind::Bernoulli => ProcessConfig::Bernoulli,
+        ProcessKind::Periodic => ProcessConfig::Periodic { jitter },
+        ProcessKind::Collective => ProcessConfig::Collective { packets_per_node },
+        ProcessKind::Ramp => ProcessConfig::Ramp(ramp),
+        ProcessKind::Bsp => ProcessConfig::Bsp(program),
+        ProcessKind::Cshift => ProcessConfig::Cshift(program),
+        // A missing file was reported; the empty path is never used.
+        ProcessKind::Trace => ProcessConfig::Trace(TraceReplay {
+            file: trace_file.unwrap_or_default(),
+            time_scale,
+        }),
     }
 }
 

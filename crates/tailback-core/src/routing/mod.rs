@@ -92,22 +92,20 @@ impl Adaptive {
 }
 
 impl Routing {
-    /// Builds the routing function a (valid) config describes.
-    pub fn from_config(cfg: &Config, topology: &Topology) -> Routing {
-        // Each logical network routes on its own share of the VCs.
-        let vcs = cfg.router.network_vcs();
+    /// The routing function `[routing]` describes on `topology`, over `vcs` VCs per port.
+    pub fn new(section: &RoutingConfig, topology: &Topology, vcs: u32) -> Routing {
         let shape = match topology.layout() {
             Layout::Cube(shape) => shape,
             Layout::Tree(tree) => {
-                let adaptive = cfg.routing.algorithm == RoutingAlgorithm::AdaptiveUp;
+                let adaptive = section.algorithm == RoutingAlgorithm::AdaptiveUp;
                 return Routing::UpDown(UpDown::new(tree, vcs, adaptive));
             }
             Layout::Fly(fly) => return Routing::Tag(DestinationTag::new(fly, vcs)),
             Layout::File(file) => return Routing::Table(TableRouting::new(file, topology, vcs)),
         };
-        match cfg.routing.algorithm {
+        match section.algorithm {
             RoutingAlgorithm::Duato => {
-                let dor = Dor::escape(shape, &cfg.routing, vcs);
+                let dor = Dor::escape(shape, section, vcs);
                 let escape_vcs = (1u32 << dor.classes()) - 1;
                 Routing::Duato(Adaptive {
                     adaptive_vcs: dor.all_vcs() & !escape_vcs,
@@ -116,7 +114,7 @@ impl Routing {
                 })
             }
             RoutingAlgorithm::Disha => {
-                let dor = Dor::escape(shape, &cfg.routing, vcs);
+                let dor = Dor::escape(shape, section, vcs);
                 Routing::Disha(Adaptive {
                     adaptive_vcs: dor.all_vcs(),
                     ties_both_ways: true,
@@ -124,8 +122,14 @@ impl Routing {
                 })
             }
             // Validation pairs the other algorithms with their topologies.
-            _ => Routing::Dor(Dor::new(shape, &cfg.routing, vcs)),
+            _ => Routing::Dor(Dor::new(shape, section, vcs)),
         }
+    }
+
+    /// The routing function a configuration describes: [`Routing::new`] over the VCs of one
+    /// logical network (each routes on its own share).
+    pub fn from_config(cfg: &Config, topology: &Topology) -> Routing {
+        Routing::new(&cfg.routing, topology, cfg.router.network_vcs())
     }
 
     /// The channels a packet from `src` to `dst` whose head is at `router` in VC `class` may

@@ -16,9 +16,7 @@ use std::time::Instant;
 
 use std::path::Path;
 
-use crate::config::{
-    Choice, Config, ConfigError, ConfigIssue, DEFAULT_RAMP_SLOPE, ProcessKind, Spec,
-};
+use crate::config::{Choice, Config, ConfigError, ConfigIssue, ProcessConfig, ProcessKind, Spec};
 use crate::event::{FlitArrival, VcSlots, Wheel};
 use crate::fabric::{Fabric, StepContext};
 use crate::hooks::{Arrivals, BufferEvent, CongestionControl, HookState, NoControl};
@@ -150,21 +148,27 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         make: impl FnOnce(&Topology, &Routing) -> C,
     ) -> Result<Self, ConfigError> {
         let cfg = spec.config();
-        let topology = Topology::from_config(cfg);
-        let routing = Routing::from_config(cfg, &topology);
+        let topology = Topology::new(&cfg.topology, &cfg.nic, cfg.seed);
+        let routing = Routing::new(&cfg.routing, &topology, cfg.router.network_vcs());
         let control = make(&topology, &routing);
         let mut workload = Workload::new(&cfg.traffic, topology.addresses(), cfg.seed);
-        if let Some(path) = &cfg.traffic.trace_file {
-            let records = load_trace(cfg, path, topology.node_count())?;
-            workload = workload.replaying(&records, cfg.traffic.trace_time_scale.unwrap_or(1.0));
+        if let ProcessConfig::Trace(trace) = &cfg.traffic.process {
+            let records = load_trace(cfg, &trace.file, topology.node_count())?;
+            workload = workload.replaying(&records, trace.time_scale);
         }
         let fabric = F::build(cfg, &topology);
         let flows = C::FLOWS.then(|| control.flow_capacity(cfg.nic.source_queue_packets));
-        let nics = NicSet::new(cfg, &topology, flows);
-        let program = cfg.traffic.program.as_ref().map(|p| {
+        let nics = NicSet::new(
+            &cfg.nic,
+            &cfg.router,
+            cfg.processor.is_some(),
+            &topology,
+            flows,
+        );
+        let program = cfg.traffic.process.program().map(|p| {
             Program::new(
                 p,
-                cfg.traffic.process == ProcessKind::Cshift,
+                cfg.traffic.process.kind() == ProcessKind::Cshift,
                 topology.node_count(),
                 cfg.traffic.packet_flits,
                 cfg.seed,
@@ -400,7 +404,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         let started = Instant::now();
         let every = every.max(1);
         let (_, window_end) = measurement_window(&self.config);
-        let process = self.config.traffic.process;
+        let process = self.config.traffic.process.kind();
         // Runs that last until their packets are delivered (a collective, a cyclic shift, a
         // trace) end by `drain_cycles_max` (after the trace's last packet); ramps and
         // bulk-synchronous runs at the window's end.
@@ -467,21 +471,15 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
 
     /// Finds a ramp's critical load in its series and words its saturation accordingly.
     fn conclude_ramp(&self, summary: &mut RunSummary, series: &[SeriesRow]) {
-        let traffic = &self.config.traffic;
+        let ProcessConfig::Ramp(ramp) = &self.config.traffic.process else {
+            return;
+        };
         let window = self.config.record.series_window;
-        let offered = crate::ramp::nominal_offered(
-            series,
-            window,
-            traffic.ramp_slope.unwrap_or(DEFAULT_RAMP_SLOPE),
-        );
+        let offered = crate::ramp::nominal_offered(series, window, ramp.slope);
         let throughput: Vec<f64> = series.iter().map(|row| row.delivered).collect();
-        let drop = traffic.ramp_drop.unwrap_or(0.1);
-        summary.critical_load = crate::ramp::critical_load(
-            &offered,
-            &throughput,
-            traffic.ramp_smoothing.unwrap_or(400) as usize,
-            drop,
-        );
+        let drop = ramp.drop;
+        summary.critical_load =
+            crate::ramp::critical_load(&offered, &throughput, ramp.smoothing as usize, drop);
         summary.saturated = summary.critical_load.is_some();
         summary.saturation_reason = summary.critical_load.map(|load| {
             format!(
@@ -558,7 +556,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
     /// all; a trace has none left.
     fn workload_finished(&self) -> bool {
         let replayed =
-            self.config.traffic.process != ProcessKind::Trace || self.creations.is_empty();
+            self.config.traffic.process.kind() != ProcessKind::Trace || self.creations.is_empty();
         replayed
             && self
                 .processors
@@ -744,7 +742,7 @@ fn load_trace(cfg: &Config, path: &str, nodes: usize) -> Result<Vec<TraceRecord>
 /// The cycles whose packets are measured: after the warm-up for the measurement window; every
 /// packet of a collective; the whole ramp.
 fn measurement_window(cfg: &Config) -> (u64, u64) {
-    match cfg.traffic.process {
+    match cfg.traffic.process.kind() {
         ProcessKind::Collective | ProcessKind::Cshift | ProcessKind::Trace => (0, NEVER),
         ProcessKind::Ramp => (0, cfg.traffic.ramp_cycles().unwrap_or(1)),
         _ => (

@@ -145,7 +145,7 @@ impl CubeShape {
         let injection_port = (0..nodes)
             .map(|r| port_id(r, self.terminal_port()))
             .collect();
-        Topology::new(
+        Topology::from_parts(
             super::Layout::Cube(self.clone()),
             self,
             router_first_port,

@@ -442,7 +442,7 @@ impl CustomShape {
             .iter()
             .map(|&(s, p)| PortId::new(self.first_port[s as usize] as usize + p as usize))
             .collect();
-        Topology::new(
+        Topology::from_parts(
             super::Layout::File(self.clone()),
             super::CubeShape::new(vec![self.nodes() as u32], false),
             self.first_port.clone(),

@@ -144,7 +144,7 @@ impl FlyShape {
         let router_first_port = (0..=self.n as usize * per_stage)
             .map(|r| (r * width) as u32)
             .collect();
-        Topology::new(
+        Topology::from_parts(
             super::Layout::Fly(self.clone()),
             super::CubeShape::new(vec![self.nodes() as u32], false),
             router_first_port,

@@ -14,7 +14,7 @@ pub use file::{CustomShape, FileError};
 pub use fly::FlyShape;
 pub use tree::TreeShape;
 
-use crate::config::Config;
+use crate::config::{Config, NicConfig, TopologyConfig};
 use crate::ids::{NodeId, PortId, RouterId};
 
 /// What one side of a port is connected to.
@@ -85,23 +85,29 @@ pub struct Topology {
 }
 
 impl Topology {
-    /// Builds the topology a config describes (the config must be valid).
-    pub fn from_config(cfg: &Config) -> Topology {
-        let (link, ejection) = (cfg.topology.link_latency, cfg.nic.ejection_latency);
-        let mut topology = match &cfg.topology.layout {
+    /// The network `[topology]` describes, with the terminal links of `[nic]`; `seed` wires
+    /// random networks (multibutterflies).
+    pub fn new(section: &TopologyConfig, nic: &NicConfig, seed: u64) -> Topology {
+        let (link, ejection) = (section.link_latency, nic.ejection_latency);
+        let mut topology = match &section.layout {
             Layout::Cube(cube) => cube.clone().build(link, ejection),
             Layout::Tree(tree) => tree.build(link, ejection),
-            Layout::Fly(fly) => fly.build(link, ejection, cfg.seed),
+            Layout::Fly(fly) => fly.build(link, ejection, seed),
             // The file sets its own link speeds.
             Layout::File(file) => return file.build(link, ejection),
         };
         for port in &mut topology.ports {
             port.output_period = match port.output {
-                Link::Node(_) => cfg.nic.link_period,
-                _ => cfg.topology.link_period,
+                Link::Node(_) => nic.link_period,
+                _ => section.link_period,
             };
         }
         topology
+    }
+
+    /// The network a configuration describes ([`Topology::new`] with its sections).
+    pub fn from_config(cfg: &Config) -> Topology {
+        Topology::new(&cfg.topology, &cfg.nic, cfg.seed)
     }
 
     /// The network's family and shape.
@@ -164,7 +170,7 @@ impl Topology {
     }
 
     /// Assembles a topology; the ejection ports are found from the wiring.
-    fn new(
+    fn from_parts(
         layout: Layout,
         addresses: CubeShape,
         router_first_port: Vec<u32>,

@@ -200,7 +200,7 @@ impl TreeShape {
                 )
             })
             .collect();
-        Topology::new(
+        Topology::from_parts(
             super::Layout::Tree(self.clone()),
             super::CubeShape::new(vec![self.nodes() as u32], false),
             router_first_port,

@@ -26,7 +26,7 @@ use std::collections::VecDeque;
 use rand::RngExt;
 use rand_distr::{Distribution, Geometric};
 
-use crate::config::{PatternKind, ProcessKind, SelfPackets, TrafficConfig};
+use crate::config::{PatternKind, ProcessConfig, ProcessKind, SelfPackets, TrafficConfig};
 use crate::packet::LogicalNetwork;
 use crate::rng::{self, Purpose, StreamRng};
 use crate::topology::CubeShape;
@@ -69,31 +69,32 @@ impl Process {
     /// The process of `cfg` at `rate` flits/node/cycle.
     fn new(cfg: &TrafficConfig, rate: f64) -> Process {
         let packets_per_cycle = rate / cfg.packet_flits as f64;
-        match cfg.process {
+        match &cfg.process {
             // Closed-loop workloads create their packets through the processors, and a trace
             // replay from its records.
-            ProcessKind::Bsp | ProcessKind::Cshift | ProcessKind::Trace => Process::Silent,
-            ProcessKind::Collective => {
-                Process::Collective(cfg.packets_per_node.unwrap_or(1).into())
+            ProcessConfig::Bsp(_) | ProcessConfig::Cshift(_) | ProcessConfig::Trace(_) => {
+                Process::Silent
+            }
+            ProcessConfig::Collective { packets_per_node } => {
+                Process::Collective((*packets_per_node).into())
             }
             _ if packets_per_cycle <= 0.0 => Process::Silent,
-            ProcessKind::Ramp => {
+            ProcessConfig::Ramp(ramp) => {
                 let peak_probability = packets_per_cycle.min(1.0);
                 Process::Ramp {
                     peak: Geometric::new(peak_probability)
                         .expect("a validated rate gives a probability in [0, 1]"),
                     peak_probability,
-                    slope: cfg.ramp_slope.unwrap_or(crate::config::DEFAULT_RAMP_SLOPE)
-                        / cfg.packet_flits as f64,
+                    slope: ramp.slope / cfg.packet_flits as f64,
                 }
             }
-            ProcessKind::Bernoulli => Process::Bernoulli(
+            ProcessConfig::Bernoulli => Process::Bernoulli(
                 Geometric::new(packets_per_cycle.min(1.0))
                     .expect("a validated rate gives a probability in [0, 1]"),
             ),
-            ProcessKind::Periodic => Process::Periodic {
+            ProcessConfig::Periodic { jitter } => Process::Periodic {
                 interval: 1.0 / packets_per_cycle,
-                jitter: cfg.jitter.unwrap_or(0.0),
+                jitter: *jitter,
             },
         }
     }
@@ -233,7 +234,7 @@ impl Workload {
                 offset: 0.0,
             };
             if active {
-                if cfg.process == ProcessKind::Periodic {
+                if cfg.process.kind() == ProcessKind::Periodic {
                     s.offset = s.arrivals.random::<f64>();
                 }
                 draw_next(
@@ -491,10 +492,13 @@ mod tests {
     use crate::config::{Config, Spec};
 
     fn workload(rate: f64, process: ProcessKind, jitter: f64) -> Workload {
+        let process = match process {
+            ProcessKind::Periodic => ProcessConfig::Periodic { jitter },
+            _ => ProcessConfig::Bernoulli,
+        };
         let cfg = TrafficConfig {
             rate,
             process,
-            jitter: Some(jitter).filter(|_| process == ProcessKind::Periodic),
             ..Config::default().traffic
         };
         Workload::new(&cfg, &CubeShape::new(vec![4, 4], true), 3)
