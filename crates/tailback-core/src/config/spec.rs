@@ -40,7 +40,7 @@ impl Spec {
 
     /// Checks a configuration built or edited in code. It is read back from its own
     /// serialization, so it passes exactly the checks a file does and gets the defaults of any
-    /// setting it left out; a topology file it names is not parsed again.
+    /// setting it left out; its topology file is not parsed again while `file` still names it.
     pub fn new(config: Config) -> Result<Spec, ConfigError> {
         let table = toml::Table::try_from(&config).map_err(|e| ConfigError::Syntax {
             source_name: "<in-memory config>".into(),
