@@ -477,15 +477,14 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         let window = self.config.record.series_window;
         let offered = crate::ramp::nominal_offered(series, window, ramp.slope);
         let throughput: Vec<f64> = series.iter().map(|row| row.delivered).collect();
-        let drop = ramp.drop;
         summary.critical_load =
-            crate::ramp::critical_load(&offered, &throughput, ramp.smoothing as usize, drop);
+            crate::ramp::critical_load(&offered, &throughput, ramp.smoothing as usize, ramp.drop);
         summary.saturated = summary.critical_load.is_some();
         summary.saturation_reason = summary.critical_load.map(|load| {
             format!(
                 "smoothed throughput fell {:.0}% below the ramp's offered load at {load:.4} \
                  flits/node/cycle",
-                drop * 100.0
+                ramp.drop * 100.0
             )
         });
     }
