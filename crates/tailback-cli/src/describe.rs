@@ -1,6 +1,8 @@
 //! Human-readable descriptions of configurations and results.
 
-use tailback_core::config::{Choice, Config, ProcessConfig, RoutingAlgorithm, TopologyKind};
+use tailback_core::config::{
+    Choice, Config, FabricConfig, ProcessConfig, RoutingAlgorithm, TopologyKind,
+};
 use tailback_core::ids::PortId;
 use tailback_core::stats::RunSummary;
 use tailback_core::topology::{CubeShape, Layout, Link, Topology};
@@ -45,13 +47,28 @@ pub fn network(cfg: &Config) -> String {
         (Some(lines), TopologyKind::Torus) => format!(", datelines at {lines:?}"),
         _ => String::new(),
     };
+    let switches = match &cfg.fabric {
+        FabricConfig::Vc => format!(
+            "{} VCs x {} flits, {}, {} allocator",
+            r.vcs,
+            r.vc_buffer_flits,
+            r.switching.name().replace('_', " "),
+            r.allocator.name(),
+        ),
+        FabricConfig::Buffered(b) => format!(
+            "buffered switches ({} queues, {} read ports, {} VLs x {} blocks per input, \
+             latency {} cycles)",
+            b.queues.name(),
+            b.read_ports
+                .map_or_else(|| "unlimited".to_string(), |n| n.to_string()),
+            r.vcs,
+            r.vc_buffer_flits,
+            b.switch_latency,
+        ),
+    };
     format!(
-        "{}, {} VCs x {} flits, {}, {} allocator, {}{classes}",
+        "{}, {switches}, {}{classes}",
         shape(cfg),
-        r.vcs,
-        r.vc_buffer_flits,
-        r.switching.name().replace('_', " "),
-        r.allocator.name(),
         match cfg.routing.algorithm {
             RoutingAlgorithm::DModK => "destination-mod-k up/down routing".to_string(),
             RoutingAlgorithm::AdaptiveUp => "adaptive-up up/down routing".to_string(),

@@ -5,7 +5,7 @@ use petgraph::algo::is_cyclic_directed;
 use petgraph::graphmap::DiGraphMap;
 
 use crate::bitset::bits64;
-use crate::config::{Config, Switching};
+use crate::config::{Config, FabricConfig, Switching};
 use crate::ids::{NodeId, PortId, RouterId};
 use crate::routing::Routing;
 use crate::topology::{Link, Topology};
@@ -90,14 +90,19 @@ pub struct ZeroLoad {
 }
 
 impl ZeroLoad {
-    /// The zero-load timing of `topology` with `cfg`'s router and NIC delays.
+    /// The zero-load timing of `topology` with `cfg`'s switch and NIC delays (a buffered
+    /// switch's head waits `switch_latency` cycles; a router's goes through its pipeline).
     pub fn new(cfg: &Config, topology: &Topology) -> ZeroLoad {
         let r = &cfg.router;
+        let per_router = match &cfg.fabric {
+            FabricConfig::Vc => {
+                r.routing_delay + r.vc_alloc_delay + r.switch_alloc_delay + r.crossbar_delay
+            }
+            FabricConfig::Buffered(b) => b.switch_latency,
+        };
         ZeroLoad {
             ends: f64::from(cfg.nic.injection_latency + cfg.nic.ejection_latency),
-            per_router: f64::from(
-                r.routing_delay + r.vc_alloc_delay + r.switch_alloc_delay + r.crossbar_delay,
-            ),
+            per_router: f64::from(per_router),
             link: f64::from(cfg.topology.link_latency),
             slowest: f64::from(
                 topology

@@ -36,6 +36,21 @@ impl BitSet {
         self.len == 0
     }
 
+    /// Moves every member into `other`, leaving this set empty.
+    pub(crate) fn drain_into(&mut self, other: &mut BitSet) {
+        if self.len == 0 {
+            return;
+        }
+        for (w, word) in self.words.iter_mut().enumerate() {
+            let mut bits = std::mem::take(word);
+            while bits != 0 {
+                other.insert(w * 64 + bits.trailing_zeros() as usize);
+                bits &= bits - 1;
+            }
+        }
+        self.len = 0;
+    }
+
     /// Calls `f` on every member in increasing order; members for which `f` returns false are
     /// removed. `f` must not insert into the set.
     #[inline]

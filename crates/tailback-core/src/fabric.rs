@@ -15,7 +15,7 @@
 pub use crate::router::RouterSet;
 
 use crate::config::Config;
-use crate::event::{FlitArrival, Wheel};
+use crate::event::{FlitArrival, VcSlots, Wheel};
 use crate::flit::Flit;
 use crate::hooks::{CongestionControl, Context, HookState};
 use crate::ids::PortId;
@@ -42,6 +42,56 @@ pub(crate) struct InFlight {
     pub(crate) flits_to: Vec<u64>,
     /// Credits due at each slot.
     pub(crate) credits_to: Vec<u64>,
+}
+
+/// The channel VCs switch outputs drive: `ports` ports of `vcs` VCs, each buffer holding
+/// `capacity` credits.
+pub(crate) struct Channels {
+    pub(crate) slots: VcSlots,
+    pub(crate) ports: usize,
+    pub(crate) vcs: usize,
+    pub(crate) capacity: u32,
+}
+
+impl Channels {
+    /// Credit conservation on every channel VC: upstream credits + flits on the way + flits
+    /// held at the far end + credits on the way back = capacity. `downstream(port)` is the
+    /// first VC slot of the far end of `port`'s output (`None`: unconnected), `credits(slot)`
+    /// an output VC's credits and `held(slot)` the flits a router input VC holds; `nic_held`
+    /// those of a NIC receive slot (relative to the first NIC slot).
+    pub(crate) fn check_credits(
+        &self,
+        downstream: impl Fn(usize) -> Option<usize>,
+        credits: impl Fn(usize) -> u64,
+        held: impl Fn(usize) -> u64,
+        in_flight: &InFlight,
+        nic_held: &dyn Fn(usize) -> u64,
+    ) -> Result<(), String> {
+        let (slots, cap) = (self.slots, u64::from(self.capacity));
+        for port in 0..self.ports {
+            let Some(far_base) = downstream(port) else {
+                continue;
+            };
+            for vc in 0..self.vcs {
+                let out = slots.port_vc(port, vc);
+                let far = far_base + vc;
+                let at_far_end = if slots.is_router(far) {
+                    held(far)
+                } else {
+                    nic_held(far - slots.nic_base as usize)
+                };
+                let total =
+                    credits(out) + in_flight.credits_to[out] + in_flight.flits_to[far] + at_far_end;
+                if total != cap {
+                    return Err(format!(
+                        "output VC {vc} of port {port}: credits, in-flight flits, buffered flits \
+                         and returning credits add up to {total}, not {cap}"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// What a fabric needs from the rest of the engine while it steps.

@@ -49,6 +49,8 @@ mod flit;
 mod nic;
 mod processor;
 mod router;
+mod switch;
+mod table;
 
 use std::io::{self, Write};
 
@@ -89,12 +91,31 @@ fn run_with(
     observer: impl FnMut(&Progress),
     trace: Option<Box<dyn Write + Send>>,
 ) -> Result<(RunReport, io::Result<u64>), ConfigError> {
-    spec.congestion.apply(Run {
-        spec,
-        every,
-        observer,
-        trace,
-    })
+    use config::{FabricConfig, QueueKind};
+    use switch::{BufferedSwitches, Fifo, Voq};
+    // The buffered fabric runs without a mechanism (the configuration checks that).
+    match &spec.fabric {
+        FabricConfig::Vc => spec.congestion.apply(Run {
+            spec,
+            every,
+            observer,
+            trace,
+        }),
+        FabricConfig::Buffered(b) => match b.queues {
+            QueueKind::Voq => {
+                let sim = Simulation::<_, BufferedSwitches<Voq>>::build_on(spec, |_, _| {
+                    hooks::NoControl
+                })?;
+                Ok(drive(sim, every, observer, trace))
+            }
+            QueueKind::Fifo => {
+                let sim = Simulation::<_, BufferedSwitches<Fifo>>::build_on(spec, |_, _| {
+                    hooks::NoControl
+                })?;
+                Ok(drive(sim, every, observer, trace))
+            }
+        },
+    }
 }
 
 /// A run of the configured mechanism.
@@ -117,8 +138,9 @@ impl<O: FnMut(&Progress)> WithMechanism for Run<'_, O> {
 }
 
 /// Runs `sim`, writing its trace to `trace` if given.
-fn drive<C: hooks::CongestionControl>(
-    sim: Simulation<C>,
+#[allow(private_bounds)]
+fn drive<C: hooks::CongestionControl, F: fabric::Fabric>(
+    sim: Simulation<C, F>,
     every: u64,
     observer: impl FnMut(&Progress),
     trace: Option<Box<dyn Write + Send>>,

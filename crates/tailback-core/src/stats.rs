@@ -7,8 +7,11 @@
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
+mod flows;
 mod gauges;
 
+pub(crate) use flows::FlowLog;
+pub use flows::{FlowStats, jain_index, shares, treatment_variation};
 pub use gauges::Gauges;
 
 use crate::packet::{LogicalNetwork, Packet};
@@ -180,6 +183,9 @@ pub struct RunReport {
     /// Pending packets per receiver every series window (with `record.pending_per_receiver`).
     #[serde(default)]
     pub pending: Vec<Pending>,
+    /// Throughput per flow (with `record.flows`), by source then destination.
+    #[serde(default)]
+    pub flows: Vec<FlowStats>,
 }
 
 /// Counters updated while the simulation runs.
@@ -218,6 +224,8 @@ pub(crate) struct Collector {
     pub(crate) created_flits: u64,
     /// Packets refused by a full source queue over the whole run.
     pub(crate) refused_packets: u64,
+    /// Flits delivered per flow (with `record.flows`).
+    pub(crate) flows: Option<FlowLog>,
 }
 
 impl Collector {
@@ -245,6 +253,7 @@ impl Collector {
             created_packets: 0,
             refused_packets: 0,
             created_flits: 0,
+            flows: None,
         }
     }
 
@@ -293,7 +302,11 @@ impl Collector {
         self.delivered_packets += 1;
         if packet.network == LogicalNetwork::Request {
             self.pending[packet.dst as usize] -= 1;
-            self.window_delivered += u64::from(self.in_window(now));
+            let in_window = self.in_window(now);
+            self.window_delivered += u64::from(in_window);
+            if let Some(flows) = &mut self.flows {
+                flows.add(packet.src, packet.dst, packet.flits, now, in_window);
+            }
             if let Some(log) = &mut self.deliveries {
                 log.push(TraceRecord {
                     created: packet.created,
@@ -348,6 +361,14 @@ impl Collector {
     /// Ends an open-ended window (a collective's) at `end`, so rates are per cycle of the run.
     pub(crate) fn close_window(&mut self, end: u64) {
         self.window_end = end.max(self.window_start + 1);
+    }
+
+    /// Throughput per flow (empty without `record.flows`); the run covered `windows` series
+    /// windows.
+    pub(crate) fn flow_report(&self, windows: usize) -> Vec<FlowStats> {
+        self.flows.as_ref().map_or_else(Vec::new, |log| {
+            log.report(self.window_end - self.window_start, windows)
+        })
     }
 
     /// Accepted throughput of every node in the window.

@@ -592,3 +592,60 @@ fn a_topology_file_is_parsed_once_even_when_the_config_is_edited() {
     let err = Spec::new(moved).unwrap_err();
     assert_eq!(paths(err.issues()), BTreeSet::from(["topology.file"]));
 }
+
+#[test]
+fn the_buffered_fabric_refuses_what_it_cannot_model() {
+    // Its keys need it.
+    let issue = single_issue("[fabric]\nqueues = \"fifo\"\n");
+    assert_issue(
+        &issue,
+        "fabric.queues",
+        Some("\"fifo\""),
+        &["only applies when fabric.kind = \"buffered\""],
+    );
+    let issue = single_issue("[fabric]\nkind = \"bufered\"\n");
+    assert_issue(
+        &issue,
+        "fabric.kind",
+        Some("\"bufered\""),
+        &["\"vc\"", "\"buffered\""],
+    );
+    let tree = "[topology]\nkind = \"kary_ntree\"\nk = 2\nn = 2\n";
+    let issue = single_issue(&format!(
+        "{tree}[router]\nswitching = \"virtual_cut_through\"\n\
+         [fabric]\nkind = \"buffered\"\nread_ports = 0\n"
+    ));
+    assert_issue(
+        &issue,
+        "fabric.read_ports",
+        Some("0"),
+        &["1 to 64", "\"unlimited\""],
+    );
+    // Whole packets, one logical network, no mechanism, one lane per packet: all at once.
+    let all = issues(
+        "[topology]\nkind = \"torus\"\nk = 4\nn = 2\n[router]\nlogical_networks = 2\n\
+         [fabric]\nkind = \"buffered\"\n[congestion]\nmechanism = \"alo\"\n",
+    );
+    assert_eq!(
+        paths(&all),
+        BTreeSet::from([
+            "router.switching",
+            "router.logical_networks",
+            "congestion.mechanism",
+            "fabric.kind"
+        ]),
+        "{all:#?}"
+    );
+    let lanes = all.iter().find(|i| i.path == "fabric.kind").unwrap();
+    assert!(lanes.message.contains("one virtual lane"), "{lanes:?}");
+    // A Simulation built in code is a virtual-channel router network.
+    let spec = Spec::from_toml_str(
+        &format!(
+            "{tree}[router]\nswitching = \"virtual_cut_through\"\n[fabric]\nkind = \"buffered\"\n"
+        ),
+        "<test>",
+    )
+    .unwrap();
+    let refused = tailback_core::sim::Simulation::new(&spec).err().unwrap();
+    assert!(refused.to_string().contains("fabric.kind"), "{refused}");
+}

@@ -122,6 +122,13 @@ fn write_outputs(out: &Path, cfg: &Config, report: &RunReport) -> anyhow::Result
         cfg.record.series_window,
         &report.pending,
     )?);
+    written.extend(tailback_experiments::files::flows::write(
+        out,
+        "",
+        &title,
+        cfg.record.series_window,
+        &report.flows,
+    )?);
     if !report.series.is_empty() {
         written.push(tailback_experiments::files::series::write_csv(
             &out.join("series.csv"),

@@ -8,6 +8,7 @@
 
 mod congestion;
 mod error;
+mod fabric;
 mod nic;
 mod overrides;
 mod processor;
@@ -23,6 +24,7 @@ mod traffic;
 
 pub use congestion::*;
 pub use error::{ConfigError, ConfigIssue};
+pub use fabric::{BufferedConfig, FabricConfig, FabricKind, QueueKind};
 pub use nic::NicConfig;
 pub use overrides::{merge_tables, parse_assignment, set_path};
 pub use processor::ProcessorConfig;
@@ -63,6 +65,9 @@ pub struct Config {
     pub topology: TopologyConfig,
     /// Router microarchitecture.
     pub router: RouterConfig,
+    /// The switch model (the virtual-channel routers unless set).
+    #[serde(skip_serializing_if = "FabricConfig::is_default")]
+    pub fabric: FabricConfig,
     /// Routing function and deadlock-avoidance VC classes.
     pub routing: RoutingConfig,
     /// Network interface (injection and ejection).
@@ -96,6 +101,7 @@ impl Config {
         let seed = root.int("seed", 1u64, 0, i64::MAX as u64);
         let topology = TopologyConfig::read(root.section("topology"), known.map(|k| &k.topology));
         let router = RouterConfig::read(root.section("router"));
+        let fabric = FabricConfig::read(root.section("fabric"));
         let routing = RoutingConfig::read(root.section("routing"), &topology);
         let nic = NicConfig::read(root.section("nic"));
         // An empty `[processor]` table still turns the model on.
@@ -115,6 +121,7 @@ impl Config {
             seed,
             topology,
             router,
+            fabric,
             routing,
             nic,
             processor,
@@ -170,6 +177,9 @@ impl Config {
                     crate::routing::vc_need_description(&self.topology, &self.routing)
                 ),
             );
+        }
+        if matches!(self.fabric, FabricConfig::Buffered(_)) {
+            self.check_buffered(issues);
         }
         if networks > 1 && self.routing.algorithm == RoutingAlgorithm::Disha {
             report(
@@ -262,6 +272,62 @@ impl Config {
                     );
                 }
             }
+        }
+    }
+}
+
+impl Config {
+    /// What the buffered fabric cannot do: it switches whole packets on one logical network,
+    /// follows one route per packet and runs without a congestion mechanism.
+    fn check_buffered(&self, issues: &Issues) {
+        let buffered = "with fabric.kind = \"buffered\"";
+        let string = |text: &str| Some(toml::Value::String(text.into()));
+        if self.router.switching != Switching::VirtualCutThrough {
+            issues.push(
+                "router.switching".into(),
+                string(self.router.switching.name()).as_ref(),
+                format!(
+                    "must be \"virtual_cut_through\" {buffered}: its switches forward whole packets"
+                ),
+            );
+        }
+        if self.router.logical_networks > 1 {
+            issues.push(
+                "router.logical_networks".into(),
+                Some(&toml::Value::Integer(self.router.logical_networks.into())),
+                format!("must be 1 {buffered}"),
+            );
+        }
+        let classes = crate::routing::vcs_needed(&self.topology, &self.routing);
+        if classes > 1 && !issues.touches("routing") {
+            issues.push(
+                "fabric.kind".into(),
+                string("buffered").as_ref(),
+                format!(
+                    "keeps each packet on one virtual lane, but this routing changes VC class on \
+                     the way ({})",
+                    crate::routing::vc_need_description(&self.topology, &self.routing)
+                ),
+            );
+        }
+        if self.routing.algorithm == RoutingAlgorithm::Disha {
+            issues.push(
+                "routing.algorithm".into(),
+                string("disha").as_ref(),
+                format!(
+                    "Disha's recovery lane is a virtual-channel router's; not available {buffered}"
+                ),
+            );
+        }
+        let mechanism = self.congestion.mechanism();
+        if mechanism != Mechanism::None {
+            issues.push(
+                "congestion.mechanism".into(),
+                string(mechanism.name()).as_ref(),
+                format!(
+                    "must be \"none\" {buffered}: its mechanisms act on virtual-channel routers"
+                ),
+            );
         }
     }
 }

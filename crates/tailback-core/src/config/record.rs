@@ -14,6 +14,10 @@ pub struct RecordConfig {
     /// Record, every series window, the packets on their way to each node.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pending_per_receiver: bool,
+    /// Record the throughput of every flow (source–destination pair), over the measurement
+    /// window and every series window.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub flows: bool,
 }
 
 impl RecordConfig {
@@ -27,6 +31,7 @@ impl RecordConfig {
                 .map(|c| c as u64)
                 .collect(),
             pending_per_receiver: s.boolean("pending_per_receiver", false),
+            flows: s.boolean("flows", false),
         };
         if cfg.pending_per_receiver && cfg.series_window == 0 {
             s.problem(

@@ -3,7 +3,7 @@
 //! flits of live packets only.
 
 use super::{RouterSet, Stage, UNCONNECTED};
-use crate::fabric::InFlight;
+use crate::fabric::{Channels, InFlight};
 use crate::packet::PacketSlab;
 
 impl RouterSet {
@@ -31,40 +31,28 @@ impl RouterSet {
         Ok(())
     }
 
-    /// Credit conservation on every channel VC: upstream credits + flits on the way +
-    /// downstream occupancy + credits on the way = capacity.
+    /// Credit conservation on every channel VC.
     fn check_credits(
         &self,
         in_flight: &InFlight,
         nic_held: &dyn Fn(usize) -> u64,
     ) -> Result<(), String> {
-        let slots = self.slots;
-        let cap = u64::from(self.capacity);
-        for port in 0..self.ports.len() {
-            if self.ports[port].downstream == UNCONNECTED {
-                continue;
-            }
-            for vc in 0..self.vcs {
-                let ovc = slots.port_vc(port, vc);
-                let far = self.ports[port].downstream as usize + vc;
-                let held = if slots.is_router(far) {
-                    u64::from(self.ivc[far].len)
-                } else {
-                    nic_held(far - slots.nic_base as usize)
-                };
-                let total = u64::from(self.ovc[ovc].credits)
-                    + in_flight.credits_to[ovc]
-                    + in_flight.flits_to[far]
-                    + held;
-                if total != cap {
-                    return Err(format!(
-                        "output VC {vc} of port {port}: credits, in-flight flits, buffered flits \
-                         and returning credits add up to {total}, not {cap}"
-                    ));
-                }
-            }
-        }
-        Ok(())
+        let channels = Channels {
+            slots: self.slots,
+            ports: self.ports.len(),
+            vcs: self.vcs,
+            capacity: self.capacity,
+        };
+        channels.check_credits(
+            |port| {
+                let far = self.ports[port].downstream;
+                (far != UNCONNECTED).then_some(far as usize)
+            },
+            |slot| u64::from(self.ovc[slot].credits),
+            |slot| u64::from(self.ivc[slot].len),
+            in_flight,
+            nic_held,
+        )
     }
 
     /// Each allocated output VC has exactly one active owner, recorded; idle VCs hold heads.

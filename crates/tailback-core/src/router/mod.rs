@@ -30,7 +30,6 @@ mod check;
 mod fabric;
 mod recovery;
 mod step;
-mod table;
 
 use alloc::Scratch;
 
@@ -40,8 +39,8 @@ use crate::event::VcSlots;
 use crate::fabric::Buffered;
 use crate::flit::Flit;
 use crate::ids::RouterId;
+use crate::table::Table;
 use crate::topology::{Layout, Link, Topology};
-use table::Table;
 
 /// Marks an unconnected port in the wiring tables and an output VC without owner.
 pub(crate) const UNCONNECTED: u32 = u32::MAX;

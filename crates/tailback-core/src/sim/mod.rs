@@ -16,7 +16,9 @@ use std::time::Instant;
 
 use std::path::Path;
 
-use crate::config::{Choice, Config, ConfigError, ConfigIssue, ProcessConfig, ProcessKind, Spec};
+use crate::config::{
+    Choice, Config, ConfigError, ConfigIssue, FabricKind, ProcessConfig, ProcessKind, Spec,
+};
 use crate::event::{FlitArrival, VcSlots, Wheel};
 use crate::fabric::{Fabric, StepContext};
 use crate::hooks::{Arrivals, BufferEvent, CongestionControl, HookState, NoControl};
@@ -131,11 +133,22 @@ impl<C: CongestionControl> Simulation<C> {
         Simulation::build(spec, |_, _| control)
     }
 
-    /// A simulation steered by the mechanism `make` builds for the network.
+    /// A simulation steered by the mechanism `make` builds for the network, over
+    /// virtual-channel routers: a configuration of another fabric runs through
+    /// [`crate::run`].
     pub fn build(
         spec: &Spec,
         make: impl FnOnce(&Topology, &Routing) -> C,
     ) -> Result<Self, ConfigError> {
+        if spec.fabric.kind() != FabricKind::Vc {
+            return Err(ConfigError::Invalid(vec![ConfigIssue {
+                path: "fabric.kind".into(),
+                value: Some(format!("{:?}", spec.fabric.kind().name())),
+                message: "a Simulation built in code has virtual-channel routers; run other \
+                          fabrics through tailback_core::run"
+                    .into(),
+            }]));
+        }
         Simulation::build_on(spec, make)
     }
 }
@@ -143,7 +156,7 @@ impl<C: CongestionControl> Simulation<C> {
 #[allow(private_bounds)]
 impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
     /// A simulation over fabric `F`, steered by the mechanism `make` builds for the network.
-    fn build_on(
+    pub(crate) fn build_on(
         spec: &Spec,
         make: impl FnOnce(&Topology, &Routing) -> C,
     ) -> Result<Self, ConfigError> {
@@ -213,7 +226,10 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             .map(|n| Reverse((workload.next_time(n), n as u32)))
             .collect();
         let (window_start, window_end) = measurement_window(cfg);
-        let stats = Collector::new(topology.node_count(), window_start, window_end);
+        let mut stats = Collector::new(topology.node_count(), window_start, window_end);
+        if cfg.record.flows {
+            stats.flows = Some(crate::stats::FlowLog::new(cfg.record.series_window));
+        }
         let recorder = recorder::Recorder::new(&cfg.record, &topology);
         Ok(Simulation {
             config: cfg.clone(),
@@ -458,6 +474,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             ProcessKind::Ramp => self.conclude_ramp(&mut summary, &series),
             _ => {}
         }
+        let flows = self.stats.flow_report(series.len());
         let report = RunReport {
             summary,
             latency_cdf: self.stats.latency_cdf(),
@@ -465,6 +482,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             series,
             occupancy: std::mem::take(&mut self.recorder.occupancy),
             pending: std::mem::take(&mut self.recorder.pending),
+            flows,
         };
         (report, self.trace.take())
     }

@@ -1,11 +1,11 @@
 //! Fixed-size tables indexed by VC slot or port without bounds checks in release builds.
 //!
-//! The router's hot loop indexes its per-slot and per-port arrays a few dozen times per flit;
-//! the bounds checks are about a seventh of all instructions executed. Every index used on these
-//! tables is a port number below the topology's port count, or a VC slot `port << shift | vc`
-//! with such a port and `vc` below the VC count (`event::VcSlots`), and every table is sized at
-//! construction to hold all of them. Debug builds check each access (`debug_assert!`), and CI
-//! runs the invariant-checking property tests in a debug build.
+//! The fabrics' hot loops index their per-slot and per-port arrays a few dozen times per flit
+//! (or block); the bounds checks are about a seventh of all instructions executed. Every index
+//! used on these tables is a port number below the topology's port count, or a VC slot
+//! `port << shift | vc` with such a port and `vc` below the VC count (`event::VcSlots`), and
+//! every table is sized at construction to hold all of them. Debug builds check each access
+//! (`debug_assert!`), and CI runs the invariant-checking property tests in a debug build.
 
 use std::ops::{Index, IndexMut};
 

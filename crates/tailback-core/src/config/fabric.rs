@@ -1,0 +1,108 @@
+//! `[fabric]`: which switch model carries the packets.
+
+use serde::Serialize;
+
+use super::MAX_LATENCY;
+use super::reader::{Section, choice_enum};
+
+choice_enum! {
+    /// The switch model.
+    pub enum FabricKind {
+        /// Input-queued virtual-channel routers (`[router]`), flit by flit.
+        Vc = "vc",
+        /// InfiniBand-style buffered switches: per input port and virtual lane one shared pool
+        /// of blocks, sorted into queues by a queue scheme; virtual cut-through.
+        Buffered = "buffered",
+    }
+}
+
+choice_enum! {
+    /// How a buffered switch sorts the packets of one input pool into queues.
+    pub enum QueueKind {
+        /// A virtual output queue per output port (the InfiniBand switch).
+        Voq = "voq",
+        /// One first-in first-out queue (head-of-line blocking).
+        Fifo = "fifo",
+    }
+}
+
+/// `[fabric]`: the switch model, with the settings of the buffered switch.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(tag = "kind")]
+pub enum FabricConfig {
+    /// The virtual-channel routers of `[router]`.
+    #[default]
+    #[serde(rename = "vc")]
+    Vc,
+    /// Buffered switches.
+    #[serde(rename = "buffered")]
+    Buffered(BufferedConfig),
+}
+
+/// The buffered switch's settings. Its virtual lanes are `router.vcs`, the blocks of each input
+/// pool `router.vc_buffer_flits` (a flit is one block) and its credits return after
+/// `router.credit_latency`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BufferedConfig {
+    /// Queue scheme of the input pools.
+    pub queues: QueueKind,
+    /// Packets an input port may send at once, to different outputs (`None`: no limit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_ports: Option<u32>,
+    /// Cycles from a packet's head arriving to the earliest cycle it may leave.
+    pub switch_latency: u32,
+}
+
+impl FabricConfig {
+    /// Which switch model.
+    pub fn kind(&self) -> FabricKind {
+        match self {
+            FabricConfig::Vc => FabricKind::Vc,
+            FabricConfig::Buffered(_) => FabricKind::Buffered,
+        }
+    }
+
+    /// Whether this is the default fabric (left out of serialized configs).
+    pub(crate) fn is_default(&self) -> bool {
+        *self == FabricConfig::Vc
+    }
+
+    pub(crate) fn read(s: Section<'_>) -> Self {
+        let kind = s.choice("kind", FabricKind::Vc);
+        const BUFFERED_KEYS: [&str; 3] = ["queues", "read_ports", "switch_latency"];
+        let cfg = match kind {
+            FabricKind::Vc => {
+                // Known keys, reported once as misplaced (not also as unknown).
+                for key in BUFFERED_KEYS {
+                    if s.value(key).is_some() {
+                        s.problem(key, "only applies when fabric.kind = \"buffered\"");
+                    }
+                }
+                FabricConfig::Vc
+            }
+            FabricKind::Buffered => FabricConfig::Buffered(BufferedConfig {
+                queues: s.choice("queues", QueueKind::Voq),
+                read_ports: read_ports(&s),
+                switch_latency: s.int("switch_latency", 1, 0, MAX_LATENCY),
+            }),
+        };
+        s.finish();
+        cfg
+    }
+}
+
+/// `read_ports`: an integer from 1 to 64, or `"unlimited"` (the default).
+fn read_ports(s: &Section<'_>) -> Option<u32> {
+    match s.value("read_ports") {
+        None => None,
+        Some(toml::Value::String(text)) if text == "unlimited" => None,
+        Some(toml::Value::Integer(n)) if (1..=64).contains(n) => Some(*n as u32),
+        Some(_) => {
+            s.problem(
+                "read_ports",
+                "must be an integer from 1 to 64 or \"unlimited\"",
+            );
+            None
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! The buffered switches' self-check (`sim.check_invariants`): block and credit conservation on
+//! every channel VL, packets sent without gaps, pools that hold exactly their residents' blocks, well-formed queues, and
+//! requests, streams and read ports that say exactly what the queues hold.
+
+use super::{BufferedSwitches, NONE, QueueScheme};
+use crate::fabric::{Channels, InFlight};
+use crate::packet::PacketSlab;
+
+impl<S: QueueScheme> BufferedSwitches<S> {
+    /// Checks the switches' bookkeeping; describes the first violation.
+    pub(super) fn check_bookkeeping(
+        &self,
+        in_flight: &InFlight,
+        nic_held: &dyn Fn(usize) -> u64,
+        packets: &PacketSlab,
+    ) -> Result<(), String> {
+        let channels = Channels {
+            slots: self.slots,
+            ports: self.ports.len(),
+            vcs: self.vls,
+            capacity: self.capacity,
+        };
+        channels.check_credits(
+            |port| {
+                let far = self.ports[port].downstream;
+                (far != NONE).then_some(far as usize)
+            },
+            |slot| u64::from(self.credits[slot]),
+            |slot| u64::from(self.pools[slot]),
+            in_flight,
+            nic_held,
+        )?;
+        if self.gaps > 0 {
+            return Err(format!(
+                "{} blocks left a gap after the previous block of their packet",
+                self.gaps
+            ));
+        }
+        self.check_queues(packets)?;
+        self.check_outputs()
+    }
+
+    /// Every pool holds exactly the unsent blocks of its queued residents, which belong to live
+    /// packets; queues are well linked.
+    fn check_queues(&self, packets: &PacketSlab) -> Result<(), String> {
+        let slots = self.slots;
+        for slot in 0..slots.nic_base as usize {
+            let mut held = 0u64;
+            for queue in 0..self.queues_per_pool {
+                let ends = self.queues[self.queue_index(slot, queue)];
+                let (mut at, mut last) = (ends.head, NONE);
+                while at != NONE {
+                    let r = &self.residents[at as usize];
+                    if !packets.is_live(r.packet) {
+                        return Err(format!(
+                            "input VC slot {slot} queue {queue} holds delivered packet {}",
+                            r.packet
+                        ));
+                    }
+                    if S::queue_of(r.out) != queue || r.sent > r.arrived || r.arrived > r.blocks {
+                        return Err(format!(
+                            "input VC slot {slot} queue {queue}: resident {at} is misplaced or \
+                             miscounted ({r:?})"
+                        ));
+                    }
+                    held += u64::from(r.arrived - r.sent);
+                    (last, at) = (at, r.next);
+                }
+                if last != ends.tail {
+                    return Err(format!(
+                        "input VC slot {slot} queue {queue}: tail {} but the list ends at {last}",
+                        ends.tail
+                    ));
+                }
+            }
+            if held != u64::from(self.pools[slot]) {
+                return Err(format!(
+                    "input VC slot {slot}: the pool counts {} blocks, its queues hold {held}",
+                    self.pools[slot]
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Requests name exactly the queue heads not being sent; each stream sends a queue head
+    /// and keeps its output scheduled; read ports count the streams.
+    fn check_outputs(&self) -> Result<(), String> {
+        let slots = self.slots;
+        let mut expected = vec![0u64; slots.nic_base as usize];
+        let mut reading = vec![0u32; self.ports.len()];
+        for (out, port) in self.ports.iter().enumerate() {
+            if port.stream != NONE {
+                let from = port.stream_from as usize;
+                let r = &self.residents[port.stream as usize];
+                let q = self.queue_index(from, S::queue_of(r.out));
+                if self.queues[q].head != port.stream || port.first as usize + r.out as usize != out
+                {
+                    return Err(format!(
+                        "output port {out} sends resident {} that is not the head of a queue \
+                         for it",
+                        port.stream
+                    ));
+                }
+                if !self.active.contains(out) {
+                    return Err(format!("output port {out} sends but is not scheduled"));
+                }
+                reading[slots.owner(from)] += 1;
+            }
+        }
+        let mut streamed = vec![false; self.residents.len()];
+        for port in self.ports.iter().filter(|p| p.stream != NONE) {
+            streamed[port.stream as usize] = true;
+        }
+        for slot in 0..slots.nic_base as usize {
+            let in_port = slots.owner(slot);
+            let first = self.ports[in_port].first as usize;
+            for queue in 0..self.queues_per_pool {
+                let head = self.queues[self.queue_index(slot, queue)].head;
+                if head == NONE || streamed[head as usize] {
+                    continue;
+                }
+                let out = first + self.residents[head as usize].out as usize;
+                expected[slots.port_vc(out, slots.vc(slot))] |= 1 << (in_port - first);
+            }
+        }
+        for (out, port) in self.ports.iter().enumerate() {
+            if port.reading != reading[out] {
+                return Err(format!(
+                    "input port {out} counts {} readers, {} streams read from it",
+                    port.reading, reading[out]
+                ));
+            }
+            let mut vls = 0;
+            for vl in 0..self.vls {
+                let slot = slots.port_vc(out, vl);
+                if self.requests[slot] != expected[slot] {
+                    return Err(format!(
+                        "output port {out} VL {vl}: requests {:#x}, queue heads {:#x}",
+                        self.requests[slot], expected[slot]
+                    ));
+                }
+                if expected[slot] != 0 {
+                    vls |= 1 << vl;
+                }
+            }
+            if port.requested_vls != vls {
+                return Err(format!(
+                    "output port {out}: requested VLs {:#x}, expected {vls:#x}",
+                    port.requested_vls
+                ));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,113 @@
+//! The buffered switches as a fabric: the engine's calls and the queries of the recorder and
+//! the invariant checker.
+
+use super::{BufferedSwitches, QueueScheme};
+use crate::config::Config;
+use crate::fabric::{Buffered, CreditUnit, Fabric, InFlight, StepContext};
+use crate::flit::Flit;
+use crate::hooks::CongestionControl;
+use crate::ids::PortId;
+use crate::packet::PacketSlab;
+use crate::topology::Topology;
+
+/// Bytes per block (the InfiniBand flow-control unit).
+pub(crate) const BLOCK_BYTES: u32 = 64;
+
+impl<S: QueueScheme> BufferedSwitches<S> {
+    /// The VC slot of (`port`, `vl`); panics on a port or VL the network does not have.
+    fn slot(&self, port: PortId, vl: usize) -> usize {
+        assert!(
+            port.index() < self.ports.len() && vl < self.vls,
+            "port {port} VL {vl} does not exist ({} ports, {} VLs)",
+            self.ports.len(),
+            self.vls
+        );
+        self.slots.port_vc(port.index(), vl)
+    }
+}
+
+impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
+    fn build(cfg: &Config, topology: &Topology) -> Self {
+        BufferedSwitches::new(cfg, topology)
+    }
+
+    #[inline(always)]
+    fn accept_flit(&mut self, slot: usize, flit: Flit) -> Buffered {
+        self.accept_block(slot, flit)
+    }
+
+    #[inline(always)]
+    fn add_credit(&mut self, slot: usize) {
+        self.return_credit(slot);
+    }
+
+    #[inline]
+    fn any_active(&self) -> bool {
+        !self.active.is_empty() || !self.unrouted.is_empty()
+    }
+
+    #[inline(never)]
+    fn step<C: CongestionControl>(&mut self, cx: &mut StepContext<'_, C>) {
+        self.step_all(cx);
+    }
+
+    fn max_lane_delay(&self, _diameter: u32) -> u64 {
+        0
+    }
+
+    fn recoveries(&self) -> u64 {
+        0
+    }
+
+    fn vcs(&self) -> usize {
+        self.vls
+    }
+
+    fn buffer_credits(&self) -> u32 {
+        self.capacity
+    }
+
+    fn credit_unit(&self) -> CreditUnit {
+        CreditUnit::Block { bytes: BLOCK_BYTES }
+    }
+
+    fn input_occupancy(&self, port: PortId, vc: usize) -> u32 {
+        self.pools[self.slot(port, vc)]
+    }
+
+    fn output_credits(&self, port: PortId, vc: usize) -> u32 {
+        self.credits[self.slot(port, vc)]
+    }
+
+    fn output_vc_free(&self, port: PortId, vc: usize) -> bool {
+        self.slot(port, vc);
+        let p = &self.ports[port.index()];
+        p.stream == super::NONE || self.slots.vc(p.stream_from as usize) != vc
+    }
+
+    fn buffered_flits(&self) -> u64 {
+        self.pools.iter().map(|&b| u64::from(b)).sum()
+    }
+
+    fn full_buffers(&self, port: PortId) -> u32 {
+        (0..self.vls)
+            .filter(|&vl| self.input_occupancy(port, vl) == self.capacity)
+            .count() as u32
+    }
+
+    fn port_occupancy(&self, port: PortId) -> (u64, u64) {
+        let held = (0..self.vls)
+            .map(|vl| u64::from(self.input_occupancy(port, vl)))
+            .sum();
+        (held, self.vls as u64 * u64::from(self.capacity))
+    }
+
+    fn check(
+        &self,
+        in_flight: &InFlight,
+        nic_held: &dyn Fn(usize) -> u64,
+        packets: &PacketSlab,
+    ) -> Result<(), String> {
+        self.check_bookkeeping(in_flight, nic_held, packets)
+    }
+}

@@ -1,0 +1,287 @@
+//! Buffered switches, InfiniBand style: the `buffered` fabric.
+//!
+//! Each input port has, per virtual lane (VL, a VC slot), one pool of blocks (a block is a
+//! flit; a credit stands for one block) shared by all the queues a [`QueueScheme`] sorts its
+//! packets into. The upstream end holds one credit count per (link, VL), so a single hot queue
+//! can fill the pool and stop the link for every other queue behind it.
+//!
+//! Blocks are counted, not stored: a packet resident in a pool is a record of how many of its
+//! blocks have arrived and left. Its head is routed once, in the cycle it arrives, and queued;
+//! the packet may leave from `switch_latency` cycles later. Each output port sends one packet at
+//! a time (virtual cut-through): it picks, round robin over VLs and then over input ports, the
+//! head packet of a queue for it whose VL downstream has credits for all its blocks and whose
+//! input port has a free read port, then sends one block per period of its link, back to back.
+//! A packet forwarded from a slower link onto a faster one starts only when its remaining
+//! blocks will arrive in time, so the faster link carries it without gaps. Each block that
+//! leaves returns a credit upstream.
+//!
+//! Work: an output is evaluated only while it sends, or has a head packet that is not yet due;
+//! an output whose candidates all lack credits (or read ports) sleeps until a credit returns
+//! (or a read port frees), so blocked traffic costs nothing. A packet keeps its VL from
+//! injection to delivery; routes that need VL changes are refused by the configuration.
+
+mod check;
+mod fabric;
+mod queues;
+mod step;
+
+pub(crate) use queues::{Fifo, QueueScheme, Voq};
+
+use std::marker::PhantomData;
+
+use crate::bitset::BitSet;
+use crate::config::{Config, FabricConfig};
+use crate::event::VcSlots;
+use crate::fabric::Buffered;
+use crate::flit::Flit;
+use crate::ids::RouterId;
+use crate::table::Table;
+use crate::topology::{Link, Topology};
+
+/// Marks a missing resident, queue entry, stream or unconnected port.
+const NONE: u32 = u32::MAX;
+
+/// A packet whose blocks are (partly) in an input pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Resident {
+    /// Its slot in the packet slab.
+    packet: u32,
+    /// Its length in blocks (known once routed).
+    blocks: u32,
+    /// Blocks that have arrived.
+    arrived: u32,
+    /// Blocks that have left.
+    sent: u32,
+    /// The earliest cycle its head may leave.
+    ready: u64,
+    /// Local output port of its route.
+    out: u8,
+    /// The next resident in its queue ([`NONE`]: the last).
+    next: u32,
+}
+
+/// A queue's first and last residents ([`NONE`] when empty).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Queue {
+    head: u32,
+    tail: u32,
+}
+
+impl Queue {
+    const EMPTY: Queue = Queue {
+        head: NONE,
+        tail: NONE,
+    };
+}
+
+/// Per global port: wiring, the output's sending state and the input's readers.
+#[derive(Debug, Clone, Copy)]
+struct Port {
+    /// The switch owning the port, and the global index of its first port.
+    router: u32,
+    first: u32,
+    /// First VC slot of the output channel's far end, or [`NONE`].
+    downstream: u32,
+    /// First VC slot the input side's credits go back to, or [`NONE`].
+    upstream: u32,
+    /// Latency of the output channel.
+    link_delay: u32,
+    /// Cycles per block on the output channel.
+    period: u32,
+    /// Cycles per block on the input channel.
+    in_period: u32,
+    /// The first cycle the output may start its next block.
+    free_at: u64,
+    /// The resident being sent ([`NONE`]: the output is idle).
+    stream: u32,
+    /// The input VC slot it is sent from.
+    stream_from: u32,
+    /// VLs with a request at this output, and the VL granted last.
+    requested_vls: u32,
+    vl_ptr: u8,
+    /// Packets being sent from this input port.
+    reading: u32,
+}
+
+/// The buffered switches of the network, with queue scheme `S`.
+#[derive(Debug)]
+pub(crate) struct BufferedSwitches<S> {
+    vls: usize,
+    slots: VcSlots,
+    /// Blocks per input pool (per input port and VL).
+    capacity: u32,
+    latency: u64,
+    credit_latency: u64,
+    /// Packets one input port may send at once.
+    read_ports: u32,
+    /// Queues per input pool.
+    queues_per_pool: usize,
+    first_port: Table<u32>,
+    ports: Table<Port>,
+    /// Per input VC slot: blocks in the pool, and the resident receiving blocks.
+    pools: Table<u32>,
+    arriving: Table<u32>,
+    /// Per input pool and queue.
+    queues: Table<Queue>,
+    /// Per output VC slot: credits, the input ports whose queue for this output and VL has a
+    /// head packet waiting (bit = local port), and the input granted last.
+    credits: Table<u32>,
+    requests: Table<u64>,
+    grant_ptr: Table<u8>,
+    residents: Vec<Resident>,
+    free_residents: Vec<u32>,
+    /// Heads that arrived this cycle, to be routed (input VC slot, resident).
+    unrouted: Vec<(u32, u32)>,
+    /// Blocks that left later than one link period after the previous block of their packet
+    /// (0 unless the engine is wrong: packets cross every link back to back).
+    gaps: u64,
+    /// Outputs with work, and an empty set of the same size that collects outputs woken while
+    /// the active ones step.
+    active: BitSet,
+    woken: BitSet,
+    scheme: PhantomData<S>,
+}
+
+impl<S: QueueScheme> BufferedSwitches<S> {
+    /// Empty switches with full credits, wired as `topology` says.
+    pub(crate) fn new(cfg: &Config, topology: &Topology) -> Self {
+        let FabricConfig::Buffered(settings) = &cfg.fabric else {
+            unreachable!("buffered switches are built for fabric.kind = \"buffered\"");
+        };
+        let vls = cfg.router.vcs as usize;
+        let capacity = cfg.router.vc_buffer_flits;
+        let topo_ports = topology.ports();
+        let slots = VcSlots::new(vls, topo_ports.len(), topology.node_count());
+        let far_end = |link: Link| match link {
+            Link::None => NONE,
+            Link::Router(q) => slots.port_vc(q.index(), 0) as u32,
+            Link::Node(n) => slots.nic_vc(n.index(), 0) as u32,
+        };
+        // A node's link runs at the speed of its ejection port's channel, both ways.
+        let in_period = |link: Link| match link {
+            Link::None => 1,
+            Link::Router(q) => topo_ports[q.index()].output_period,
+            Link::Node(n) => topo_ports[topology.ejection_port(n).index()].output_period,
+        };
+        let routers = topology.router_count();
+        let mut first_port: Vec<u32> = (0..routers)
+            .map(|r| topology.router_ports(RouterId::new(r)).start as u32)
+            .collect();
+        first_port.push(topo_ports.len() as u32);
+        let ports: Vec<Port> = topo_ports
+            .iter()
+            .map(|p| Port {
+                router: p.router.index() as u32,
+                first: topology.router_ports(p.router).start as u32,
+                downstream: far_end(p.output),
+                upstream: far_end(p.input),
+                link_delay: p.output_latency,
+                period: p.output_period,
+                in_period: in_period(p.input),
+                free_at: 0,
+                stream: NONE,
+                stream_from: NONE,
+                requested_vls: 0,
+                vl_ptr: (vls - 1) as u8,
+                reading: 0,
+            })
+            .collect();
+        let n_slots = slots.nic_base as usize;
+        let queues_per_pool = S::queues(topology.max_ports());
+        BufferedSwitches {
+            vls,
+            slots,
+            capacity,
+            latency: u64::from(settings.switch_latency),
+            credit_latency: u64::from(cfg.router.credit_latency),
+            read_ports: settings.read_ports.unwrap_or(u32::MAX),
+            queues_per_pool,
+            first_port: first_port.into(),
+            ports: ports.into(),
+            pools: Table::filled(0, n_slots),
+            arriving: Table::filled(NONE, n_slots),
+            queues: Table::filled(Queue::EMPTY, n_slots * queues_per_pool),
+            credits: Table::filled(capacity, n_slots),
+            requests: Table::filled(0, n_slots),
+            grant_ptr: Table::filled(63, n_slots),
+            residents: Vec::new(),
+            free_residents: Vec::new(),
+            unrouted: Vec::new(),
+            gaps: 0,
+            active: BitSet::new(topo_ports.len()),
+            woken: BitSet::new(topo_ports.len()),
+            scheme: PhantomData,
+        }
+    }
+
+    /// Index of queue `queue` of the pool in input VC slot `slot`.
+    #[inline(always)]
+    fn queue_index(&self, slot: usize, queue: usize) -> usize {
+        slot * self.queues_per_pool + queue
+    }
+
+    /// A block arrives at input VC slot `slot`: a head starts a resident (routed in this
+    /// cycle's step), a body block joins the packet arriving there.
+    #[inline(always)]
+    fn accept_block(&mut self, slot: usize, flit: Flit) -> Buffered {
+        let held = &mut self.pools[slot];
+        assert!(
+            *held < self.capacity,
+            "input pool overflow at VC slot {slot}: credit protocol violated"
+        );
+        *held += 1;
+        let occupancy = *held;
+        if flit.is_head() {
+            let resident = self.new_resident(Resident {
+                packet: flit.packet(),
+                blocks: u32::MAX,
+                arrived: 1,
+                sent: 0,
+                ready: u64::MAX,
+                out: 0,
+                next: NONE,
+            });
+            self.arriving[slot] = resident;
+            self.unrouted.push((slot as u32, resident));
+        } else {
+            let resident = self.arriving[slot] as usize;
+            debug_assert_eq!(self.residents[resident].packet, flit.packet());
+            self.residents[resident].arrived += 1;
+        }
+        if flit.is_tail() {
+            self.arriving[slot] = NONE;
+        }
+        let port = &self.ports[self.slots.owner(slot)];
+        Buffered {
+            router: port.router as usize,
+            port: (self.slots.owner(slot) - port.first as usize) as u8,
+            occupancy,
+        }
+    }
+
+    /// Stores a resident in a free record.
+    fn new_resident(&mut self, resident: Resident) -> u32 {
+        match self.free_residents.pop() {
+            Some(index) => {
+                self.residents[index as usize] = resident;
+                index
+            }
+            None => {
+                self.residents.push(resident);
+                (self.residents.len() - 1) as u32
+            }
+        }
+    }
+
+    /// A credit returns to output VC slot `slot`; an idle output with requests looks again.
+    #[inline(always)]
+    fn return_credit(&mut self, slot: usize) {
+        self.credits[slot] += 1;
+        debug_assert!(self.credits[slot] <= self.capacity);
+        let out = self.slots.owner(slot);
+        let port = &self.ports[out];
+        if port.stream == NONE && port.requested_vls != 0 {
+            self.active.insert(out);
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! One cycle of the buffered switches: route the heads that arrived, then let every output
+//! with work send a block or choose its next packet.
+
+use super::{BufferedSwitches, NONE, Queue, QueueScheme};
+use crate::bitset::bits64;
+use crate::event::FlitArrival;
+use crate::fabric::StepContext;
+use crate::flit::Flit;
+use crate::hooks::CongestionControl;
+use crate::ids::{NodeId, RouterId};
+
+/// What an idle output found when it looked for a packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Choice {
+    /// It started one.
+    Started,
+    /// A candidate is not due yet: look again next cycle.
+    NotYet,
+    /// Every candidate lacks credits or a read port (or there is none): sleep until one
+    /// returns.
+    Blocked,
+}
+
+impl<S: QueueScheme> BufferedSwitches<S> {
+    /// Routes new heads and steps every output with work; outputs left without work sleep.
+    pub(super) fn step_all<C: CongestionControl>(&mut self, cx: &mut StepContext<'_, C>) {
+        if !self.unrouted.is_empty() {
+            self.route_heads(cx);
+        }
+        // Outputs woken during the step (a new queue head, a freed read port) collect in the
+        // spare set and join the active ones afterwards.
+        let mut active = std::mem::replace(&mut self.active, std::mem::take(&mut self.woken));
+        active.retain(|out| self.step_output(out, cx));
+        let mut woken = std::mem::replace(&mut self.active, active);
+        woken.drain_into(&mut self.active);
+        self.woken = woken;
+    }
+
+    /// Routes the heads that arrived this cycle and queues their packets.
+    fn route_heads<C: CongestionControl>(&mut self, cx: &mut StepContext<'_, C>) {
+        let now = cx.now;
+        let mut unrouted = std::mem::take(&mut self.unrouted);
+        for &(slot, resident) in &unrouted {
+            let (slot, resident) = (slot as usize, resident as usize);
+            let in_port = self.slots.owner(slot);
+            let (router, first, in_period) = {
+                let p = &self.ports[in_port];
+                (p.router as usize, p.first as usize, p.in_period)
+            };
+            let packet = cx.packets.get(self.residents[resident].packet);
+            let route = cx.routing.route(
+                RouterId::new(router),
+                NodeId::new(packet.src as usize),
+                NodeId::new(packet.dst as usize),
+                packet.class,
+            );
+            let out = route.escape.port;
+            let blocks = packet.flits;
+            let out_period = self.ports[first + out as usize].period;
+            // From a slower link, start late enough that the last block arrives in time.
+            let catch_up = u64::from(blocks - 1) * u64::from(in_period.saturating_sub(out_period));
+            let r = &mut self.residents[resident];
+            r.blocks = blocks;
+            r.out = out;
+            r.ready = now + self.latency.max(catch_up);
+            self.enqueue(slot, resident as u32);
+        }
+        unrouted.clear();
+        self.unrouted = unrouted;
+    }
+
+    /// Appends a routed resident to its queue; a new queue head requests its output.
+    fn enqueue(&mut self, slot: usize, resident: u32) {
+        let out = self.residents[resident as usize].out;
+        let q = self.queue_index(slot, S::queue_of(out));
+        let queue = self.queues[q];
+        if queue.tail == NONE {
+            self.queues[q] = Queue {
+                head: resident,
+                tail: resident,
+            };
+            self.request(slot, out);
+        } else {
+            self.residents[queue.tail as usize].next = resident;
+            self.queues[q].tail = resident;
+        }
+    }
+
+    /// The head packet of the pool in input VC slot `slot` asks for its output `out`.
+    #[inline]
+    fn request(&mut self, slot: usize, out: u8) {
+        let in_port = self.slots.owner(slot);
+        let vl = self.slots.vc(slot);
+        let first = self.ports[in_port].first as usize;
+        let o = first + out as usize;
+        self.requests[self.slots.port_vc(o, vl)] |= 1 << (in_port - first);
+        let port = &mut self.ports[o];
+        port.requested_vls |= 1 << vl;
+        if port.stream == NONE {
+            self.active.insert(o);
+        }
+    }
+
+    /// Steps output `out`: sends the next block of its packet, or chooses a new one. Returns
+    /// whether it still has work.
+    #[inline]
+    fn step_output<C: CongestionControl>(
+        &mut self,
+        out: usize,
+        cx: &mut StepContext<'_, C>,
+    ) -> bool {
+        let now = cx.now;
+        let port = self.ports[out];
+        if now < port.free_at {
+            return true;
+        }
+        if port.stream != NONE {
+            let r = self.residents[port.stream as usize];
+            if r.arrived > r.sent {
+                self.send_block(out, cx);
+            }
+            return true;
+        }
+        match self.choose(out, now) {
+            Choice::Started => {
+                self.send_block(out, cx);
+                true
+            }
+            Choice::NotYet => true,
+            Choice::Blocked => false,
+        }
+    }
+
+    /// Picks the next packet for idle output `out`: round robin over its VLs, then over the
+    /// input ports requesting it on that VL.
+    fn choose(&mut self, out: usize, now: u64) -> Choice {
+        let port = self.ports[out];
+        let first = port.first as usize;
+        let mut outcome = Choice::Blocked;
+        let vls = port.requested_vls;
+        if vls == 0 {
+            return outcome;
+        }
+        for step in 1..=self.vls {
+            let vl = (port.vl_ptr as usize + step) % self.vls;
+            if vls & (1 << vl) == 0 {
+                continue;
+            }
+            let out_slot = self.slots.port_vc(out, vl);
+            let mask = self.requests[out_slot];
+            let after = (self.grant_ptr[out_slot] as u32 + 1) % 64;
+            let credits = self.credits[out_slot];
+            for step in bits64(mask.rotate_right(after)) {
+                let local = (step + after as usize) % 64;
+                let in_port = first + local;
+                let in_slot = self.slots.port_vc(in_port, vl);
+                let q = self.queue_index(in_slot, S::queue_of((out - first) as u8));
+                let head = self.queues[q].head;
+                let r = self.residents[head as usize];
+                if r.ready > now {
+                    outcome = Choice::NotYet;
+                    continue;
+                }
+                if credits < r.blocks || self.ports[in_port].reading >= self.read_ports {
+                    continue;
+                }
+                // Grant: the packet leaves its queue's requests while it is sent.
+                self.grant_ptr[out_slot] = local as u8;
+                self.requests[out_slot] &= !(1 << local);
+                let port = &mut self.ports[out];
+                if self.requests[out_slot] == 0 {
+                    port.requested_vls &= !(1 << vl);
+                }
+                port.vl_ptr = vl as u8;
+                port.stream = head;
+                port.stream_from = in_slot as u32;
+                self.ports[in_port].reading += 1;
+                return Choice::Started;
+            }
+        }
+        outcome
+    }
+
+    /// Sends the next block of output `out`'s packet; the last one frees the output and moves
+    /// the packet's queue on.
+    #[inline(always)]
+    fn send_block<C: CongestionControl>(&mut self, out: usize, cx: &mut StepContext<'_, C>) {
+        let now = cx.now;
+        let slots = self.slots;
+        let port = &mut self.ports[out];
+        let (stream, from) = (port.stream as usize, port.stream_from as usize);
+        // A block after the first that could have left earlier is a gap in the packet.
+        let late = now > port.free_at;
+        port.free_at = now + u64::from(port.period);
+        let vl = slots.vc(from);
+        let to = port.downstream + vl as u32;
+        let delay = u64::from(port.link_delay);
+        let r = &mut self.residents[stream];
+        let first_block = r.sent == 0;
+        self.gaps += u64::from(late && !first_block);
+        r.sent += 1;
+        let last = r.sent == r.blocks;
+        let packet = r.packet;
+        cx.flits.schedule(
+            now,
+            delay,
+            FlitArrival {
+                to,
+                flit: Flit::new(packet, first_block, last),
+            },
+        );
+        let to_router = slots.is_router(to as usize);
+        *cx.flit_hops += u64::from(to_router);
+        if first_block {
+            cx.packets.get_mut(packet).hops += u32::from(to_router);
+        }
+        self.credits[slots.port_vc(out, vl)] -= 1;
+        self.pools[from] -= 1;
+        let in_port = slots.owner(from);
+        cx.credits.schedule(
+            now,
+            self.credit_latency,
+            self.ports[in_port].upstream + vl as u32,
+        );
+        if last {
+            self.finish(out, from, stream as u32);
+        }
+    }
+
+    /// The last block of `resident` left output `out`, read from input VC slot `from`: the
+    /// output goes idle, the next packet of the queue requests its output, and a freed read
+    /// port wakes the outputs that were waiting for it.
+    fn finish(&mut self, out: usize, from: usize, resident: u32) {
+        let port = &mut self.ports[out];
+        port.stream = NONE;
+        port.stream_from = NONE;
+        let first = port.first as usize;
+        let local_out = (out - first) as u8;
+        let q = self.queue_index(from, S::queue_of(local_out));
+        let next = self.residents[resident as usize].next;
+        self.queues[q].head = next;
+        if next == NONE {
+            self.queues[q].tail = NONE;
+        } else {
+            let next_out = self.residents[next as usize].out;
+            self.request(from, next_out);
+        }
+        self.free_residents.push(resident);
+        let in_port = self.slots.owner(from);
+        let reading = &mut self.ports[in_port].reading;
+        let was_full = *reading >= self.read_ports;
+        *reading -= 1;
+        if was_full {
+            let end = self.first_port[self.ports[in_port].router as usize + 1] as usize;
+            for o in first..end {
+                let p = &self.ports[o];
+                if p.stream == NONE && p.requested_vls != 0 {
+                    self.active.insert(o);
+                }
+            }
+        }
+    }
+}
