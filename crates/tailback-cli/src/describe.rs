@@ -256,6 +256,38 @@ pub fn summary_table(s: &RunSummary) -> String {
             ),
         ),
     ];
+    let mut rows = rows.to_vec();
+    if let Some(u) = &s.units {
+        let us = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |x| format!("{x:.3}"));
+        rows.insert(
+            2,
+            (
+                "per node",
+                format!(
+                    "offered {:.3} Gbit/s, accepted {:.3} Gbit/s",
+                    u.offered_gbps, u.accepted_gbps
+                ),
+            ),
+        );
+        rows.insert(
+            4,
+            (
+                "",
+                format!(
+                    "mean {}  p99 {} µs",
+                    us(u.latency_mean_us),
+                    us(u.latency_p99_us)
+                ),
+            ),
+        );
+        rows.push((
+            "time unit",
+            format!(
+                "a cycle is {} ns (one 64-byte block at {} Gbit/s); {:.1} µs simulated",
+                u.cycle_ns, u.link_gbps, u.simulated_us
+            ),
+        ));
+    }
     rows.iter()
         .map(|(label, value)| format!("  {label:<17}{value}\n"))
         .collect()

@@ -14,6 +14,7 @@ pub(crate) use flows::FlowLog;
 pub use flows::{FlowStats, jain_index, shares, treatment_variation};
 pub use gauges::Gauges;
 
+use crate::config::Units;
 use crate::packet::{LogicalNetwork, Packet};
 use crate::trace::TraceRecord;
 use crate::traffic::Offered;
@@ -102,6 +103,43 @@ pub struct RunSummary {
     pub wall_seconds: f64,
     /// Simulation speed: nodes times cycles per wall-clock second.
     pub node_cycles_per_second: f64,
+    /// The headline numbers in time and data-rate units (with `fabric.link`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub units: Option<UnitSummary>,
+}
+
+/// A run's headline numbers in Gbit/s and µs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct UnitSummary {
+    /// Nanoseconds per cycle (one 64-byte block on the fastest links).
+    pub cycle_ns: f64,
+    /// Data rate of the fastest links, Gbit/s.
+    pub link_gbps: f64,
+    /// Offered load per node, Gbit/s.
+    pub offered_gbps: f64,
+    /// Accepted throughput per node, Gbit/s.
+    pub accepted_gbps: f64,
+    /// Mean packet latency, µs.
+    pub latency_mean_us: Option<f64>,
+    /// 99th percentile of packet latency, µs.
+    pub latency_p99_us: Option<f64>,
+    /// Simulated time, µs.
+    pub simulated_us: f64,
+}
+
+impl UnitSummary {
+    /// `summary` in `units`.
+    pub fn new(summary: &RunSummary, units: Units) -> UnitSummary {
+        UnitSummary {
+            cycle_ns: units.cycle_ns,
+            link_gbps: units.link_gbps,
+            offered_gbps: units.gbps(summary.offered),
+            accepted_gbps: units.gbps(summary.accepted),
+            latency_mean_us: summary.latency.mean.map(|c| units.micros(c)),
+            latency_p99_us: summary.latency.p99.map(|c| units.micros(c as f64)),
+            simulated_us: units.micros(summary.cycles as f64),
+        }
+    }
 }
 
 /// One row of a run's time series: what happened during a window of `record.series_window`
@@ -447,6 +485,7 @@ impl Collector {
             critical_load: None,
             wall_seconds: 0.0,
             node_cycles_per_second: 0.0,
+            units: None,
         }
     }
 }

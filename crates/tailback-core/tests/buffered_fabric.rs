@@ -254,3 +254,23 @@ fn zero_load_latency_matches_the_analytical_anchor() {
         );
     }
 }
+
+/// With `fabric.link` the summary gives Gbit/s and µs: on DDR links a cycle is 32 ns and one
+/// block per cycle is 16 Gbit/s.
+#[test]
+fn summaries_report_gbit_per_second_on_the_link_rate() {
+    let text = buffered(
+        2,
+        "kind = \"kary_ntree\"\nk = 4\nn = 2\n[routing]\nalgorithm = \"d_mod_k\"",
+        "vcs = 1\nvc_buffer_flits = 64",
+        "link = \"ddr\"\n[traffic]\npattern = \"uniform\"\npacket_flits = 32\nrate = 0.5\n\
+         [sim]\nwarmup_us = 20\nmeasure_us = 100",
+    );
+    let s = tailback_core::run(&config(&text)).unwrap().summary;
+    let units = s.units.expect("units with fabric.link");
+    assert_eq!((units.cycle_ns, units.link_gbps), (32.0, 16.0));
+    assert!((units.accepted_gbps - 16.0 * s.accepted).abs() < 1e-9);
+    assert!((units.offered_gbps - 8.0).abs() < 0.4, "{}", units.offered_gbps);
+    let mean = s.latency.mean.unwrap();
+    assert!((units.latency_mean_us.unwrap() - mean * 0.032).abs() < 1e-9);
+}

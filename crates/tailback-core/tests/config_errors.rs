@@ -649,3 +649,34 @@ fn the_buffered_fabric_refuses_what_it_cannot_model() {
     let refused = tailback_core::sim::Simulation::new(&spec).err().unwrap();
     assert!(refused.to_string().contains("fabric.kind"), "{refused}");
 }
+
+#[test]
+fn times_need_the_link_rate_and_one_unit_per_key() {
+    let issue = single_issue("[sim]\nmeasure_us = 100\n");
+    assert_issue(&issue, "sim.measure_us", Some("100"), &["fabric.link"]);
+    let buffered = "[topology]\nkind = \"kary_ntree\"\nk = 2\nn = 2\n\
+                    [router]\nswitching = \"virtual_cut_through\"\n\
+                    [fabric]\nkind = \"buffered\"\nlink = \"ddr\"\n";
+    let issue = single_issue(&format!(
+        "{buffered}[sim]\nmeasure_us = 100\nmeasure_cycles = 5\n"
+    ));
+    assert_issue(
+        &issue,
+        "sim.measure_us",
+        Some("100"),
+        &["sim.measure_cycles or sim.measure_us, not both"],
+    );
+    let issue = single_issue(&buffered.replace("\"ddr\"", "\"xdr\""));
+    assert_issue(&issue, "fabric.link", Some("\"xdr\""), &["\"sdr\"", "Gbit/s"]);
+    // 100 µs at DDR (32 ns cycles) is 3125 cycles; 100 ns of switch latency rounds to 3.
+    let spec = Spec::from_toml_str(
+        &format!("{buffered}switch_latency_ns = 100\n[sim]\nmeasure_us = 100\n"),
+        "<test>",
+    )
+    .unwrap();
+    assert_eq!(spec.sim.measure_cycles, 3125);
+    let tailback_core::config::FabricConfig::Buffered(b) = &spec.fabric else {
+        panic!("not buffered");
+    };
+    assert_eq!(b.switch_latency, 3);
+}

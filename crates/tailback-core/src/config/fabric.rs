@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use super::MAX_LATENCY;
 use super::reader::{Section, choice_enum};
+use super::units::{Units, read_rate};
 
 choice_enum! {
     /// The switch model.
@@ -51,6 +52,10 @@ pub struct BufferedConfig {
     pub read_ports: Option<u32>,
     /// Cycles from a packet's head arriving to the earliest cycle it may leave.
     pub switch_latency: u32,
+    /// Data rate of the fastest links in Gbit/s, which fixes the time unit (`None`: times and
+    /// rates in cycles and blocks only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_gbps: Option<f64>,
 }
 
 impl FabricConfig {
@@ -62,6 +67,17 @@ impl FabricConfig {
         }
     }
 
+    /// The time and rate units, when `link` sets them.
+    pub fn units(&self) -> Option<Units> {
+        match self {
+            FabricConfig::Buffered(BufferedConfig {
+                link_gbps: Some(gbps),
+                ..
+            }) => Some(Units::new(*gbps)),
+            _ => None,
+        }
+    }
+
     /// Whether this is the default fabric (left out of serialized configs).
     pub(crate) fn is_default(&self) -> bool {
         *self == FabricConfig::Vc
@@ -69,7 +85,13 @@ impl FabricConfig {
 
     pub(crate) fn read(s: Section<'_>) -> Self {
         let kind = s.choice("kind", FabricKind::Vc);
-        const BUFFERED_KEYS: [&str; 3] = ["queues", "read_ports", "switch_latency"];
+        const BUFFERED_KEYS: [&str; 5] = [
+            "queues",
+            "read_ports",
+            "switch_latency",
+            "switch_latency_ns",
+            "link",
+        ];
         let cfg = match kind {
             FabricKind::Vc => {
                 // Known keys, reported once as misplaced (not also as unknown).
@@ -80,11 +102,23 @@ impl FabricConfig {
                 }
                 FabricConfig::Vc
             }
-            FabricKind::Buffered => FabricConfig::Buffered(BufferedConfig {
-                queues: s.choice("queues", QueueKind::Voq),
-                read_ports: read_ports(&s),
-                switch_latency: s.int("switch_latency", 1, 0, MAX_LATENCY),
-            }),
+            FabricKind::Buffered => {
+                let link_gbps = read_rate(&s, "link");
+                let units = link_gbps.map(Units::new);
+                let latency = (0, u64::from(MAX_LATENCY));
+                FabricConfig::Buffered(BufferedConfig {
+                    queues: s.choice("queues", QueueKind::Voq),
+                    read_ports: read_ports(&s),
+                    switch_latency: s.duration(
+                        "switch_latency",
+                        "switch_latency_ns",
+                        1,
+                        latency,
+                        units,
+                    ) as u32,
+                    link_gbps,
+                })
+            }
         };
         s.finish();
         cfg

@@ -21,6 +21,7 @@ mod sim;
 mod spec;
 mod topology;
 mod traffic;
+mod units;
 
 pub use congestion::*;
 pub use error::{ConfigError, ConfigIssue};
@@ -37,6 +38,7 @@ pub use sim::SimConfig;
 pub use spec::Spec;
 pub use topology::*;
 pub use traffic::*;
+pub use units::{BLOCK_BYTES, NAMED_RATES, Units};
 
 use reader::{Issues, Section};
 use serde::Serialize;
@@ -110,8 +112,9 @@ impl Config {
         let processor = modelled.then(|| ProcessorConfig::read(section));
         let traffic = TrafficConfig::read(root.section("traffic"));
         let congestion = CongestionConfig::read(root.section("congestion"));
-        let sim = SimConfig::read(root.section("sim"));
-        let mut record = RecordConfig::read(root.section("record"));
+        let units = fabric.units();
+        let sim = SimConfig::read(root.section("sim"), units);
+        let mut record = RecordConfig::read(root.section("record"), units);
         if traffic.process.kind() == ProcessKind::Ramp && record.series_window == 0 {
             // The ramp is measured in windows: 100 cycles unless the user chose otherwise.
             record.series_window = 100;

@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use super::Units;
 use super::reader::Section;
 
 /// `[record]`: time series and buffer-occupancy snapshots.
@@ -21,9 +22,10 @@ pub struct RecordConfig {
 }
 
 impl RecordConfig {
-    pub(crate) fn read(s: Section<'_>) -> Self {
+    /// Reads `[record]`; with `units`, the series window may be given in µs instead.
+    pub(crate) fn read(s: Section<'_>, units: Option<Units>) -> Self {
         let cfg = RecordConfig {
-            series_window: s.int("series_window", 0, 0, 1 << 40),
+            series_window: s.duration("series_window", "series_window_us", 0, (0, 1 << 40), units),
             occupancy_at: s
                 .opt_int_list("occupancy_at", 0, 1 << 40)
                 .unwrap_or_default()

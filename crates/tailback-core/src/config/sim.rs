@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use super::Units;
 use super::reader::Section;
 
 /// `[sim]`: warm-up, measurement window and drain.
@@ -21,12 +22,25 @@ pub struct SimConfig {
 }
 
 impl SimConfig {
-    pub(crate) fn read(s: Section<'_>) -> Self {
+    /// Reads `[sim]`; with `units`, the durations may be given in µs instead.
+    pub(crate) fn read(s: Section<'_>, units: Option<Units>) -> Self {
         const MAX_CYCLES: u64 = 1 << 40;
         let cfg = SimConfig {
-            warmup_cycles: s.int("warmup_cycles", 10_000, 0, MAX_CYCLES),
-            measure_cycles: s.int("measure_cycles", 20_000, 1, MAX_CYCLES),
-            drain_cycles_max: s.int("drain_cycles_max", 20_000, 0, MAX_CYCLES),
+            warmup_cycles: s.duration("warmup_cycles", "warmup_us", 10_000, (0, MAX_CYCLES), units),
+            measure_cycles: s.duration(
+                "measure_cycles",
+                "measure_us",
+                20_000,
+                (1, MAX_CYCLES),
+                units,
+            ),
+            drain_cycles_max: s.duration(
+                "drain_cycles_max",
+                "drain_max_us",
+                20_000,
+                (0, MAX_CYCLES),
+                units,
+            ),
             stability_tolerance: s.float(
                 "stability_tolerance",
                 0.05,

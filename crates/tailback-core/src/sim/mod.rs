@@ -467,6 +467,11 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         summary.node_cycles_per_second =
             self.topology.node_count() as f64 * self.now as f64 / wall.max(1e-9);
         let series = std::mem::take(&mut self.recorder.series);
+        summary.units = self
+            .config
+            .fabric
+            .units()
+            .map(|units| crate::stats::UnitSummary::new(&summary, units));
         match process {
             _ if until_delivered => {
                 summary.duration_cycles = (!drain_cap_hit).then_some(self.now);
