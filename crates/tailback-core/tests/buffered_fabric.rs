@@ -270,7 +270,11 @@ fn summaries_report_gbit_per_second_on_the_link_rate() {
     let units = s.units.expect("units with fabric.link");
     assert_eq!((units.cycle_ns, units.link_gbps), (32.0, 16.0));
     assert!((units.accepted_gbps - 16.0 * s.accepted).abs() < 1e-9);
-    assert!((units.offered_gbps - 8.0).abs() < 0.4, "{}", units.offered_gbps);
+    assert!(
+        (units.offered_gbps - 8.0).abs() < 0.4,
+        "{}",
+        units.offered_gbps
+    );
     let mean = s.latency.mean.unwrap();
     assert!((units.latency_mean_us.unwrap() - mean * 0.032).abs() < 1e-9);
 }

@@ -667,7 +667,12 @@ fn times_need_the_link_rate_and_one_unit_per_key() {
         &["sim.measure_cycles or sim.measure_us, not both"],
     );
     let issue = single_issue(&buffered.replace("\"ddr\"", "\"xdr\""));
-    assert_issue(&issue, "fabric.link", Some("\"xdr\""), &["\"sdr\"", "Gbit/s"]);
+    assert_issue(
+        &issue,
+        "fabric.link",
+        Some("\"xdr\""),
+        &["\"sdr\"", "Gbit/s"],
+    );
     // 100 µs at DDR (32 ns cycles) is 3125 cycles; 100 ns of switch latency rounds to 3.
     let spec = Spec::from_toml_str(
         &format!("{buffered}switch_latency_ns = 100\n[sim]\nmeasure_us = 100\n"),

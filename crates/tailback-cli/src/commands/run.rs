@@ -128,6 +128,7 @@ fn write_outputs(out: &Path, cfg: &Config, report: &RunReport) -> anyhow::Result
         &title,
         cfg.record.series_window,
         &report.flows,
+        cfg.fabric.units(),
     )?);
     if !report.series.is_empty() {
         written.push(tailback_experiments::files::series::write_csv(

@@ -9,6 +9,7 @@
 mod congestion;
 mod error;
 mod fabric;
+mod flows;
 mod nic;
 mod overrides;
 mod processor;
@@ -26,7 +27,8 @@ mod units;
 pub use congestion::*;
 pub use error::{ConfigError, ConfigIssue};
 pub use fabric::{BufferedConfig, FabricConfig, FabricKind, QueueKind};
-pub use nic::NicConfig;
+pub use flows::{FlowConfig, FlowsConfig, MAX_FLOWS};
+pub use nic::{NicConfig, NicQueues};
 pub use overrides::{merge_tables, parse_assignment, set_path};
 pub use processor::ProcessorConfig;
 pub use program::{BspLoad, HEAVY_MESSAGE_PACKETS, LIGHT_MESSAGE_PACKETS, ProgramConfig};
@@ -51,6 +53,9 @@ pub const MAX_VCS: u32 = 32;
 pub const MAX_LATENCY: u32 = 1024;
 /// Largest number of cycles per flit on a channel.
 pub const MAX_PERIOD: u32 = 64;
+
+/// The default of `nic.source_queue_packets` with `traffic.process = "flows"`.
+pub const FLOW_BACKLOG_PACKETS: u32 = 64;
 
 /// Whether a period is the default of one cycle per flit (left out of serialized configs).
 fn is_one(period: &u32) -> bool {
@@ -104,15 +109,20 @@ impl Config {
         let topology = TopologyConfig::read(root.section("topology"), known.map(|k| &k.topology));
         let router = RouterConfig::read(root.section("router"));
         let fabric = FabricConfig::read(root.section("fabric"));
+        let units = fabric.units();
         let routing = RoutingConfig::read(root.section("routing"), &topology);
-        let nic = NicConfig::read(root.section("nic"));
+        let mut nic = NicConfig::read(root.section("nic"), units);
         // An empty `[processor]` table still turns the model on.
         let modelled = root.has("processor");
         let section = root.section("processor");
         let processor = modelled.then(|| ProcessorConfig::read(section));
-        let traffic = TrafficConfig::read(root.section("traffic"));
+        let traffic = TrafficConfig::read(root.section("traffic"), units);
+        if traffic.process.kind() == ProcessKind::Flows && nic.source_queue_packets.is_none() {
+            // A flow offering more than the network carries would otherwise queue without
+            // bound.
+            nic.source_queue_packets = Some(FLOW_BACKLOG_PACKETS);
+        }
         let congestion = CongestionConfig::read(root.section("congestion"));
-        let units = fabric.units();
         let sim = SimConfig::read(root.section("sim"), units);
         let mut record = RecordConfig::read(root.section("record"), units);
         if traffic.process.kind() == ProcessKind::Ramp && record.series_window == 0 {
@@ -184,6 +194,26 @@ impl Config {
         if matches!(self.fabric, FabricConfig::Buffered(_)) {
             self.check_buffered(issues);
         }
+        if self.nic.queues == NicQueues::PerDestination {
+            let mechanism = self.congestion.mechanism();
+            let clash = if self.processor.is_some() {
+                Some("a [processor] (it hands the NIC one packet at a time)".to_string())
+            } else if mechanism != Mechanism::None {
+                Some(format!(
+                    "congestion.mechanism = \"{}\" (mechanisms keep their own queues)",
+                    mechanism.name()
+                ))
+            } else {
+                None
+            };
+            if let Some(clash) = clash {
+                report(
+                    "nic.queues",
+                    Some(toml::Value::String("per_destination".into())),
+                    format!("cannot be combined with {clash}"),
+                );
+            }
+        }
         if networks > 1 && self.routing.algorithm == RoutingAlgorithm::Disha {
             report(
                 "router.logical_networks",
@@ -233,6 +263,24 @@ impl Config {
             Some(hot) if check_hotspots => hot.as_slice(),
             _ => &[],
         };
+        if let ProcessConfig::Flows(flows) = &self.traffic.process
+            && shape
+        {
+            for (i, flow) in flows.flows.iter().enumerate() {
+                for (key, node) in [("src", flow.src), ("dst", flow.dst)] {
+                    if node as usize >= nodes {
+                        report(
+                            &format!("traffic.flows[{i}].{key}"),
+                            Some(toml::Value::Integer(node.into())),
+                            format!(
+                                "node index out of range; the network has nodes 0 to {}",
+                                nodes - 1
+                            ),
+                        );
+                    }
+                }
+            }
+        }
         for (i, &h) in hot.iter().enumerate() {
             if h as usize >= nodes {
                 report(

@@ -2,8 +2,20 @@
 
 use serde::Serialize;
 
-use super::reader::Section;
+use super::Units;
+use super::reader::{Section, choice_enum};
 use super::{MAX_LATENCY, MAX_PERIOD, is_one};
+
+choice_enum! {
+    /// How a NIC queues the requests it has to send.
+    pub enum NicQueues {
+        /// One source queue in creation order.
+        Fifo = "fifo",
+        /// A queue per destination (an InfiniBand channel adapter's queue pairs), served round
+        /// robin: a packet waits only behind packets for its own destination.
+        PerDestination = "per_destination",
+    }
+}
 
 /// `[nic]`: the network interface of every node.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -21,21 +33,26 @@ pub struct NicConfig {
     /// Cycles per flit on the injection and ejection channels (1: a flit every cycle).
     #[serde(skip_serializing_if = "is_one")]
     pub link_period: u32,
+    /// How requests queue.
+    pub queues: NicQueues,
+    /// Most flits per cycle injected on average (a packet starts when a bucket filling at this
+    /// rate holds all its flits, then goes out back to back); `None`: the link's rate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inject_rate: Option<f64>,
 }
 
 impl NicConfig {
-    pub(crate) fn read(s: Section<'_>) -> Self {
+    /// Reads `[nic]`; with `units`, rates may be given in Gbit/s.
+    pub(crate) fn read(s: Section<'_>, units: Option<Units>) -> Self {
+        let receive = s.opt_rate("ejection_rate", "receive_gbps", units);
         let cfg = NicConfig {
             injection_latency: s.int("injection_latency", 1, 1, MAX_LATENCY),
             ejection_latency: s.int("ejection_latency", 1, 1, MAX_LATENCY),
-            ejection_rate: s.float(
-                "ejection_rate",
-                1.0,
-                |x| x > 0.0 && x <= 1.0,
-                "greater than 0 and at most 1 (flits/cycle)",
-            ),
+            ejection_rate: receive.unwrap_or(1.0),
             source_queue_packets: s.opt_int("source_queue_packets", 1, 1 << 20),
             link_period: s.int("link_period", 1, 1, MAX_PERIOD),
+            queues: s.choice("queues", NicQueues::Fifo),
+            inject_rate: s.opt_rate("inject_rate", "inject_gbps", units),
         };
         s.finish();
         cfg

@@ -2,8 +2,8 @@
 
 use serde::Serialize;
 
-use super::ProgramConfig;
 use super::reader::{Section, choice_enum};
+use super::{FlowsConfig, ProgramConfig, Units};
 
 choice_enum! {
     /// Destination pattern. Bit patterns act on the node index (dimension 0 least significant).
@@ -69,6 +69,9 @@ choice_enum! {
         Cshift = "cshift",
         /// Replay of a packet trace (`trace_file`): each packet created at its (scaled) time.
         Trace = "trace",
+        /// Explicit flows (`[[traffic.flows]]`): messages from a source to a destination at a
+        /// rate (or as fast as the source may inject), between a start and a stop time.
+        Flows = "flows",
     }
 }
 
@@ -141,6 +144,8 @@ pub enum ProcessConfig {
     Cshift(ProgramConfig),
     /// Replay of a packet trace.
     Trace(TraceReplay),
+    /// Explicit flows.
+    Flows(FlowsConfig),
 }
 
 /// The settings of `traffic.process = "ramp"`.
@@ -175,6 +180,7 @@ impl ProcessConfig {
             ProcessConfig::Bsp(_) => ProcessKind::Bsp,
             ProcessConfig::Cshift(_) => ProcessKind::Cshift,
             ProcessConfig::Trace(_) => ProcessKind::Trace,
+            ProcessConfig::Flows(_) => ProcessKind::Flows,
         }
     }
 
@@ -196,7 +202,7 @@ impl ProcessKind {
 
     /// Whether the workload's destinations come from `traffic.pattern`.
     pub fn has_pattern(self) -> bool {
-        !self.is_program() && self != ProcessKind::Trace
+        !self.is_program() && !matches!(self, ProcessKind::Trace | ProcessKind::Flows)
     }
 
     /// Whether the offered load is `traffic.rate`.
@@ -266,6 +272,10 @@ impl Serialize for TrafficConfig {
             trace_file: Option<&'a String>,
             #[serde(skip_serializing_if = "Option::is_none")]
             trace_time_scale: Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            message_flits: Option<u32>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            flows: Option<&'a Vec<super::FlowConfig>>,
         }
         let single = self.phases.is_none();
         let kind = self.process.kind();
@@ -276,6 +286,10 @@ impl Serialize for TrafficConfig {
         };
         let trace = match &self.process {
             ProcessConfig::Trace(trace) => Some(trace),
+            _ => None,
+        };
+        let flows = match &self.process {
+            ProcessConfig::Flows(flows) => Some(flows),
             _ => None,
         };
         Written {
@@ -303,6 +317,8 @@ impl Serialize for TrafficConfig {
             program: self.process.program(),
             trace_file: trace.map(|t| &t.file),
             trace_time_scale: trace.map(|t| t.time_scale),
+            message_flits: flows.map(|f| f.message_flits),
+            flows: flows.map(|f| &f.flows),
         }
         .serialize(ser)
     }
@@ -398,7 +414,8 @@ fn read_phases(s: &Section<'_>, bound: &RateBound) -> Option<(Vec<PhaseConfig>, 
 }
 
 impl TrafficConfig {
-    pub(crate) fn read(s: Section<'_>) -> Self {
+    /// Reads `[traffic]`; with `units`, flows may give times in µs and rates in Gbit/s.
+    pub(crate) fn read(s: Section<'_>, units: Option<Units>) -> Self {
         let given_flits = s.opt_int("packet_flits", 1u32, 4096);
         let packet_flits = given_flits.unwrap_or(8);
         let bound = RateBound::new(if s.has("packet_flits") {
@@ -431,6 +448,8 @@ impl TrafficConfig {
             let why = if process.is_program() {
                 "nodes send as fast as their processors can, to the destinations the workload \
                  defines"
+            } else if process == ProcessKind::Flows {
+                "each [[traffic.flows]] entry gives its source, destination and rate"
             } else {
                 "the trace gives every packet's time, source, destination and length"
             };
@@ -475,6 +494,7 @@ impl TrafficConfig {
         only_for_pattern("hotspot_fraction", PatternKind::Hotspot);
         let collective = process == ProcessKind::Collective;
         let ramp = process == ProcessKind::Ramp;
+        let flows = process == ProcessKind::Flows;
         for (key, applies, when) in [
             (
                 "jitter",
@@ -490,6 +510,9 @@ impl TrafficConfig {
             ("ramp_slope", ramp, "traffic.process = \"ramp\""),
             ("ramp_smoothing", ramp, "traffic.process = \"ramp\""),
             ("ramp_drop", ramp, "traffic.process = \"ramp\""),
+            ("flows", flows, "traffic.process = \"flows\""),
+            ("message_flits", flows, "traffic.process = \"flows\""),
+            ("message_bytes", flows, "traffic.process = \"flows\""),
         ] {
             if s.has(key) && !applies {
                 s.problem(key, format!("only applies when {when}"));
@@ -522,7 +545,7 @@ impl TrafficConfig {
             .filter(|_| hotspot),
             rate,
             packet_flits,
-            process: read_process_settings(&s, process, program),
+            process: read_process_settings(&s, process, program, packet_flits, units),
             self_packets: s.choice("self_packets", SelfPackets::Deliver),
             repeat_phases: Some(s.boolean("repeat_phases", true)).filter(|_| phases.is_some()),
             phases,
@@ -559,6 +582,8 @@ fn read_process_settings(
     s: &Section<'_>,
     process: ProcessKind,
     program: ProgramConfig,
+    packet_flits: u32,
+    units: Option<Units>,
 ) -> ProcessConfig {
     let jitter = s.float("jitter", 0.0, |x| (0.0..=1.0).contains(&x), "from 0 to 1");
     let packets_per_node = s.int("packets_per_node", 10, 1, 1_000_000);
@@ -596,6 +621,7 @@ fn read_process_settings(
             file: trace_file.unwrap_or_default(),
             time_scale,
         }),
+        ProcessKind::Flows => ProcessConfig::Flows(FlowsConfig::read(s, packet_flits, units)),
     }
 }
 

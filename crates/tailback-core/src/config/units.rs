@@ -132,6 +132,58 @@ impl Section<'_> {
     }
 }
 
+impl Section<'_> {
+    /// An optional rate in blocks (flits) per cycle, greater than 0 and at most 1, given as
+    /// such (`rate_key`) or, with `units`, in Gbit/s (`gbps_key`). Both keys, or Gbit/s without
+    /// units, is a problem.
+    pub(crate) fn opt_rate(
+        &self,
+        rate_key: &'static str,
+        gbps_key: &'static str,
+        units: Option<Units>,
+    ) -> Option<f64> {
+        let valid = |x: f64| x > 0.0 && x <= 1.0;
+        let rate = self.opt_float(
+            rate_key,
+            valid,
+            "greater than 0 and at most 1 (flits/cycle)",
+        );
+        let Some(gbps) = self.opt_float(gbps_key, |x| x > 0.0, "greater than 0 (Gbit/s)") else {
+            return rate;
+        };
+        if rate.is_some() {
+            self.problem(
+                gbps_key,
+                format!(
+                    "give {} or {}, not both",
+                    self.path_of(rate_key),
+                    self.path_of(gbps_key)
+                ),
+            );
+            return rate;
+        }
+        let Some(units) = units else {
+            self.problem(
+                gbps_key,
+                "rates in Gbit/s need the link rate: set fabric.link",
+            );
+            return None;
+        };
+        let blocks = units.blocks_per_cycle(gbps);
+        if !valid(blocks) {
+            self.problem(
+                gbps_key,
+                format!(
+                    "is {blocks} blocks per cycle; must be at most the fastest links' {} Gbit/s",
+                    units.link_gbps
+                ),
+            );
+            return None;
+        }
+        Some(blocks)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -165,9 +165,21 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         let routing = Routing::new(&cfg.routing, &topology, cfg.router.network_vcs());
         let control = make(&topology, &routing);
         let mut workload = Workload::new(&cfg.traffic, topology.addresses(), cfg.seed);
-        if let ProcessConfig::Trace(trace) = &cfg.traffic.process {
-            let records = load_trace(cfg, &trace.file, topology.node_count())?;
-            workload = workload.replaying(&records, trace.time_scale);
+        match &cfg.traffic.process {
+            ProcessConfig::Trace(trace) => {
+                let records = load_trace(cfg, &trace.file, topology.node_count())?;
+                workload = workload.replaying(&records, trace.time_scale);
+            }
+            ProcessConfig::Flows(flows) => {
+                // As fast as allowed: the injection cap, or the node link's rate.
+                let cap = |node: usize| {
+                    let port = topology.ejection_port(NodeId::new(node));
+                    let link = 1.0 / f64::from(topology.ports()[port.index()].output_period);
+                    cfg.nic.inject_rate.map_or(link, |rate| rate.min(link))
+                };
+                workload = workload.flowing(flows, cap);
+            }
+            _ => {}
         }
         let fabric = F::build(cfg, &topology);
         let flows = C::FLOWS.then(|| control.flow_capacity(cfg.nic.source_queue_packets));
@@ -312,6 +324,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             });
             self.post_control_packets();
         }
+        self.nics.wake_due(now);
         if self.nics.any_active() {
             let view = NetworkView::new(&self.fabric, &self.topology, &self.routing, now);
             self.nics.step_all(&mut NicContext {
@@ -660,7 +673,8 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             .creations
             .peek()
             .map_or(NEVER, |Reverse((t, _))| *t)
-            .min(self.hooks.timers.next_due());
+            .min(self.hooks.timers.next_due())
+            .min(self.nics.next_wake());
         if next > self.now {
             self.now = next.min(limit).min(self.recorder.next_due());
         }
@@ -719,9 +733,9 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                 self.stats.on_created(node, &packet, true);
                 processors.enqueue(node, packet);
             } else {
-                let queued = self
-                    .nics
-                    .has_room(node, self.config.nic.source_queue_packets);
+                let queued =
+                    self.nics
+                        .has_room_for(node, packet.dst, self.config.nic.source_queue_packets);
                 self.stats.on_created(node, &packet, queued);
                 if queued {
                     self.nics.enqueue(node, packet);

@@ -14,6 +14,7 @@
 //! grid at the start of every phase with that phase's interval. After the last phase the
 //! schedule starts over, or (with `repeat_phases = false`) sources fall silent.
 
+mod flows;
 mod pattern;
 mod program;
 
@@ -26,7 +27,9 @@ use std::collections::VecDeque;
 use rand::RngExt;
 use rand_distr::{Distribution, Geometric};
 
-use crate::config::{PatternKind, ProcessConfig, ProcessKind, SelfPackets, TrafficConfig};
+use crate::config::{
+    FlowsConfig, PatternKind, ProcessConfig, ProcessKind, SelfPackets, TrafficConfig,
+};
 use crate::packet::LogicalNetwork;
 use crate::rng::{self, Purpose, StreamRng};
 use crate::topology::CubeShape;
@@ -72,9 +75,10 @@ impl Process {
         match &cfg.process {
             // Closed-loop workloads create their packets through the processors, and a trace
             // replay from its records.
-            ProcessConfig::Bsp(_) | ProcessConfig::Cshift(_) | ProcessConfig::Trace(_) => {
-                Process::Silent
-            }
+            ProcessConfig::Bsp(_)
+            | ProcessConfig::Cshift(_)
+            | ProcessConfig::Trace(_)
+            | ProcessConfig::Flows(_) => Process::Silent,
             ProcessConfig::Collective { packets_per_node } => {
                 Process::Collective((*packets_per_node).into())
             }
@@ -167,6 +171,8 @@ pub struct Workload {
     sources: Vec<Source>,
     /// A trace being replayed instead: each node's packets, in creation order.
     replay: Option<Vec<VecDeque<Offered>>>,
+    /// Explicit flows instead (`traffic.process = "flows"`).
+    flows: Option<flows::FlowSources>,
 }
 
 impl Workload {
@@ -220,6 +226,7 @@ impl Workload {
             skip_self: cfg.self_packets == SelfPackets::Skip,
             sources: Vec::with_capacity(shape.nodes()),
             replay: None,
+            flows: None,
         };
         for node in 0..shape.nodes() {
             let mut s = Source {
@@ -298,6 +305,18 @@ impl Workload {
         self
     }
 
+    /// Runs the flows of `cfg` instead of generating packets; a flow without a rate sends at
+    /// `cap(src)` flits per cycle.
+    pub fn flowing(mut self, cfg: &FlowsConfig, cap: impl Fn(usize) -> f64) -> Workload {
+        self.flows = Some(flows::FlowSources::new(
+            cfg,
+            self.sources.len(),
+            self.packet_flits,
+            cap,
+        ));
+        self
+    }
+
     /// Creation time of `node`'s last packet, for a replayed trace (`None` otherwise, or when
     /// the node has none left).
     pub fn last_time(&self, node: usize) -> Option<u64> {
@@ -307,6 +326,9 @@ impl Workload {
     /// Creation time of `node`'s next packet ([`NEVER`] if none).
     #[inline]
     pub fn next_time(&self, node: usize) -> u64 {
+        if let Some(flows) = &self.flows {
+            return flows.next_time(node);
+        }
         match &self.replay {
             None => self.sources[node].next,
             Some(queues) => queues[node].front().map_or(NEVER, |p| p.created),
@@ -316,6 +338,9 @@ impl Workload {
     /// Takes `node`'s next packet and draws the one after it. The packet's destination follows
     /// the pattern of the phase it is created in.
     pub fn take(&mut self, node: usize) -> Offered {
+        if let Some(flows) = &mut self.flows {
+            return flows.take(node);
+        }
         if let Some(queues) = &mut self.replay {
             return queues[node]
                 .pop_front()

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use tailback_core::config::Units;
 use tailback_core::stats::FlowStats;
 use tailback_plot::{Point, Series, YScale};
 
@@ -12,16 +13,18 @@ use tailback_plot::{Point, Series, YScale};
 pub const MAX_PLOTTED: usize = 16;
 
 /// Writes `<dir>/<prefix>flows.csv` (a row per flow: `src`, `dst`, `accepted` in flits/cycle
-/// over the measurement window) and, with a time series, `<dir>/<prefix>flow_series.csv` (a row
-/// per flow and window: `cycle` at the window's start, `src`, `dst`, `rate` in flits/cycle) and
-/// the plot `<dir>/<prefix>flows.svg`/`.png` of up to [`MAX_PLOTTED`] flows; nothing without
-/// flows.
+/// over the measurement window, and with `units` `gbps`) and, with a time series,
+/// `<dir>/<prefix>flow_series.csv` (a row per flow and window: `cycle` at the window's start,
+/// `src`, `dst`, `rate` in flits/cycle, with `units` also `time_us` and `gbps`) and the plot
+/// `<dir>/<prefix>flows.svg`/`.png` of up to [`MAX_PLOTTED`] flows (in Gbit/s over ms with
+/// `units`); nothing without flows.
 pub fn write(
     dir: &Path,
     prefix: &str,
     title: &str,
     window: u64,
     flows: &[FlowStats],
+    units: Option<Units>,
 ) -> anyhow::Result<Vec<PathBuf>> {
     if flows.is_empty() {
         return Ok(Vec::new());
@@ -29,13 +32,18 @@ pub fn write(
     let totals = dir.join(format!("{prefix}flows.csv"));
     let mut writer =
         csv::Writer::from_path(&totals).with_context(|| format!("writing {}", totals.display()))?;
-    writer.write_record(["src", "dst", "accepted"])?;
+    let gbps = |rate: f64| units.map(|u| format!("{:?}", u.gbps(rate)));
+    let mut header = vec!["src", "dst", "accepted"];
+    header.extend(units.map(|_| "gbps"));
+    writer.write_record(&header)?;
     for flow in flows {
-        writer.write_record([
+        let mut record = vec![
             flow.src.to_string(),
             flow.dst.to_string(),
             format!("{:?}", flow.accepted),
-        ])?;
+        ];
+        record.extend(gbps(flow.accepted));
+        writer.write_record(&record)?;
     }
     writer.flush()?;
     let mut written = vec![totals];
@@ -45,15 +53,23 @@ pub fn write(
     let series_path = dir.join(format!("{prefix}flow_series.csv"));
     let mut writer = csv::Writer::from_path(&series_path)
         .with_context(|| format!("writing {}", series_path.display()))?;
-    writer.write_record(["cycle", "src", "dst", "rate"])?;
+    let mut header = vec!["cycle", "src", "dst", "rate"];
+    header.extend(units.map_or(&[][..], |_| &["time_us", "gbps"][..]));
+    writer.write_record(&header)?;
     for flow in flows {
-        for (i, rate) in flow.windows.iter().enumerate() {
-            writer.write_record([
-                (i as u64 * window).to_string(),
+        for (i, &rate) in flow.windows.iter().enumerate() {
+            let cycle = i as u64 * window;
+            let mut record = vec![
+                cycle.to_string(),
                 flow.src.to_string(),
                 flow.dst.to_string(),
                 format!("{rate:?}"),
-            ])?;
+            ];
+            if let Some(u) = units {
+                record.push(format!("{:?}", u.micros(cycle as f64)));
+                record.push(format!("{:?}", u.gbps(rate)));
+            }
+            writer.write_record(&record)?;
         }
     }
     writer.flush()?;
@@ -67,10 +83,13 @@ pub fn write(
                 .windows
                 .iter()
                 .enumerate()
-                .map(|(i, &y)| Point {
-                    x: (i as u64 * window) as f64,
-                    y,
-                    marked: false,
+                .map(|(i, &y)| {
+                    let cycle = (i as u64 * window) as f64;
+                    Point {
+                        x: units.map_or(cycle, |u| u.micros(cycle) / 1000.0),
+                        y: units.map_or(y, |u| u.gbps(y)),
+                        marked: false,
+                    }
                 })
                 .collect(),
             saturation: None,
@@ -84,8 +103,16 @@ pub fn write(
     written.extend(tailback_plot::lines(
         &dir.join(format!("{prefix}flows")),
         &format!("Throughput per flow{shown}: {title}"),
-        "cycle",
-        "flow throughput (flits/cycle)",
+        if units.is_some() {
+            "time (ms)"
+        } else {
+            "cycle"
+        },
+        if units.is_some() {
+            "flow throughput (Gbit/s)"
+        } else {
+            "flow throughput (flits/cycle)"
+        },
         &series,
         YScale::Linear,
     )?);

@@ -12,14 +12,22 @@
 //!
 //! Requests wait in the source queue in creation order; when the mechanism asks for flows
 //! ([`CongestionControl::FLOWS`]) they wait per destination instead, and the mechanism moves
-//! the next one into the (then one-packet) source queue whenever it is empty. Control packets
-//! from the mechanism's outbox go before the requests.
+//! the next one into the (then one-packet) source queue whenever it is empty; with
+//! `nic.queues = "per_destination"` they wait per destination and the NIC takes them round
+//! robin (`queue_pairs.rs`). Control packets from the mechanism's outbox go before the
+//! requests. With `nic.inject_rate` a packet starts only when a token bucket filling at that
+//! rate holds all its flits; a NIC waiting for its bucket sleeps until it is full enough.
 
-use std::collections::VecDeque;
+mod queue_pairs;
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+use queue_pairs::QueuePairs;
 
 use crate::bitset::BitSet;
 use crate::bitset::{bits32, next_after_32};
-use crate::config::{Multiplexing, NicConfig, RouterConfig};
+use crate::config::{Multiplexing, NicConfig, NicQueues, RouterConfig};
 use crate::event::{FlitArrival, VcSlots, Wheel};
 use crate::flit::Flit;
 use crate::hooks::{Arrived, CongestionControl, Context, Flows, HookState};
@@ -48,6 +56,8 @@ enum Injection {
     /// The injection channel still carries the previous flit (slow node links), or belongs to
     /// the other logical network this cycle (time multiplexing).
     Busy,
+    /// The next packet waits for the injection bucket until the given cycle.
+    Wait(u64),
 }
 
 /// A packet a NIC is injecting.
@@ -99,6 +109,11 @@ pub(crate) struct Nic {
     flows: Flows,
     /// The mechanism chose nothing from `flows` last time: wait for a new packet or a timer.
     flows_blocked: bool,
+    /// Requests by destination, served round robin (`nic.queues = "per_destination"`).
+    pairs: QueuePairs,
+    /// Injection tokens (flits) and the cycle they were last updated (`nic.inject_rate`).
+    inj_tokens: f64,
+    inj_updated: u64,
     /// Request-network control packets; they go before the requests.
     control: VecDeque<Offered>,
     /// Reply-network packets waiting; they go before the request network's packets.
@@ -135,6 +150,7 @@ impl Nic {
             LogicalNetwork::Request => {
                 !self.queue.is_empty()
                     || !self.control.is_empty()
+                    || self.pairs.len() > 0
                     || (flows && !self.flows.is_empty() && !self.flows_blocked)
             }
             LogicalNetwork::Reply => !self.replies.is_empty(),
@@ -169,6 +185,12 @@ pub(crate) struct NicSet {
     processor: bool,
     /// Requests wait in per-destination flows, up to this many (`None`: no limit).
     flows: Option<Option<u32>>,
+    /// Requests wait per destination and are served round robin.
+    per_destination: bool,
+    /// Flits per cycle the injection bucket fills with (`None`: no cap).
+    inject_rate: Option<f64>,
+    /// NICs waiting for their injection bucket, by the cycle it will hold their next packet.
+    sleepers: BinaryHeap<Reverse<(u64, u32)>>,
     /// Control packets (node, slot) completed this cycle, for the mechanism.
     pub(crate) control_inbox: Vec<(u32, u32)>,
     active: BitSet,
@@ -202,6 +224,9 @@ impl NicSet {
                 queue: VecDeque::new(),
                 flows: Flows::default(),
                 flows_blocked: false,
+                pairs: QueuePairs::default(),
+                inj_tokens: 0.0,
+                inj_updated: 0,
                 control: VecDeque::new(),
                 replies: VecDeque::new(),
                 current: [Current::NONE; 2],
@@ -235,6 +260,9 @@ impl NicSet {
             rx_held: vec![0; per_node],
             processor,
             flows,
+            per_destination: nic.queues == NicQueues::PerDestination,
+            inject_rate: nic.inject_rate,
+            sleepers: BinaryHeap::new(),
             control_inbox: Vec::new(),
             active: BitSet::new(nodes),
             injected_flits: 0,
@@ -269,6 +297,36 @@ impl NicSet {
         }
     }
 
+    /// Whether `node` has room for another request to `dst`: its queue for `dst` with
+    /// per-destination queues, else as [`has_room`](Self::has_room).
+    #[inline]
+    pub(crate) fn has_room_for(&self, node: usize, dst: u32, limit: Option<u32>) -> bool {
+        if self.per_destination {
+            self.nics[node].pairs.has_room(dst, limit)
+        } else {
+            self.has_room(node, limit)
+        }
+    }
+
+    /// NICs whose injection bucket is full enough by `now` look again.
+    #[inline]
+    pub(crate) fn wake_due(&mut self, now: u64) {
+        while let Some(&Reverse((t, node))) = self.sleepers.peek() {
+            if t > now {
+                break;
+            }
+            self.sleepers.pop();
+            self.active.insert(node as usize);
+        }
+    }
+
+    /// The next cycle a sleeping NIC wakes up ([`NEVER`](crate::traffic::NEVER): none).
+    pub(crate) fn next_wake(&self) -> u64 {
+        self.sleepers
+            .peek()
+            .map_or(crate::traffic::NEVER, |Reverse((t, _))| *t)
+    }
+
     /// Appends a packet to `node`'s source queue or its flow (a request), its control queue
     /// (a request-network control packet) or its reply queue.
     pub(crate) fn enqueue(&mut self, node: usize, packet: Offered) {
@@ -279,6 +337,7 @@ impl NicSet {
                 nic.flows.push(packet);
                 nic.flows_blocked = false;
             }
+            LogicalNetwork::Request if self.per_destination => nic.pairs.push(packet),
             LogicalNetwork::Request => nic.queue.push_back(packet),
             LogicalNetwork::Reply => nic.replies.push_back(packet),
         }
@@ -339,7 +398,7 @@ impl NicSet {
     pub(crate) fn queued_packets(&self) -> usize {
         self.nics
             .iter()
-            .map(|n| n.queue.len() + n.flows.len())
+            .map(|n| n.queue.len() + n.flows.len() + n.pairs.len())
             .sum()
     }
 
@@ -349,6 +408,9 @@ impl NicSet {
         active.retain(|node| {
             self.consume(node, cx);
             let injection = self.inject(node, cx);
+            if let Injection::Wait(t) = injection {
+                self.sleepers.push(Reverse((t, node as u32)));
+            }
             let nic = &self.nics[node];
             // A NIC waiting for credits sleeps until one returns (which wakes it); one held back
             // by the mechanism or by a slow channel tries again next cycle.
@@ -484,7 +546,11 @@ impl NicSet {
                     Injection::Idle
                 }
             } else {
-                self.inject_on(node, network, cx)
+                match self.inject_on(node, network, cx) {
+                    // Two networks share the bucket: look again next cycle.
+                    Injection::Wait(_) => Injection::Held,
+                    attempt => attempt,
+                }
             };
             outcome = match (outcome, attempt) {
                 (_, Injection::Sent) => return Injection::Sent,
@@ -511,6 +577,12 @@ impl NicSet {
         let nic = &mut self.nics[node];
         let mut current = nic.current[network as usize];
         if current.packet == NO_PACKET {
+            if self.per_destination && nic.queue.is_empty() {
+                // The next destination's turn: its first packet is committed.
+                if let Some(next) = nic.pairs.pop_next() {
+                    nic.queue.push_back(next);
+                }
+            }
             let queue = match network {
                 LogicalNetwork::Request if !nic.control.is_empty() => &mut nic.control,
                 LogicalNetwork::Request => &mut nic.queue,
@@ -529,6 +601,19 @@ impl NicSet {
             if free == 0 {
                 return Injection::NoCredit;
             }
+            if let Some(rate) = self.inject_rate {
+                let flits = f64::from(next.flits);
+                let elapsed = (now - nic.inj_updated) as f64;
+                // The bucket holds a packet's worth, plus what a cycle adds: waits end on whole
+                // cycles, and the overshoot must carry over for the average to be exact.
+                nic.inj_tokens = (nic.inj_tokens + rate * elapsed).min(flits + rate);
+                nic.inj_updated = now;
+                // Tolerate rounding, so that exact multiples of the rate are on time.
+                if nic.inj_tokens < flits - 1e-9 {
+                    let wait = ((flits - nic.inj_tokens) / rate - 1e-9).ceil() as u64;
+                    return Injection::Wait(now + wait.max(1));
+                }
+            }
             // Throttling mechanisms hold back new requests, not replies or control packets.
             if network == LogicalNetwork::Request && !next.control {
                 let view = cx.view;
@@ -541,6 +626,9 @@ impl NicSet {
             let Some(offered) = queue.pop_front() else {
                 return Injection::Idle;
             };
+            if self.inject_rate.is_some() {
+                nic.inj_tokens -= f64::from(offered.flits);
+            }
             // Only the workload's requests are measured.
             let measured = network == LogicalNetwork::Request
                 && !offered.control
