@@ -1,0 +1,150 @@
+//! The congestion-control-off results of Gran et al.'s InfiniBand studies (PhD thesis,
+//! University of Oslo, 2013) on the buffered fabric with channel adapters and flows: one flow
+//! at the PCIe-limited 13 Gbit/s, round-robin shares at one switch (Paper II, Type I), the
+//! testbed's victim and parking lot (Paper III scenario 1, Paper II Type II) and the shared
+//! QDR link (Paper III scenario 2). Flows start 2 ms apart instead of 1 s: the network settles
+//! in microseconds.
+
+mod common;
+
+use common::config;
+use tailback_core::stats::RunReport;
+
+/// Milliseconds between flow starts.
+const PHASE_MS: f64 = 2.0;
+
+fn topology(name: &str) -> String {
+    format!(
+        "{}/../../experiments/topologies/{name}.topo",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// A buffered-fabric run on topology file `topo` with links of rate `link` (the fastest), hosts
+/// capped at 13.0 Gbit/s injected and 13.1 received, and `flows` (src, dst, start in phases)
+/// sending 64 KB messages as fast as allowed, for `phases` phases.
+fn run(topo: &str, link: &str, flows: &[(u32, u32, u32)], phases: u32) -> RunReport {
+    let flows: Vec<String> = flows
+        .iter()
+        .map(|&(src, dst, phase)| {
+            format!(
+                "{{ src = {src}, dst = {dst}, start_us = {} }}",
+                f64::from(phase) * PHASE_MS * 1000.0
+            )
+        })
+        .collect();
+    let text = format!(
+        "[topology]\nkind = \"file\"\nfile = \"{}\"\n[routing]\nalgorithm = \"table\"\n\
+         [router]\nvcs = 1\nvc_buffer_flits = 1000\nswitching = \"virtual_cut_through\"\n\
+         [fabric]\nkind = \"buffered\"\nlink = \"{link}\"\nswitch_latency_ns = 100\n\
+         [nic]\nqueues = \"per_destination\"\ninject_gbps = 13.0\nreceive_gbps = 13.1\n\
+         [traffic]\nprocess = \"flows\"\npacket_flits = 32\nmessage_bytes = 65536\n\
+         flows = [{}]\n\
+         [sim]\nwarmup_us = 0\nmeasure_us = {}\ndrain_max_us = 0\n\
+         [record]\nflows = true\nseries_window_us = 100",
+        topology(topo),
+        flows.join(", "),
+        f64::from(phases) * PHASE_MS * 1000.0
+    );
+    tailback_core::run(&config(&text)).unwrap()
+}
+
+/// Flow `src` → `dst`'s mean Gbit/s over the second half of phase `phase`.
+fn gbps(report: &RunReport, src: u32, dst: u32, phase: u32) -> f64 {
+    let units = report.summary.units.unwrap();
+    let flow = report
+        .flows
+        .iter()
+        .find(|f| (f.src, f.dst) == (src, dst))
+        .unwrap_or_else(|| panic!("no flow {src} -> {dst}"));
+    let windows_per_phase = (PHASE_MS * 10.0) as usize;
+    let first = phase as usize * windows_per_phase + windows_per_phase / 2;
+    let part = &flow.windows[first..first + windows_per_phase / 2];
+    units.link_gbps * part.iter().sum::<f64>() / part.len() as f64
+}
+
+fn assert_near(what: &str, ours: f64, expected: f64, tolerance: f64) {
+    assert!(
+        (ours / expected - 1.0).abs() <= tolerance,
+        "{what}: {ours:.3} Gbit/s, expected {expected:.3} within {:.1}%",
+        tolerance * 100.0
+    );
+}
+
+#[test]
+fn one_flow_runs_at_the_injection_cap() {
+    let report = run("ib-testbed", "qdr", &[(0, 3, 0)], 1);
+    assert_near("H1 -> H4 alone", gbps(&report, 0, 3, 0), 13.0, 0.005);
+}
+
+/// Paper II, Type I, CC off: with 2, 3 and 4 flows into H5 each gets 1/2, 1/3, 1/4 of the
+/// sink (13.1 Gbit/s), and H1 → H4 keeps 13.
+#[test]
+fn contributors_at_one_switch_share_the_sink_equally() {
+    let flows = [(0, 3, 0), (1, 4, 0), (2, 4, 1), (5, 4, 2), (6, 4, 3)];
+    let report = run("ib-type1", "ddr", &flows, 4);
+    for phase in 0..4 {
+        assert_near("H1 -> H4", gbps(&report, 0, 3, phase), 13.0, 0.01);
+        let active = &flows[1..2 + phase as usize];
+        for &(src, dst, _) in active {
+            let share = 13.1 / active.len() as f64;
+            assert_near(
+                &format!("H{} in phase {phase}", src + 1),
+                gbps(&report, src, dst, phase),
+                share,
+                0.02,
+            );
+        }
+    }
+}
+
+/// Paper III scenario 1 / Paper II Type II, CC off: the victim H1 → H4 falls to "just under 7"
+/// with three flows through S1 → S2 (ideal round robin: 6.55) and to about 2 with five (2.18),
+/// while H6 and H7 take about 4.5 (4.37): a third of H5's link each, H2 and H3 a sixth.
+#[test]
+fn the_victim_and_the_parking_lot_appear_without_congestion_control() {
+    let flows = [(0, 3, 0), (1, 4, 1), (2, 4, 2), (5, 4, 3), (6, 4, 4)];
+    let report = run("ib-testbed", "qdr", &flows, 5);
+    for src in 0..3 {
+        let with_three = gbps(&report, src, flows[src as usize].1, 2);
+        assert!(
+            (6.0..7.0).contains(&with_three),
+            "H{}: {with_three}",
+            src + 1
+        );
+        assert_near(
+            "victim and F2/F3 with five flows",
+            gbps(&report, src, flows[src as usize].1, 4),
+            2.0,
+            0.15,
+        );
+    }
+    for src in [5, 6] {
+        assert_near("F4/F5 with five flows", gbps(&report, src, 4, 4), 4.5, 0.15);
+    }
+    let sink: f64 = flows[1..]
+        .iter()
+        .map(|&(s, d, _)| gbps(&report, s, d, 4))
+        .sum();
+    for (src, share) in [
+        (1, 1.0 / 6.0),
+        (2, 1.0 / 6.0),
+        (5, 1.0 / 3.0),
+        (6, 1.0 / 3.0),
+    ] {
+        let ours = gbps(&report, src, 4, 4) / sink;
+        assert!((ours - share).abs() < 0.03, "H{}: share {ours}", src + 1);
+    }
+}
+
+/// Paper III scenario 2, CC off: three flows share the QDR link between the switches at about
+/// 10.4 Gbit/s each (Table II: 10427.64 Mbit/s); this needs packets forwarded from the DDR hosts
+/// onto the QDR link without gaps.
+#[test]
+fn three_flows_share_the_fast_link() {
+    let flows = [(0, 3, 0), (1, 4, 1), (2, 5, 2)];
+    let report = run("ib-testbed", "qdr", &flows, 3);
+    for &(src, dst, _) in &flows {
+        assert_near("scenario 2 flow", gbps(&report, src, dst, 2), 10.43, 0.03);
+    }
+}
