@@ -332,3 +332,47 @@ fn every_experiment_runs_quick_and_writes_its_comparisons() {
         }
     }
 }
+
+/// The InfiniBand testbed scenario with congestion control off, quick: every comparison has a
+/// stable id and numbers where the paper gives one, and agrees; the per-flow files are
+/// written in Gbit/s.
+#[test]
+fn the_infiniband_testbed_experiment_compares_numbers_by_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s1");
+    let status = tailback()
+        .args([
+            "experiment",
+            "run",
+            "ib-testbed-s1-nocc",
+            "--quick",
+            "-j",
+            "2",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{status:?}");
+    let summary = read_json(&out.join("summary.json"));
+    let comparisons = summary["comparisons"].as_array().unwrap();
+    let ids: Vec<&str> = comparisons
+        .iter()
+        .map(|c| c["id"].as_str().expect("every comparison has an id"))
+        .collect();
+    for id in [
+        "s1-f1-alone",
+        "s1-three-f1",
+        "s1-five-f1",
+        "s1-five-f4",
+        "s1-share-h6",
+    ] {
+        assert!(ids.contains(&id), "{id} missing from {ids:?}");
+    }
+    for c in comparisons {
+        assert!(c["paper_value"].is_f64() && c["ours_value"].is_f64(), "{c}");
+        assert_eq!(c["agrees"], Value::Bool(true), "{c}");
+    }
+    let flows = std::fs::read_to_string(out.join("flows.csv")).unwrap();
+    assert!(flows.starts_with("src,dst,accepted,gbps"), "{flows}");
+}

@@ -15,6 +15,15 @@ pub struct Comparison {
     pub ours: String,
     /// Whether ours agrees with the paper (`None`: nothing to judge).
     pub agrees: Option<bool>,
+    /// A stable identifier, for scripts that follow a comparison across runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The paper's value as a number, where it gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paper_value: Option<f64>,
+    /// Our value as a number.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ours_value: Option<f64>,
 }
 
 impl Comparison {
@@ -30,6 +39,42 @@ impl Comparison {
             paper: paper.into(),
             ours: ours.into(),
             agrees,
+            id: None,
+            paper_value: None,
+            ours_value: None,
+        }
+    }
+
+    /// A comparison of two numbers with a stable `id`: ours agrees when it is within
+    /// `tolerance` (relative) of the paper's; both printed with `digits` decimals and `unit`.
+    pub fn numbers(
+        id: &str,
+        what: impl Into<String>,
+        paper: f64,
+        ours: f64,
+        tolerance: f64,
+        (digits, unit): (usize, &str),
+    ) -> Self {
+        Comparison {
+            id: Some(id.to_string()),
+            paper_value: Some(paper),
+            ours_value: Some(ours),
+            ..Comparison::new(
+                what,
+                format!("{paper:.digits$}{unit}"),
+                format!("{ours:.digits$}{unit}"),
+                Some((ours / paper - 1.0).abs() <= tolerance),
+            )
+        }
+    }
+
+    /// This comparison with a stable `id` and, where known, the numbers behind it.
+    pub fn identified(self, id: &str, paper: Option<f64>, ours: Option<f64>) -> Self {
+        Comparison {
+            id: Some(id.to_string()),
+            paper_value: paper,
+            ours_value: ours,
+            ..self
         }
     }
 }

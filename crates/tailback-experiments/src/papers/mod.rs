@@ -1,6 +1,7 @@
 //! One module per paper: its experiments, the analysis of their runs and their plots.
 
 mod entropy;
+mod infiniband;
 mod nifdy;
 mod predictor;
 mod self_tuned;
@@ -13,5 +14,6 @@ pub fn all() -> Vec<Experiment> {
     all.extend(entropy::experiments());
     all.extend(nifdy::experiments());
     all.extend(predictor::experiments());
+    all.extend(infiniband::experiments());
     all
 }
