@@ -66,3 +66,76 @@ impl<T> IndexMut<usize> for Table<T> {
         unsafe { self.0.get_unchecked_mut(i) }
     }
 }
+
+/// Records stored by index, with freed indices reused; indexing is checked only in debug
+/// builds. Every index used is one [`Pool::insert`] returned and not yet removed.
+#[derive(Debug, Clone)]
+pub(crate) struct Pool<T> {
+    items: Vec<T>,
+    free: Vec<u32>,
+}
+
+impl<T> Default for Pool<T> {
+    fn default() -> Self {
+        Pool {
+            items: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+}
+
+impl<T> Pool<T> {
+    /// Stores `item` in a free slot; returns its index.
+    pub(crate) fn insert(&mut self, item: T) -> u32 {
+        match self.free.pop() {
+            Some(index) => {
+                self[index as usize] = item;
+                index
+            }
+            None => {
+                self.items.push(item);
+                (self.items.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Frees slot `index` for reuse.
+    pub(crate) fn remove(&mut self, index: u32) {
+        debug_assert!(!self.free.contains(&index), "slot {index} freed twice");
+        self.free.push(index);
+    }
+
+    /// Slots ever used (live or free).
+    pub(crate) fn capacity(&self) -> usize {
+        self.items.len()
+    }
+}
+
+impl<T> Index<usize> for Pool<T> {
+    type Output = T;
+
+    #[inline(always)]
+    fn index(&self, i: usize) -> &T {
+        debug_assert!(
+            i < self.items.len(),
+            "index {i} outside a pool of {}",
+            self.items.len()
+        );
+        // SAFETY: indices come from `insert`, below the length, which never shrinks; debug
+        // builds check it above.
+        unsafe { self.items.get_unchecked(i) }
+    }
+}
+
+impl<T> IndexMut<usize> for Pool<T> {
+    #[inline(always)]
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        debug_assert!(
+            i < self.items.len(),
+            "index {i} outside a pool of {}",
+            self.items.len()
+        );
+        // SAFETY: as for `index`.
+        unsafe { self.items.get_unchecked_mut(i) }
+    }
+}

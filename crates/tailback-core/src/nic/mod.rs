@@ -111,6 +111,10 @@ pub(crate) struct Nic {
     flows_blocked: bool,
     /// Requests by destination, served round robin (`nic.queues = "per_destination"`).
     pairs: QueuePairs,
+    /// Credits one injection VC needs before this NIC, waiting for credits, can send: a whole
+    /// packet's under cut-through with one logical network, else one. Credits trickling back
+    /// below it do not wake the NIC.
+    credits_wanted: u16,
     /// Injection tokens (flits) and the cycle they were last updated (`nic.inject_rate`).
     inj_tokens: f64,
     inj_updated: u64,
@@ -225,6 +229,7 @@ impl NicSet {
                 flows: Flows::default(),
                 flows_blocked: false,
                 pairs: QueuePairs::default(),
+                credits_wanted: 1,
                 inj_tokens: 0.0,
                 inj_updated: 0,
                 control: VecDeque::new(),
@@ -385,8 +390,11 @@ impl NicSet {
 
     /// An injection credit returns from the router.
     pub(crate) fn add_credit(&mut self, node: usize, vc: u8) {
-        self.inj_credits[self.slots.port_vc(node, vc as usize)] += 1;
-        self.active.insert(node);
+        let credits = &mut self.inj_credits[self.slots.port_vc(node, vc as usize)];
+        *credits += 1;
+        if *credits >= self.nics[node].credits_wanted {
+            self.active.insert(node);
+        }
     }
 
     /// Whether any NIC has work to do.
@@ -599,6 +607,9 @@ impl NicSet {
                 })
                 .fold(0u32, |m, vc| m | 1 << vc);
             if free == 0 {
+                // With one network every VC is free here, so only credits reaching `need` on
+                // one of them can help.
+                nic.credits_wanted = if self.replies { 1 } else { need as u16 };
                 return Injection::NoCredit;
             }
             if let Some(rate) = self.inject_rate {
@@ -660,6 +671,7 @@ impl NicSet {
         let credit = &mut self.inj_credits[slots.port_vc(node, current.vc as usize)];
         if *credit == 0 {
             nic.current[network as usize] = current;
+            nic.credits_wanted = 1;
             return Injection::NoCredit;
         }
         *credit -= 1;

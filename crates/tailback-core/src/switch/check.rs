@@ -108,7 +108,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 reading[slots.owner(from)] += 1;
             }
         }
-        let mut streamed = vec![false; self.residents.len()];
+        let mut streamed = vec![false; self.residents.capacity()];
         for port in self.ports.iter().filter(|p| p.stream != NONE) {
             streamed[port.stream as usize] = true;
         }

@@ -35,7 +35,7 @@ use crate::event::VcSlots;
 use crate::fabric::Buffered;
 use crate::flit::Flit;
 use crate::ids::RouterId;
-use crate::table::Table;
+use crate::table::{Pool, Table};
 use crate::topology::{Link, Topology};
 
 /// Marks a missing resident, queue entry, stream or unconnected port.
@@ -126,10 +126,13 @@ pub(crate) struct BufferedSwitches<S> {
     /// Per output VC slot: credits, the input ports whose queue for this output and VL has a
     /// head packet waiting (bit = local port), and the input granted last.
     credits: Table<u32>,
+    /// The fewest credits that would let a blocked output start a packet on this VL
+    /// (`u32::MAX`: it waits for nothing), so that credits trickling back below that do not
+    /// wake it.
+    wanted: Table<u32>,
     requests: Table<u64>,
     grant_ptr: Table<u8>,
-    residents: Vec<Resident>,
-    free_residents: Vec<u32>,
+    residents: Pool<Resident>,
     /// Heads that arrived this cycle, to be routed (input VC slot, resident).
     unrouted: Vec<(u32, u32)>,
     /// Blocks that left later than one link period after the previous block of their packet
@@ -202,10 +205,10 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             arriving: Table::filled(NONE, n_slots),
             queues: Table::filled(Queue::EMPTY, n_slots * queues_per_pool),
             credits: Table::filled(capacity, n_slots),
+            wanted: Table::filled(u32::MAX, n_slots),
             requests: Table::filled(0, n_slots),
             grant_ptr: Table::filled(63, n_slots),
-            residents: Vec::new(),
-            free_residents: Vec::new(),
+            residents: Pool::default(),
             unrouted: Vec::new(),
             gaps: 0,
             active: BitSet::new(topo_ports.len()),
@@ -232,7 +235,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         *held += 1;
         let occupancy = *held;
         if flit.is_head() {
-            let resident = self.new_resident(Resident {
+            let resident = self.residents.insert(Resident {
                 packet: flit.packet(),
                 blocks: u32::MAX,
                 arrived: 1,
@@ -259,28 +262,16 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         }
     }
 
-    /// Stores a resident in a free record.
-    fn new_resident(&mut self, resident: Resident) -> u32 {
-        match self.free_residents.pop() {
-            Some(index) => {
-                self.residents[index as usize] = resident;
-                index
-            }
-            None => {
-                self.residents.push(resident);
-                (self.residents.len() - 1) as u32
-            }
-        }
-    }
-
-    /// A credit returns to output VC slot `slot`; an idle output with requests looks again.
+    /// A credit returns to output VC slot `slot`; an idle output with requests looks again
+    /// once the credits cover a packet it waits for.
     #[inline(always)]
     fn return_credit(&mut self, slot: usize) {
         self.credits[slot] += 1;
         debug_assert!(self.credits[slot] <= self.capacity);
         let out = self.slots.owner(slot);
         let port = &self.ports[out];
-        if port.stream == NONE && port.requested_vls != 0 {
+        if port.stream == NONE && port.requested_vls != 0 && self.credits[slot] >= self.wanted[slot]
+        {
             self.active.insert(out);
         }
     }

@@ -150,6 +150,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             let mask = self.requests[out_slot];
             let after = (self.grant_ptr[out_slot] as u32 + 1) % 64;
             let credits = self.credits[out_slot];
+            let mut wanted = u32::MAX;
             for step in bits64(mask.rotate_right(after)) {
                 let local = (step + after as usize) % 64;
                 let in_port = first + local;
@@ -161,7 +162,11 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                     outcome = Choice::NotYet;
                     continue;
                 }
-                if credits < r.blocks || self.ports[in_port].reading >= self.read_ports {
+                if credits < r.blocks {
+                    wanted = wanted.min(r.blocks);
+                    continue;
+                }
+                if self.ports[in_port].reading >= self.read_ports {
                     continue;
                 }
                 // Grant: the packet leaves its queue's requests while it is sent.
@@ -175,8 +180,10 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 port.stream = head;
                 port.stream_from = in_slot as u32;
                 self.ports[in_port].reading += 1;
+                self.wanted[out_slot] = u32::MAX;
                 return Choice::Started;
             }
+            self.wanted[out_slot] = wanted;
         }
         outcome
     }
@@ -245,7 +252,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             let next_out = self.residents[next as usize].out;
             self.request(from, next_out);
         }
-        self.free_residents.push(resident);
+        self.residents.remove(resident);
         let in_port = self.slots.owner(from);
         let reading = &mut self.ports[in_port].reading;
         let was_full = *reading >= self.read_ports;
