@@ -14,6 +14,17 @@ fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// Runs experiment `name` with `--quick` on two threads into `out`; returns its summary.
+fn run_quick(name: &str, out: &Path) -> Value {
+    let output = tailback()
+        .args(["experiment", "run", name, "--quick", "-j", "2", "--out"])
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    read_json(&out.join("summary.json"))
+}
+
 #[test]
 fn experiment_list_names_every_experiment_with_its_source() {
     let output = tailback().args(["experiment", "list"]).output().unwrap();
@@ -93,21 +104,7 @@ fn the_cyclic_shift_experiment_draws_pending_packets_and_compares_with_barriers(
 fn the_entropy_staircase_experiment_agrees_and_writes_its_series() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("fig11");
-    let output = tailback()
-        .args([
-            "experiment",
-            "run",
-            "entropy-fig11",
-            "--quick",
-            "-j",
-            "2",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{output:?}");
-    let summary = read_json(&out.join("summary.json"));
+    let summary = run_quick("entropy-fig11", &out);
     let steps: Vec<&Value> = summary["comparisons"]
         .as_array()
         .unwrap()
@@ -340,21 +337,7 @@ fn every_experiment_runs_quick_and_writes_its_comparisons() {
 fn the_infiniband_testbed_experiment_compares_numbers_by_id() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("s1");
-    let status = tailback()
-        .args([
-            "experiment",
-            "run",
-            "ib-testbed-s1-nocc",
-            "--quick",
-            "-j",
-            "2",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(status.status.success(), "{status:?}");
-    let summary = read_json(&out.join("summary.json"));
+    let summary = run_quick("ib-testbed-s1-nocc", &out);
     let comparisons = summary["comparisons"].as_array().unwrap();
     let ids: Vec<&str> = comparisons
         .iter()
