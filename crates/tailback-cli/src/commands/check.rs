@@ -35,6 +35,8 @@ struct Buffers {
 struct NetworkReport {
     network: String,
     traffic: String,
+    /// The buffered (InfiniBand-style) switch rather than virtual-channel routers.
+    buffered: bool,
     nodes: usize,
     routers: usize,
     ports_per_router: usize,
@@ -65,6 +67,47 @@ struct NetworkReport {
     mean_hops: Option<f64>,
     /// Latency of a packet over the mean hop count in an empty network, cycles.
     zero_load_latency: Option<f64>,
+    /// The channels by cycles per flit (block), with their rates when `fabric.link` sets the
+    /// time unit.
+    link_rates: Vec<LinkRate>,
+    /// Nanoseconds per cycle (with `fabric.link`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cycle_ns: Option<f64>,
+}
+
+/// Channels (router outputs, injection and ejection channels) of one speed.
+#[derive(Serialize)]
+struct LinkRate {
+    /// Cycles per flit (block).
+    period: u32,
+    channels: usize,
+    /// Data rate, Gbit/s (with `fabric.link`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gbps: Option<f64>,
+}
+
+/// The channels of `topology` grouped by speed, fastest first (a node's injection channel runs
+/// at its ejection channel's speed).
+fn link_rates(cfg: &Config, topology: &Topology) -> Vec<LinkRate> {
+    let mut by_period: std::collections::BTreeMap<u32, usize> = Default::default();
+    for p in topology.ports().iter().filter(|p| p.output != Link::None) {
+        // An ejection channel stands for its node's injection channel too.
+        let channels = if matches!(p.output, Link::Node(_)) {
+            2
+        } else {
+            1
+        };
+        *by_period.entry(p.output_period).or_default() += channels;
+    }
+    let units = cfg.fabric.units();
+    by_period
+        .into_iter()
+        .map(|(period, channels)| LinkRate {
+            period,
+            channels,
+            gbps: units.map(|u| u.link_gbps / f64::from(period)),
+        })
+        .collect()
 }
 
 pub fn run(args: CheckArgs) -> CliResult {
@@ -105,6 +148,7 @@ fn analyse(cfg: &Config) -> NetworkReport {
     NetworkReport {
         network: describe::network(cfg),
         traffic: describe::traffic(cfg),
+        buffered: cfg.fabric.kind() == tailback_core::config::FabricKind::Buffered,
         nodes,
         routers: topology.router_count(),
         ports_per_router: topology.max_ports(),
@@ -133,7 +177,28 @@ fn analyse(cfg: &Config) -> NetworkReport {
         mean_hops: load.map(|l| l.mean_hops),
         zero_load_latency: load
             .map(|l| ZeroLoad::new(cfg, &topology).latency(l.mean_hops, cfg.traffic.packet_flits)),
+        link_rates: link_rates(cfg, &topology),
+        cycle_ns: cfg.fabric.units().map(|u| u.cycle_ns),
     }
+}
+
+/// The channels by speed in words: "18 at 1 cycle per flit (32 Gbit/s), 14 at 2 (16 Gbit/s);
+/// a cycle is 16 ns".
+fn link_speeds(r: &NetworkReport) -> String {
+    let groups: Vec<String> = r
+        .link_rates
+        .iter()
+        .map(|l| {
+            let rate = l
+                .gbps
+                .map_or_else(String::new, |g| format!(" ({g} Gbit/s)"));
+            format!("{} at {} cycle(s) per flit{rate}", l.channels, l.period)
+        })
+        .collect();
+    let unit = r.cycle_ns.map_or_else(String::new, |ns| {
+        format!("; a cycle is {ns} ns (one 64-byte block on the fastest links)")
+    });
+    format!("{}{unit}", groups.join(", "))
 }
 
 fn print_table(source: &str, r: &NetworkReport) {
@@ -156,13 +221,25 @@ fn print_table(source: &str, r: &NetworkReport) {
                 r.channels.router_to_router, r.channels.injection, r.channels.ejection
             ),
         ),
-        (
-            "VC buffers",
-            format!(
-                "{} input VCs x {} flits = {} flits",
-                r.vc_buffers.input_vcs, r.vc_buffers.flits_each, r.vc_buffers.total_flits
-            ),
-        ),
+        if r.buffered {
+            (
+                "input pools",
+                format!(
+                    "{} input lanes x {} blocks = {} blocks; credits per link and lane, one \
+                     per block",
+                    r.vc_buffers.input_vcs, r.vc_buffers.flits_each, r.vc_buffers.total_flits
+                ),
+            )
+        } else {
+            (
+                "VC buffers",
+                format!(
+                    "{} input VCs x {} flits = {} flits",
+                    r.vc_buffers.input_vcs, r.vc_buffers.flits_each, r.vc_buffers.total_flits
+                ),
+            )
+        },
+        ("link speeds", link_speeds(r)),
         (
             "bisection",
             match r.bisection_links {
