@@ -56,11 +56,13 @@ pub fn network(cfg: &Config) -> String {
             r.allocator.name(),
         ),
         FabricConfig::Buffered(b) => format!(
-            "buffered switches ({} queues, {} read ports, {} lane{} x {} blocks per input, \
+            "buffered switches ({} queues, {} read ports{}, {} lane{} x {} blocks per input, \
              latency {} cycles)",
             b.queues.name(),
             b.read_ports
                 .map_or_else(|| "unlimited".to_string(), |n| n.to_string()),
+            b.islip_iterations
+                .map_or_else(String::new, |n| format!(", iSLIP x {n}")),
             r.vcs,
             if r.vcs == 1 { "" } else { "s" },
             r.vc_buffer_flits,

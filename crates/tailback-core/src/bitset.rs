@@ -26,6 +26,14 @@ impl BitSet {
         absent
     }
 
+    /// Removes `i` if present.
+    #[inline]
+    pub(crate) fn remove(&mut self, i: usize) {
+        let (word, bit) = (i / 64, 1u64 << (i % 64));
+        self.len -= usize::from(self.words[word] & bit != 0);
+        self.words[word] &= !bit;
+    }
+
     #[inline]
     pub(crate) fn contains(&self, i: usize) -> bool {
         self.words[i / 64] & (1 << (i % 64)) != 0

@@ -55,9 +55,10 @@ fn assert_once_and_in_order(records: &[TraceRecord], ordered: bool) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
-    /// On random trees, queue schemes, read ports, lanes, buffers and loads, the invariant
+    /// On random trees, queue schemes, read ports (with and without iSLIP), lanes, buffers and
+    /// loads, the invariant
     /// checker finds nothing (credits and blocks conserved on every link and lane, pools equal
     /// to their queues, no packet with a gap), every measured packet is delivered (no
     /// deadlock) exactly once, and each flow's packets arrive in order.
@@ -66,6 +67,7 @@ proptest! {
         (k, n) in prop_oneof![Just((2u32, 3u32)), Just((4, 2)), Just((3, 2)), Just((4, 1))],
         fifo in any::<bool>(),
         one_read_port in any::<bool>(),
+        islip in 0u32..=2,
         vls in 1u32..=2,
         packet in 1u32..=8,
         extra in 0u32..=24,
@@ -84,13 +86,19 @@ proptest! {
             &format!("kind = \"kary_ntree\"\nk = {k}\nn = {n}\n[routing]\nalgorithm = \"d_mod_k\""),
             &format!("vcs = {vls}\nvc_buffer_flits = {}", packet + extra),
             &format!(
-                "queues = \"{}\"\nread_ports = {}\nswitch_latency = {latency}\n\
+                "queues = \"{}\"\nread_ports = {}{}\nswitch_latency = {latency}\n\
                  [nic]\nsource_queue_packets = 8\n\
                  [traffic]\n{pattern}\npacket_flits = {packet}\nrate = {rate}\n\
                  [sim]\nwarmup_cycles = 200\nmeasure_cycles = 600\ndrain_cycles_max = 200000\n\
                  check_invariants = true",
                 if fifo { "fifo" } else { "voq" },
                 if one_read_port { "1" } else { "\"unlimited\"" },
+                // iSLIP (1 or 2 iterations) or each output on its own, with one read port.
+                if one_read_port && islip > 0 {
+                    format!("\nislip_iterations = {islip}")
+                } else {
+                    String::new()
+                },
             ),
         );
         let spec = config(&text);

@@ -52,6 +52,10 @@ pub struct BufferedConfig {
     pub read_ports: Option<u32>,
     /// Cycles from a packet's head arriving to the earliest cycle it may leave.
     pub switch_latency: u32,
+    /// iSLIP iterations per cycle for switches with a single read port (`None`: each output
+    /// picks on its own, round robin).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub islip_iterations: Option<u32>,
     /// Data rate of the fastest links in Gbit/s, which fixes the time unit (`None`: times and
     /// rates in cycles and blocks only).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -85,9 +89,10 @@ impl FabricConfig {
 
     pub(crate) fn read(s: Section<'_>) -> Self {
         let kind = s.choice("kind", FabricKind::Vc);
-        const BUFFERED_KEYS: [&str; 5] = [
+        const BUFFERED_KEYS: [&str; 6] = [
             "queues",
             "read_ports",
+            "islip_iterations",
             "switch_latency",
             "switch_latency_ns",
             "link",
@@ -106,9 +111,18 @@ impl FabricConfig {
                 let link_gbps = read_rate(&s, "link");
                 let units = link_gbps.map(Units::new);
                 let latency = (0, u64::from(MAX_LATENCY));
+                let read_ports = read_ports(&s);
+                let islip_iterations = s.opt_int("islip_iterations", 1, 16);
+                if islip_iterations.is_some() && read_ports != Some(1) {
+                    s.problem(
+                        "islip_iterations",
+                        "iSLIP matches each input port to one output: set fabric.read_ports = 1",
+                    );
+                }
                 FabricConfig::Buffered(BufferedConfig {
                     queues: s.choice("queues", QueueKind::Voq),
-                    read_ports: read_ports(&s),
+                    read_ports,
+                    islip_iterations,
                     switch_latency: s.duration(
                         "switch_latency",
                         "switch_latency_ns",

@@ -101,6 +101,8 @@ struct Port {
     vl_ptr: u8,
     /// Packets being sent from this input port.
     reading: u32,
+    /// iSLIP: the local output this input accepted last.
+    accept_ptr: u8,
 }
 
 /// The buffered switches of the network, with queue scheme `S`.
@@ -114,6 +116,8 @@ pub(crate) struct BufferedSwitches<S> {
     credit_latency: u64,
     /// Packets one input port may send at once.
     read_ports: u32,
+    /// iSLIP iterations per cycle (0: each output picks on its own, round robin).
+    islip_iterations: u32,
     /// Queues per input pool.
     queues_per_pool: usize,
     first_port: Table<u32>,
@@ -135,6 +139,11 @@ pub(crate) struct BufferedSwitches<S> {
     residents: Pool<Resident>,
     /// Heads that arrived this cycle, to be routed (input VC slot, resident).
     unrouted: Vec<(u32, u32)>,
+    /// iSLIP's working storage, reused from cycle to cycle: the idle outputs, their outcomes
+    /// and the grants of an iteration (output index, VL, local input).
+    islip_idle: Vec<u32>,
+    islip_outcomes: Vec<step::Choice>,
+    islip_grants: Vec<(u8, u8, u8)>,
     /// Blocks that left later than one link period after the previous block of their packet
     /// (0 unless the engine is wrong: packets cross every link back to back).
     gaps: u64,
@@ -187,6 +196,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 requested_vls: 0,
                 vl_ptr: (vls - 1) as u8,
                 reading: 0,
+                accept_ptr: 63,
             })
             .collect();
         let n_slots = slots.nic_base as usize;
@@ -198,6 +208,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             latency: u64::from(settings.switch_latency),
             credit_latency: u64::from(cfg.router.credit_latency),
             read_ports: settings.read_ports.unwrap_or(u32::MAX),
+            islip_iterations: settings.islip_iterations.unwrap_or(0),
             queues_per_pool,
             first_port: first_port.into(),
             ports: ports.into(),
@@ -210,6 +221,9 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             grant_ptr: Table::filled(63, n_slots),
             residents: Pool::default(),
             unrouted: Vec::new(),
+            islip_idle: Vec::new(),
+            islip_outcomes: Vec::new(),
+            islip_grants: Vec::new(),
             gaps: 0,
             active: BitSet::new(topo_ports.len()),
             woken: BitSet::new(topo_ports.len()),

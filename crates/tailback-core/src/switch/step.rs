@@ -2,7 +2,7 @@
 //! with work send a block or choose its next packet.
 
 use super::{BufferedSwitches, NONE, Queue, QueueScheme};
-use crate::bitset::bits64;
+use crate::bitset::{BitSet, bits64};
 use crate::event::FlitArrival;
 use crate::fabric::StepContext;
 use crate::flit::Flit;
@@ -11,7 +11,7 @@ use crate::ids::{NodeId, RouterId};
 
 /// What an idle output found when it looked for a packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Choice {
+pub(super) enum Choice {
     /// It started one.
     Started,
     /// A candidate is not due yet: look again next cycle.
@@ -30,10 +30,58 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         // Outputs woken during the step (a new queue head, a freed read port) collect in the
         // spare set and join the active ones afterwards.
         let mut active = std::mem::replace(&mut self.active, std::mem::take(&mut self.woken));
-        active.retain(|out| self.step_output(out, cx));
+        if self.islip_iterations == 0 {
+            active.retain(|out| self.step_output(out, cx));
+        } else {
+            self.step_with_islip(&mut active, cx);
+        }
         let mut woken = std::mem::replace(&mut self.active, active);
         woken.drain_into(&mut self.active);
         self.woken = woken;
+    }
+
+    /// Steps the outputs in `active` that send; matches the idle ones switch by switch with
+    /// iSLIP, starts the matched ones and puts to sleep those with nothing to wait for.
+    fn step_with_islip<C: CongestionControl>(
+        &mut self,
+        active: &mut BitSet,
+        cx: &mut StepContext<'_, C>,
+    ) {
+        let now = cx.now;
+        let mut idle = std::mem::take(&mut self.islip_idle);
+        idle.clear();
+        active.retain(|out| {
+            let port = &self.ports[out];
+            if port.stream == NONE && now >= port.free_at {
+                idle.push(out as u32);
+                true
+            } else {
+                self.step_output(out, cx)
+            }
+        });
+        let mut outcomes = std::mem::take(&mut self.islip_outcomes);
+        // Outputs come in index order, so each switch's are consecutive.
+        let mut start = 0;
+        while start < idle.len() {
+            let router = self.ports[idle[start] as usize].router;
+            let end = start
+                + idle[start..]
+                    .iter()
+                    .take_while(|&&out| self.ports[out as usize].router == router)
+                    .count();
+            let group = &idle[start..end];
+            self.islip(group, now, &mut outcomes);
+            for (&out, &outcome) in group.iter().zip(outcomes.iter()) {
+                match outcome {
+                    Choice::Started => self.send_block(out as usize, cx),
+                    Choice::NotYet => {}
+                    Choice::Blocked => active.remove(out as usize),
+                }
+            }
+            start = end;
+        }
+        self.islip_idle = idle;
+        self.islip_outcomes = outcomes;
     }
 
     /// Routes the heads that arrived this cycle and queues their packets.
@@ -131,15 +179,28 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         }
     }
 
-    /// Picks the next packet for idle output `out`: round robin over its VLs, then over the
-    /// input ports requesting it on that VL.
+    /// Picks the next packet for idle output `out` and starts it (the round-robin allocator).
     fn choose(&mut self, out: usize, now: u64) -> Choice {
+        match self.candidate(out, now, 0) {
+            Ok((vl, local)) => {
+                self.grant(out, vl, local, true);
+                Choice::Started
+            }
+            Err(outcome) => outcome,
+        }
+    }
+
+    /// The packet idle output `out` may start now: round robin over its VLs, then over the
+    /// input ports requesting it on that VL, skipping the input ports in `taken` (a mask of
+    /// local ports) and those without a free read port. Returns its VL and local input port,
+    /// or why there is none; records the credits the output waits for on each VL.
+    fn candidate(&mut self, out: usize, now: u64, taken: u64) -> Result<(usize, usize), Choice> {
         let port = self.ports[out];
         let first = port.first as usize;
         let mut outcome = Choice::Blocked;
         let vls = port.requested_vls;
         if vls == 0 {
-            return outcome;
+            return Err(outcome);
         }
         for step in 1..=self.vls {
             let vl = (port.vl_ptr as usize + step) % self.vls;
@@ -147,7 +208,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 continue;
             }
             let out_slot = self.slots.port_vc(out, vl);
-            let mask = self.requests[out_slot];
+            let mask = self.requests[out_slot] & !taken;
             let after = (self.grant_ptr[out_slot] as u32 + 1) % 64;
             let credits = self.credits[out_slot];
             let mut wanted = u32::MAX;
@@ -156,8 +217,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 let in_port = first + local;
                 let in_slot = self.slots.port_vc(in_port, vl);
                 let q = self.queue_index(in_slot, S::queue_of((out - first) as u8));
-                let head = self.queues[q].head;
-                let r = self.residents[head as usize];
+                let r = self.residents[self.queues[q].head as usize];
                 if r.ready > now {
                     outcome = Choice::NotYet;
                     continue;
@@ -169,23 +229,92 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 if self.ports[in_port].reading >= self.read_ports {
                     continue;
                 }
-                // Grant: the packet leaves its queue's requests while it is sent.
-                self.grant_ptr[out_slot] = local as u8;
-                self.requests[out_slot] &= !(1 << local);
-                let port = &mut self.ports[out];
-                if self.requests[out_slot] == 0 {
-                    port.requested_vls &= !(1 << vl);
-                }
-                port.vl_ptr = vl as u8;
-                port.stream = head;
-                port.stream_from = in_slot as u32;
-                self.ports[in_port].reading += 1;
                 self.wanted[out_slot] = u32::MAX;
-                return Choice::Started;
+                return Ok((vl, local));
             }
             self.wanted[out_slot] = wanted;
         }
-        outcome
+        Err(outcome)
+    }
+
+    /// Output `out` starts the head packet of local input `local`'s queue for it on `vl`; the
+    /// packet leaves its queue's requests while it is sent. With `move_pointers`, the round
+    /// robin moves past the input and the VL.
+    fn grant(&mut self, out: usize, vl: usize, local: usize, move_pointers: bool) {
+        let first = self.ports[out].first as usize;
+        let in_port = first + local;
+        let in_slot = self.slots.port_vc(in_port, vl);
+        let q = self.queue_index(in_slot, S::queue_of((out - first) as u8));
+        let out_slot = self.slots.port_vc(out, vl);
+        self.requests[out_slot] &= !(1 << local);
+        let port = &mut self.ports[out];
+        if self.requests[out_slot] == 0 {
+            port.requested_vls &= !(1 << vl);
+        }
+        if move_pointers {
+            self.grant_ptr[out_slot] = local as u8;
+            port.vl_ptr = vl as u8;
+        }
+        port.stream = self.queues[q].head;
+        port.stream_from = in_slot as u32;
+        self.ports[in_port].reading += 1;
+    }
+
+    /// iSLIP over the idle outputs `outs` of one switch (single read port): in each iteration
+    /// every unmatched output grants the input its round robin picks among the unmatched ones,
+    /// and every input accepts, round robin, one output of those granting it; pointers move
+    /// only on acceptances of the first iteration. Returns each output's outcome, in order.
+    fn islip(&mut self, outs: &[u32], now: u64, outcomes: &mut Vec<Choice>) {
+        outcomes.clear();
+        outcomes.resize(outs.len(), Choice::Blocked);
+        let mut grants = std::mem::take(&mut self.islip_grants);
+        let mut taken = 0u64;
+        for iteration in 0..self.islip_iterations {
+            grants.clear();
+            for (i, &out) in outs.iter().enumerate() {
+                if outcomes[i] == Choice::Started {
+                    continue;
+                }
+                match self.candidate(out as usize, now, taken) {
+                    Ok((vl, local)) => grants.push((i as u8, vl as u8, local as u8)),
+                    Err(outcome) if iteration == 0 => outcomes[i] = outcome,
+                    Err(_) => {}
+                }
+            }
+            if grants.is_empty() {
+                break;
+            }
+            for g in 0..grants.len() {
+                let (i, vl, local) = grants[g];
+                if taken & (1 << local) != 0 {
+                    continue;
+                }
+                // The input accepts the granting output that comes first after its pointer.
+                let first = self.ports[outs[i as usize] as usize].first as usize;
+                let in_port = first + local as usize;
+                let after = self.ports[in_port].accept_ptr as usize + 1;
+                let distance = |out: u32| (out as usize - first + 64 - after % 64) % 64;
+                let &(i, vl, _) = grants
+                    .iter()
+                    .filter(|&&(_, _, l)| l == local)
+                    .min_by_key(|&&(j, _, _)| distance(outs[j as usize]))
+                    .unwrap_or(&(i, vl, local));
+                let out = outs[i as usize] as usize;
+                self.grant(out, vl as usize, local as usize, iteration == 0);
+                if iteration == 0 {
+                    self.ports[in_port].accept_ptr = (out - first) as u8;
+                }
+                taken |= 1 << local;
+                outcomes[i as usize] = Choice::Started;
+            }
+            // An output whose grant was declined tries again next cycle.
+            for &(i, _, _) in &grants {
+                if outcomes[i as usize] != Choice::Started {
+                    outcomes[i as usize] = Choice::NotYet;
+                }
+            }
+        }
+        self.islip_grants = grants;
     }
 
     /// Sends the next block of output `out`'s packet; the last one frees the output and moves
