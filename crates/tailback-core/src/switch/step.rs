@@ -151,7 +151,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
 
     /// Steps output `out`: sends the next block of its packet, or chooses a new one. Returns
     /// whether it still has work.
-    #[inline]
+    #[inline(always)]
     fn step_output<C: CongestionControl>(
         &mut self,
         out: usize,
