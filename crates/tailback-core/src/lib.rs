@@ -92,7 +92,7 @@ fn run_with(
     trace: Option<Box<dyn Write + Send>>,
 ) -> Result<(RunReport, io::Result<u64>), ConfigError> {
     use config::{FabricConfig, QueueKind};
-    use switch::{BufferedSwitches, Fifo, Voq};
+    use switch::{BufferedSwitches, Fifo, Voq, VoqNet};
     // The buffered fabric runs without a mechanism (the configuration checks that).
     match &spec.fabric {
         FabricConfig::Vc => spec.congestion.apply(Run {
@@ -110,6 +110,12 @@ fn run_with(
             }
             QueueKind::Fifo => {
                 let sim = Simulation::<_, BufferedSwitches<Fifo>>::build_on(spec, |_, _| {
+                    hooks::NoControl
+                })?;
+                Ok(drive(sim, every, observer, trace))
+            }
+            QueueKind::VoqNet => {
+                let sim = Simulation::<_, BufferedSwitches<VoqNet>>::build_on(spec, |_, _| {
                     hooks::NoControl
                 })?;
                 Ok(drive(sim, every, observer, trace))

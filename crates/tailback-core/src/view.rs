@@ -37,6 +37,13 @@ impl<'a> NetworkView<'a> {
         }
     }
 
+    /// Whether router VC slot `slot` takes `flits` more flits for node `dst` (queues with room
+    /// of their own: VOQnet).
+    #[inline]
+    pub(crate) fn admits(&self, slot: usize, dst: u32, flits: u32) -> bool {
+        self.fabric.admits(slot, dst, flits)
+    }
+
     /// The routing function.
     pub fn routing(&self) -> &'a Routing {
         self.routing

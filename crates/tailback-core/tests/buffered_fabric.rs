@@ -57,15 +57,15 @@ fn assert_once_and_in_order(records: &[TraceRecord], ordered: bool) {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
-    /// On random trees, queue schemes, read ports (with and without iSLIP), lanes, buffers and
-    /// loads, the invariant
+    /// On random trees, queue schemes (VOQ, FIFO, VOQnet), read ports (with and without iSLIP),
+    /// lanes, buffers and loads, the invariant
     /// checker finds nothing (credits and blocks conserved on every link and lane, pools equal
     /// to their queues, no packet with a gap), every measured packet is delivered (no
     /// deadlock) exactly once, and each flow's packets arrive in order.
     #[test]
     fn invariants_hold_on_random_trees(
         (k, n) in prop_oneof![Just((2u32, 3u32)), Just((4, 2)), Just((3, 2)), Just((4, 1))],
-        fifo in any::<bool>(),
+        scheme in 0usize..3,
         one_read_port in any::<bool>(),
         islip in 0u32..=2,
         vls in 1u32..=2,
@@ -91,7 +91,7 @@ proptest! {
                  [traffic]\n{pattern}\npacket_flits = {packet}\nrate = {rate}\n\
                  [sim]\nwarmup_cycles = 200\nmeasure_cycles = 600\ndrain_cycles_max = 200000\n\
                  check_invariants = true",
-                if fifo { "fifo" } else { "voq" },
+                ["voq", "fifo", "voqnet"][scheme],
                 if one_read_port { "1" } else { "\"unlimited\"" },
                 // iSLIP (1 or 2 iterations) or each output on its own, with one read port.
                 if one_read_port && islip > 0 {

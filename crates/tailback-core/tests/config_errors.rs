@@ -621,6 +621,27 @@ fn the_buffered_fabric_refuses_what_it_cannot_model() {
         Some("0"),
         &["1 to 64", "\"unlimited\""],
     );
+    let issue = single_issue(&format!(
+        "{tree}[router]\nswitching = \"virtual_cut_through\"\n\
+         [fabric]\nkind = \"buffered\"\nislip_iterations = 2\n"
+    ));
+    assert_issue(
+        &issue,
+        "fabric.islip_iterations",
+        Some("2"),
+        &["read_ports = 1"],
+    );
+    let issue = single_issue(&format!(
+        "{tree}[router]\nswitching = \"virtual_cut_through\"\nvc_buffer_flits = 64\n\
+         [fabric]\nkind = \"buffered\"\nqueues = \"voqnet\"\nvoqnet_queue_blocks = 16\n\
+         [traffic]\npacket_flits = 32\n"
+    ));
+    assert_issue(
+        &issue,
+        "fabric.voqnet_queue_blocks",
+        Some("16"),
+        &["whole packet", "packet_flits = 32"],
+    );
     // Whole packets, one logical network, no mechanism, one lane per packet: all at once.
     let all = issues(
         "[topology]\nkind = \"torus\"\nk = 4\nn = 2\n[router]\nlogical_networks = 2\n\

@@ -24,6 +24,8 @@ choice_enum! {
         Voq = "voq",
         /// One first-in first-out queue (head-of-line blocking).
         Fifo = "fifo",
+        /// A queue per destination node with room of its own, respected upstream (VOQnet).
+        VoqNet = "voqnet",
     }
 }
 
@@ -52,6 +54,9 @@ pub struct BufferedConfig {
     pub read_ports: Option<u32>,
     /// Cycles from a packet's head arriving to the earliest cycle it may leave.
     pub switch_latency: u32,
+    /// Blocks each destination's queue may hold (`voqnet` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub voqnet_queue_blocks: Option<u32>,
     /// iSLIP iterations per cycle for switches with a single read port (`None`: each output
     /// picks on its own, round robin).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -89,8 +94,9 @@ impl FabricConfig {
 
     pub(crate) fn read(s: Section<'_>) -> Self {
         let kind = s.choice("kind", FabricKind::Vc);
-        const BUFFERED_KEYS: [&str; 6] = [
+        const BUFFERED_KEYS: [&str; 7] = [
             "queues",
+            "voqnet_queue_blocks",
             "read_ports",
             "islip_iterations",
             "switch_latency",
@@ -119,8 +125,18 @@ impl FabricConfig {
                         "iSLIP matches each input port to one output: set fabric.read_ports = 1",
                     );
                 }
+                let queues = s.choice("queues", QueueKind::Voq);
+                let voqnet = queues == QueueKind::VoqNet;
+                if s.has("voqnet_queue_blocks") && !voqnet {
+                    s.problem(
+                        "voqnet_queue_blocks",
+                        "only applies when fabric.queues = \"voqnet\"",
+                    );
+                }
+                let queue_blocks = s.int("voqnet_queue_blocks", 64, 1, 1 << 20);
                 FabricConfig::Buffered(BufferedConfig {
-                    queues: s.choice("queues", QueueKind::Voq),
+                    queues,
+                    voqnet_queue_blocks: voqnet.then_some(queue_blocks),
                     read_ports,
                     islip_iterations,
                     switch_latency: s.duration(

@@ -370,6 +370,22 @@ impl Config {
                 ),
             );
         }
+        if let FabricConfig::Buffered(BufferedConfig {
+            voqnet_queue_blocks: Some(blocks),
+            ..
+        }) = &self.fabric
+            && *blocks < self.traffic.packet_flits
+            && !issues.touches("traffic.packet_flits")
+        {
+            issues.push(
+                "fabric.voqnet_queue_blocks".into(),
+                Some(&toml::Value::Integer((*blocks).into())),
+                format!(
+                    "a destination's queue must hold a whole packet (traffic.packet_flits = {})",
+                    self.traffic.packet_flits
+                ),
+            );
+        }
         let mechanism = self.congestion.mechanism();
         if mechanism != Mechanism::None {
             issues.push(

@@ -193,6 +193,9 @@ pub(crate) struct NicSet {
     per_destination: bool,
     /// Flits per cycle the injection bucket fills with (`None`: no cap).
     inject_rate: Option<f64>,
+    /// The switch inputs keep a queue per destination with room of its own (VOQnet): a packet
+    /// starts only when its queue there has room for it.
+    queue_room: bool,
     /// NICs waiting for their injection bucket, by the cycle it will hold their next packet.
     sleepers: BinaryHeap<Reverse<(u64, u32)>>,
     /// Control packets (node, slot) completed this cycle, for the mechanism.
@@ -205,13 +208,15 @@ pub(crate) struct NicSet {
 impl NicSet {
     /// The NICs of `topology` in front of routers as `router` describes (`processor`: with a
     /// processor behind each); with `flows`, requests wait per destination, up to the given
-    /// number of packets.
+    /// number of packets; with `queue_room`, the switches keep a queue per destination with
+    /// room of its own, which the NICs respect.
     pub(crate) fn new(
         nic: &NicConfig,
         router: &RouterConfig,
         processor: bool,
         topology: &Topology,
         flows: Option<Option<u32>>,
+        queue_room: bool,
     ) -> NicSet {
         let nodes = topology.node_count();
         let vcs = router.vcs as usize;
@@ -267,6 +272,7 @@ impl NicSet {
             flows,
             per_destination: nic.queues == NicQueues::PerDestination,
             inject_rate: nic.inject_rate,
+            queue_room,
             sleepers: BinaryHeap::new(),
             control_inbox: Vec::new(),
             active: BitSet::new(nodes),
@@ -604,6 +610,10 @@ impl NicSet {
                 .filter(|&vc| {
                     nic.inj_free & (1 << vc) != 0
                         && self.inj_credits[slots.port_vc(node, vc)] as u32 >= need
+                        && (!self.queue_room
+                            || cx
+                                .view
+                                .admits(nic.terminal_slot as usize + vc, next.dst, need))
                 })
                 .fold(0u32, |m, vc| m | 1 << vc);
             if free == 0 {

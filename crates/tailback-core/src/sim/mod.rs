@@ -17,7 +17,8 @@ use std::time::Instant;
 use std::path::Path;
 
 use crate::config::{
-    Choice, Config, ConfigError, ConfigIssue, FabricKind, ProcessConfig, ProcessKind, Spec,
+    Choice, Config, ConfigError, ConfigIssue, FabricConfig, FabricKind, ProcessConfig, ProcessKind,
+    QueueKind, Spec,
 };
 use crate::event::{FlitArrival, VcSlots, Wheel};
 use crate::fabric::{Fabric, StepContext};
@@ -189,6 +190,10 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             cfg.processor.is_some(),
             &topology,
             flows,
+            matches!(
+                &cfg.fabric,
+                FabricConfig::Buffered(b) if b.queues == QueueKind::VoqNet
+            ),
         );
         let program = cfg.traffic.process.program().map(|p| {
             Program::new(

@@ -37,6 +37,9 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             ));
         }
         self.check_queues(packets)?;
+        if S::OWN_ROOM {
+            self.check_room()?;
+        }
         self.check_outputs()
     }
 
@@ -57,7 +60,10 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                             r.packet
                         ));
                     }
-                    if S::queue_of(r.out) != queue || r.sent > r.arrived || r.arrived > r.blocks {
+                    if S::queue_of(r.out, r.dst) != queue
+                        || r.sent > r.arrived
+                        || r.arrived > r.blocks
+                    {
                         return Err(format!(
                             "input VC slot {slot} queue {queue}: resident {at} is misplaced or \
                              miscounted ({r:?})"
@@ -93,7 +99,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             if port.stream != NONE {
                 let from = port.stream_from as usize;
                 let r = &self.residents[port.stream as usize];
-                let q = self.queue_index(from, S::queue_of(r.out));
+                let q = self.queue_index(from, S::queue_of(r.out, r.dst));
                 if self.queues[q].head != port.stream || port.first as usize + r.out as usize != out
                 {
                     return Err(format!(
@@ -115,13 +121,47 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         for slot in 0..slots.nic_base as usize {
             let in_port = slots.owner(slot);
             let first = self.ports[in_port].first as usize;
-            for queue in 0..self.queues_per_pool {
-                let head = self.queues[self.queue_index(slot, queue)].head;
-                if head == NONE || streamed[head as usize] {
-                    continue;
+            // Each ready list holds distinct queues whose due heads go to its output; every
+            // queue with a head not being sent is in the list of its head's output.
+            let mut listed = vec![false; self.queues_per_pool];
+            for local_out in 0..self.max_ports {
+                let list = self.ready[slot * self.max_ports + local_out];
+                let (mut q, mut last) = (list.head, NONE);
+                while q != NONE {
+                    let head = self.queues[self.queue_index(slot, q as usize)].head;
+                    if listed[q as usize]
+                        || head == NONE
+                        || streamed[head as usize]
+                        || self.residents[head as usize].out as usize != local_out
+                    {
+                        return Err(format!(
+                            "input VC slot {slot}: queue {q} is misplaced in the ready list of \
+                             output {local_out}"
+                        ));
+                    }
+                    listed[q as usize] = true;
+                    (last, q) = (q, self.ready_next[self.queue_index(slot, q as usize)]);
                 }
-                let out = first + self.residents[head as usize].out as usize;
-                expected[slots.port_vc(out, slots.vc(slot))] |= 1 << (in_port - first);
+                if last != list.tail {
+                    return Err(format!(
+                        "input VC slot {slot}: the ready list of output {local_out} ends at \
+                         {last}, its tail says {}",
+                        list.tail
+                    ));
+                }
+                if list.head != NONE {
+                    let out = first + local_out;
+                    expected[slots.port_vc(out, slots.vc(slot))] |= 1 << (in_port - first);
+                }
+            }
+            for (queue, &in_list) in listed.iter().enumerate() {
+                let head = self.queues[self.queue_index(slot, queue)].head;
+                if head != NONE && !streamed[head as usize] && !in_list {
+                    return Err(format!(
+                        "input VC slot {slot}: queue {queue} has a packet waiting but is in no \
+                         ready list"
+                    ));
+                }
             }
         }
         for (out, port) in self.ports.iter().enumerate() {
@@ -148,6 +188,35 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 return Err(format!(
                     "output port {out}: requested VLs {:#x}, expected {vls:#x}",
                     port.requested_vls
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// With queues of their own room: each destination's reservation at a router input covers
+    /// the unsent blocks of its queued packets and stays within the queue's room.
+    fn check_room(&self) -> Result<(), String> {
+        let mut queued = vec![0u64; self.reserved.len()];
+        for slot in 0..self.slots.nic_base as usize {
+            for queue in 0..self.queues_per_pool {
+                let mut at = self.queues[self.queue_index(slot, queue)].head;
+                while at != NONE {
+                    let r = &self.residents[at as usize];
+                    queued[slot * self.nodes + r.dst as usize] += u64::from(r.blocks - r.sent);
+                    at = r.next;
+                }
+            }
+        }
+        for (i, &held) in queued.iter().enumerate() {
+            let reserved = u64::from(self.reserved[i]);
+            if reserved < held || reserved > u64::from(self.room_blocks) {
+                return Err(format!(
+                    "input VC slot {} destination {}: {reserved} blocks reserved for {held} \
+                     queued, room {}",
+                    i / self.nodes,
+                    i % self.nodes,
+                    self.room_blocks
                 ));
             }
         }

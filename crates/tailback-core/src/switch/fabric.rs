@@ -85,6 +85,10 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
         p.stream == super::NONE || self.slots.vc(p.stream_from as usize) != vc
     }
 
+    fn admits(&self, slot: usize, dst: u32, flits: u32) -> bool {
+        self.has_room(slot, dst, flits)
+    }
+
     fn buffered_flits(&self) -> u64 {
         self.pools.iter().map(|&b| u64::from(b)).sum()
     }

@@ -25,7 +25,7 @@ mod fabric;
 mod queues;
 mod step;
 
-pub(crate) use queues::{Fifo, QueueScheme, Voq};
+pub(crate) use queues::{Fifo, QueueScheme, Voq, VoqNet};
 
 use std::marker::PhantomData;
 
@@ -54,13 +54,16 @@ struct Resident {
     sent: u32,
     /// The earliest cycle its head may leave.
     ready: u64,
+    /// Its destination node.
+    dst: u32,
     /// Local output port of its route.
     out: u8,
     /// The next resident in its queue ([`NONE`]: the last).
     next: u32,
 }
 
-/// A queue's first and last residents ([`NONE`] when empty).
+/// The first and last entries of a linked list ([`NONE`] when empty): residents of a queue, or
+/// queues of a ready list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Queue {
     head: u32,
@@ -125,8 +128,21 @@ pub(crate) struct BufferedSwitches<S> {
     /// Per input VC slot: blocks in the pool, and the resident receiving blocks.
     pools: Table<u32>,
     arriving: Table<u32>,
-    /// Per input pool and queue.
+    /// Per input pool and queue: its residents, and the next queue in its ready list.
     queues: Table<Queue>,
+    ready_next: Table<u32>,
+    /// Per input pool and local output port: the queues whose head packet is routed to that
+    /// output and not being sent (its *ready list*), served in order, a queue rejoining at the
+    /// back when its next packet is due.
+    ready: Table<Queue>,
+    /// Local ports per switch, at most (the ready lists' stride).
+    max_ports: usize,
+    /// With queues of their own room (`S::OWN_ROOM`): per input pool and destination, the
+    /// blocks reserved (a packet's, from when its sender starts it until each block leaves),
+    /// at most `room_blocks`; empty otherwise.
+    reserved: Table<u32>,
+    room_blocks: u32,
+    nodes: usize,
     /// Per output VC slot: credits, the input ports whose queue for this output and VL has a
     /// head packet waiting (bit = local port), and the input granted last.
     credits: Table<u32>,
@@ -140,10 +156,10 @@ pub(crate) struct BufferedSwitches<S> {
     /// Heads that arrived this cycle, to be routed (input VC slot, resident).
     unrouted: Vec<(u32, u32)>,
     /// iSLIP's working storage, reused from cycle to cycle: the idle outputs, their outcomes
-    /// and the grants of an iteration (output index, VL, local input).
+    /// and the grants of an iteration (output index, packet).
     islip_idle: Vec<u32>,
     islip_outcomes: Vec<step::Choice>,
-    islip_grants: Vec<(u8, u8, u8)>,
+    islip_grants: Vec<(u8, step::Pick)>,
     /// Blocks that left later than one link period after the previous block of their packet
     /// (0 unless the engine is wrong: packets cross every link back to back).
     gaps: u64,
@@ -200,7 +216,8 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             })
             .collect();
         let n_slots = slots.nic_base as usize;
-        let queues_per_pool = S::queues(topology.max_ports());
+        let nodes = topology.node_count();
+        let queues_per_pool = S::queues(topology.max_ports(), nodes);
         BufferedSwitches {
             vls,
             slots,
@@ -215,6 +232,12 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             pools: Table::filled(0, n_slots),
             arriving: Table::filled(NONE, n_slots),
             queues: Table::filled(Queue::EMPTY, n_slots * queues_per_pool),
+            ready_next: Table::filled(NONE, n_slots * queues_per_pool),
+            ready: Table::filled(Queue::EMPTY, n_slots * topology.max_ports()),
+            max_ports: topology.max_ports(),
+            reserved: Table::filled(0, if S::OWN_ROOM { n_slots * nodes } else { 0 }),
+            room_blocks: settings.voqnet_queue_blocks.unwrap_or(u32::MAX),
+            nodes,
             credits: Table::filled(capacity, n_slots),
             wanted: Table::filled(u32::MAX, n_slots),
             requests: Table::filled(0, n_slots),
@@ -251,6 +274,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         if flit.is_head() {
             let resident = self.residents.insert(Resident {
                 packet: flit.packet(),
+                dst: 0,
                 blocks: u32::MAX,
                 arrived: 1,
                 sent: 0,
@@ -274,6 +298,15 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             port: (self.slots.owner(slot) - port.first as usize) as u8,
             occupancy,
         }
+    }
+
+    /// Whether the queue for `dst` at input VC slot `slot` (a router's, or a NIC's) can take
+    /// `blocks` more blocks: always, unless queues have room of their own.
+    #[inline(always)]
+    pub(super) fn has_room(&self, slot: usize, dst: u32, blocks: u32) -> bool {
+        !S::OWN_ROOM
+            || !self.slots.is_router(slot)
+            || self.reserved[slot * self.nodes + dst as usize] + blocks <= self.room_blocks
     }
 
     /// A credit returns to output VC slot `slot`; an idle output with requests looks again

@@ -21,6 +21,16 @@ pub(super) enum Choice {
     Blocked,
 }
 
+/// A packet an output may start: the head of `queue` at local input `local` on `vl`, which
+/// follows `prev` in the input's ready list for the output ([`NONE`]: first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Pick {
+    vl: usize,
+    local: usize,
+    queue: u32,
+    prev: u32,
+}
+
 impl<S: QueueScheme> BufferedSwitches<S> {
     /// Routes new heads and steps every output with work; outputs left without work sleep.
     pub(super) fn step_all<C: CongestionControl>(&mut self, cx: &mut StepContext<'_, C>) {
@@ -107,34 +117,64 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             let out_period = self.ports[first + out as usize].period;
             // From a slower link, start late enough that the last block arrives in time.
             let catch_up = u64::from(blocks - 1) * u64::from(in_period.saturating_sub(out_period));
+            let dst = packet.dst;
             let r = &mut self.residents[resident];
             r.blocks = blocks;
+            r.dst = dst;
             r.out = out;
             r.ready = now + self.latency.max(catch_up);
+            // A NIC does not reserve room in the queue it sends to: the packet does, now.
+            if S::OWN_ROOM && !self.slots.is_router(self.ports[in_port].upstream as usize) {
+                self.reserved[slot * self.nodes + dst as usize] += blocks;
+            }
             self.enqueue(slot, resident as u32);
         }
         unrouted.clear();
         self.unrouted = unrouted;
     }
 
-    /// Appends a routed resident to its queue; a new queue head requests its output.
+    /// Appends a routed resident to its queue; a queue that was empty joins the ready list of
+    /// the resident's output.
     fn enqueue(&mut self, slot: usize, resident: u32) {
-        let out = self.residents[resident as usize].out;
-        let q = self.queue_index(slot, S::queue_of(out));
-        let queue = self.queues[q];
+        let r = self.residents[resident as usize];
+        let q = S::queue_of(r.out, r.dst);
+        let qi = self.queue_index(slot, q);
+        let queue = self.queues[qi];
         if queue.tail == NONE {
-            self.queues[q] = Queue {
+            self.queues[qi] = Queue {
                 head: resident,
                 tail: resident,
             };
-            self.request(slot, out);
+            self.make_ready(slot, q, r.out);
         } else {
             self.residents[queue.tail as usize].next = resident;
-            self.queues[q].tail = resident;
+            self.queues[qi].tail = resident;
         }
     }
 
-    /// The head packet of the pool in input VC slot `slot` asks for its output `out`.
+    /// Queue `q` of the pool in input VC slot `slot`, whose head packet is routed to local
+    /// output `out`, joins the back of that output's ready list; the first one there requests
+    /// the output.
+    fn make_ready(&mut self, slot: usize, q: usize, out: u8) {
+        let qi = self.queue_index(slot, q);
+        self.ready_next[qi] = NONE;
+        let ri = slot * self.max_ports + out as usize;
+        let list = self.ready[ri];
+        if list.tail == NONE {
+            self.ready[ri] = Queue {
+                head: q as u32,
+                tail: q as u32,
+            };
+            self.request(slot, out);
+        } else {
+            let last = self.queue_index(slot, list.tail as usize);
+            self.ready_next[last] = q as u32;
+            self.ready[ri].tail = q as u32;
+        }
+    }
+
+    /// The pool in input VC slot `slot` has a ready queue for its output `out`: it asks for
+    /// the output.
     #[inline]
     fn request(&mut self, slot: usize, out: u8) {
         let in_port = self.slots.owner(slot);
@@ -182,8 +222,8 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     /// Picks the next packet for idle output `out` and starts it (the round-robin allocator).
     fn choose(&mut self, out: usize, now: u64) -> Choice {
         match self.candidate(out, now, 0) {
-            Ok((vl, local)) => {
-                self.grant(out, vl, local, true);
+            Ok(pick) => {
+                self.grant(out, pick, true);
                 Choice::Started
             }
             Err(outcome) => outcome,
@@ -191,12 +231,14 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     }
 
     /// The packet idle output `out` may start now: round robin over its VLs, then over the
-    /// input ports requesting it on that VL, skipping the input ports in `taken` (a mask of
-    /// local ports) and those without a free read port. Returns its VL and local input port,
-    /// or why there is none; records the credits the output waits for on each VL.
-    fn candidate(&mut self, out: usize, now: u64, taken: u64) -> Result<(usize, usize), Choice> {
+    /// input ports requesting it on that VL (skipping those in `taken`, a mask of local ports,
+    /// and those without a free read port), then the first queue of the input's ready list
+    /// whose head packet is due, has credits for all its blocks and room downstream. Returns
+    /// it, or why there is none; records the credits the output waits for on each VL.
+    fn candidate(&mut self, out: usize, now: u64, taken: u64) -> Result<Pick, Choice> {
         let port = self.ports[out];
         let first = port.first as usize;
+        let local_out = out - first;
         let mut outcome = Choice::Blocked;
         let vls = port.requested_vls;
         if vls == 0 {
@@ -211,42 +253,79 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             let mask = self.requests[out_slot] & !taken;
             let after = (self.grant_ptr[out_slot] as u32 + 1) % 64;
             let credits = self.credits[out_slot];
+            let downstream = port.downstream as usize + vl;
             let mut wanted = u32::MAX;
             for step in bits64(mask.rotate_right(after)) {
                 let local = (step + after as usize) % 64;
                 let in_port = first + local;
-                let in_slot = self.slots.port_vc(in_port, vl);
-                let q = self.queue_index(in_slot, S::queue_of((out - first) as u8));
-                let r = self.residents[self.queues[q].head as usize];
-                if r.ready > now {
-                    outcome = Choice::NotYet;
-                    continue;
-                }
-                if credits < r.blocks {
-                    wanted = wanted.min(r.blocks);
-                    continue;
-                }
                 if self.ports[in_port].reading >= self.read_ports {
                     continue;
                 }
-                self.wanted[out_slot] = u32::MAX;
-                return Ok((vl, local));
+                let in_slot = self.slots.port_vc(in_port, vl);
+                let (mut prev, mut q) =
+                    (NONE, self.ready[in_slot * self.max_ports + local_out].head);
+                while q != NONE {
+                    let qi = self.queue_index(in_slot, q as usize);
+                    let r = self.residents[self.queues[qi].head as usize];
+                    if r.ready > now {
+                        outcome = Choice::NotYet;
+                    } else if credits < r.blocks || !self.has_room(downstream, r.dst, r.blocks) {
+                        // Credits, or the destination's room, come back with credits.
+                        wanted = wanted.min(r.blocks);
+                    } else {
+                        self.wanted[out_slot] = u32::MAX;
+                        return Ok(Pick {
+                            vl,
+                            local,
+                            queue: q,
+                            prev,
+                        });
+                    }
+                    prev = q;
+                    q = self.ready_next[qi];
+                }
             }
             self.wanted[out_slot] = wanted;
         }
         Err(outcome)
     }
 
-    /// Output `out` starts the head packet of local input `local`'s queue for it on `vl`; the
-    /// packet leaves its queue's requests while it is sent. With `move_pointers`, the round
-    /// robin moves past the input and the VL.
-    fn grant(&mut self, out: usize, vl: usize, local: usize, move_pointers: bool) {
-        let first = self.ports[out].first as usize;
+    /// Output `out` starts the head packet of `pick`'s queue; the queue leaves its ready list
+    /// while the packet is sent, and the packet reserves room downstream when queues have
+    /// their own. With `move_pointers`, the round robin moves past the input and the VL.
+    fn grant(&mut self, out: usize, pick: Pick, move_pointers: bool) {
+        let Pick {
+            vl,
+            local,
+            queue,
+            prev,
+        } = pick;
+        let port = self.ports[out];
+        let first = port.first as usize;
         let in_port = first + local;
         let in_slot = self.slots.port_vc(in_port, vl);
-        let q = self.queue_index(in_slot, S::queue_of((out - first) as u8));
+        let qi = self.queue_index(in_slot, queue as usize);
+        let ri = in_slot * self.max_ports + (out - first);
+        let next = self.ready_next[qi];
+        if prev == NONE {
+            self.ready[ri].head = next;
+        } else {
+            let before = self.queue_index(in_slot, prev as usize);
+            self.ready_next[before] = next;
+        }
+        if self.ready[ri].tail == queue {
+            self.ready[ri].tail = prev;
+        }
         let out_slot = self.slots.port_vc(out, vl);
-        self.requests[out_slot] &= !(1 << local);
+        if self.ready[ri].head == NONE {
+            self.requests[out_slot] &= !(1 << local);
+        }
+        let head = self.queues[qi].head;
+        let downstream = port.downstream as usize + vl;
+        if S::OWN_ROOM && self.slots.is_router(downstream) {
+            let r = self.residents[head as usize];
+            self.reserved[downstream * self.nodes + r.dst as usize] += r.blocks;
+        }
         let port = &mut self.ports[out];
         if self.requests[out_slot] == 0 {
             port.requested_vls &= !(1 << vl);
@@ -255,7 +334,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             self.grant_ptr[out_slot] = local as u8;
             port.vl_ptr = vl as u8;
         }
-        port.stream = self.queues[q].head;
+        port.stream = head;
         port.stream_from = in_slot as u32;
         self.ports[in_port].reading += 1;
     }
@@ -276,7 +355,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                     continue;
                 }
                 match self.candidate(out as usize, now, taken) {
-                    Ok((vl, local)) => grants.push((i as u8, vl as u8, local as u8)),
+                    Ok(pick) => grants.push((i as u8, pick)),
                     Err(outcome) if iteration == 0 => outcomes[i] = outcome,
                     Err(_) => {}
                 }
@@ -285,30 +364,30 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 break;
             }
             for g in 0..grants.len() {
-                let (i, vl, local) = grants[g];
-                if taken & (1 << local) != 0 {
+                let (i, pick) = grants[g];
+                if taken & (1 << pick.local) != 0 {
                     continue;
                 }
                 // The input accepts the granting output that comes first after its pointer.
                 let first = self.ports[outs[i as usize] as usize].first as usize;
-                let in_port = first + local as usize;
+                let in_port = first + pick.local;
                 let after = self.ports[in_port].accept_ptr as usize + 1;
                 let distance = |out: u32| (out as usize - first + 64 - after % 64) % 64;
-                let &(i, vl, _) = grants
+                let &(i, pick) = grants
                     .iter()
-                    .filter(|&&(_, _, l)| l == local)
-                    .min_by_key(|&&(j, _, _)| distance(outs[j as usize]))
-                    .unwrap_or(&(i, vl, local));
+                    .filter(|(_, p)| p.local == pick.local)
+                    .min_by_key(|(j, _)| distance(outs[*j as usize]))
+                    .unwrap_or(&(i, pick));
                 let out = outs[i as usize] as usize;
-                self.grant(out, vl as usize, local as usize, iteration == 0);
+                self.grant(out, pick, iteration == 0);
                 if iteration == 0 {
                     self.ports[in_port].accept_ptr = (out - first) as u8;
                 }
-                taken |= 1 << local;
+                taken |= 1 << pick.local;
                 outcomes[i as usize] = Choice::Started;
             }
             // An output whose grant was declined tries again next cycle.
-            for &(i, _, _) in &grants {
+            for &(i, _) in &grants {
                 if outcomes[i as usize] != Choice::Started {
                     outcomes[i as usize] = Choice::NotYet;
                 }
@@ -352,6 +431,10 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         }
         self.credits[slots.port_vc(out, vl)] -= 1;
         self.pools[from] -= 1;
+        if S::OWN_ROOM {
+            let dst = self.residents[stream].dst as usize;
+            self.reserved[from * self.nodes + dst] -= 1;
+        }
         let in_port = slots.owner(from);
         cx.credits.schedule(
             now,
@@ -371,15 +454,15 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         port.stream = NONE;
         port.stream_from = NONE;
         let first = port.first as usize;
-        let local_out = (out - first) as u8;
-        let q = self.queue_index(from, S::queue_of(local_out));
-        let next = self.residents[resident as usize].next;
-        self.queues[q].head = next;
-        if next == NONE {
-            self.queues[q].tail = NONE;
+        let r = self.residents[resident as usize];
+        let q = S::queue_of(r.out, r.dst);
+        let qi = self.queue_index(from, q);
+        self.queues[qi].head = r.next;
+        if r.next == NONE {
+            self.queues[qi].tail = NONE;
         } else {
-            let next_out = self.residents[next as usize].out;
-            self.request(from, next_out);
+            let next_out = self.residents[r.next as usize].out;
+            self.make_ready(from, q, next_out);
         }
         self.residents.remove(resident);
         let in_port = self.slots.owner(from);
