@@ -30,9 +30,16 @@ pub fn shape(cfg: &Config) -> String {
             fly.dilation()
         ),
         (Layout::Fly(fly), _) => format!("{}-ary {}-fly", fly.k(), fly.stages()),
+        // The file's name, not its whole path: the shape titles plots.
         (Layout::File(file), _) => format!(
             "{} ({} switches, {} nodes)",
-            cfg.topology.file.as_deref().unwrap_or("topology file"),
+            cfg.topology
+                .file
+                .as_deref()
+                .map(|path| std::path::Path::new(path)
+                    .file_name()
+                    .map_or(path.into(), |name| name.to_string_lossy()))
+                .unwrap_or("topology file".into()),
             file.switches(),
             file.nodes()
         ),
