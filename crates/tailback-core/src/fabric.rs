@@ -179,6 +179,12 @@ pub(crate) trait Fabric {
     /// Whether output VC `vc` of `port` may be allocated to a new packet.
     fn output_vc_free(&self, port: PortId, vc: usize) -> bool;
 
+    /// Whether its inputs keep a queue per destination with room of its own, which senders
+    /// (NICs included) must ask [`admits`](Self::admits) about before starting a packet.
+    fn room_per_destination(&self) -> bool {
+        false
+    }
+
     /// Whether the input at router VC slot `slot` has room for `flits` more flits for node
     /// `dst` (fabrics whose queues per destination have room of their own; always otherwise).
     fn admits(&self, _slot: usize, _dst: u32, _flits: u32) -> bool {

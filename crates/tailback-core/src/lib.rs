@@ -92,7 +92,7 @@ fn run_with(
     trace: Option<Box<dyn Write + Send>>,
 ) -> Result<(RunReport, io::Result<u64>), ConfigError> {
     use config::{FabricConfig, QueueKind};
-    use switch::{BufferedSwitches, Fifo, Voq, VoqNet};
+    use switch::{Fifo, Voq, VoqNet};
     // The buffered fabric runs without a mechanism (the configuration checks that).
     match &spec.fabric {
         FabricConfig::Vc => spec.congestion.apply(Run {
@@ -102,26 +102,23 @@ fn run_with(
             trace,
         }),
         FabricConfig::Buffered(b) => match b.queues {
-            QueueKind::Voq => {
-                let sim = Simulation::<_, BufferedSwitches<Voq>>::build_on(spec, |_, _| {
-                    hooks::NoControl
-                })?;
-                Ok(drive(sim, every, observer, trace))
-            }
-            QueueKind::Fifo => {
-                let sim = Simulation::<_, BufferedSwitches<Fifo>>::build_on(spec, |_, _| {
-                    hooks::NoControl
-                })?;
-                Ok(drive(sim, every, observer, trace))
-            }
-            QueueKind::VoqNet => {
-                let sim = Simulation::<_, BufferedSwitches<VoqNet>>::build_on(spec, |_, _| {
-                    hooks::NoControl
-                })?;
-                Ok(drive(sim, every, observer, trace))
-            }
+            QueueKind::Voq => run_buffered::<Voq>(spec, every, observer, trace),
+            QueueKind::Fifo => run_buffered::<Fifo>(spec, every, observer, trace),
+            QueueKind::VoqNet => run_buffered::<VoqNet>(spec, every, observer, trace),
         },
     }
+}
+
+/// Runs `spec` on buffered switches with queue scheme `S`, without a mechanism.
+fn run_buffered<S: switch::QueueScheme>(
+    spec: &Spec,
+    every: u64,
+    observer: impl FnMut(&Progress),
+    trace: Option<Box<dyn Write + Send>>,
+) -> Result<(RunReport, io::Result<u64>), ConfigError> {
+    let sim =
+        Simulation::<_, switch::BufferedSwitches<S>>::build_on(spec, |_, _| hooks::NoControl)?;
+    Ok(drive(sim, every, observer, trace))
 }
 
 /// A run of the configured mechanism.

@@ -17,8 +17,7 @@ use std::time::Instant;
 use std::path::Path;
 
 use crate::config::{
-    Choice, Config, ConfigError, ConfigIssue, FabricConfig, FabricKind, ProcessConfig, ProcessKind,
-    QueueKind, Spec,
+    Choice, Config, ConfigError, ConfigIssue, FabricKind, ProcessConfig, ProcessKind, Spec,
 };
 use crate::event::{FlitArrival, VcSlots, Wheel};
 use crate::fabric::{Fabric, StepContext};
@@ -190,10 +189,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             cfg.processor.is_some(),
             &topology,
             flows,
-            matches!(
-                &cfg.fabric,
-                FabricConfig::Buffered(b) if b.queues == QueueKind::VoqNet
-            ),
+            fabric.room_per_destination(),
         );
         let program = cfg.traffic.process.program().map(|p| {
             Program::new(

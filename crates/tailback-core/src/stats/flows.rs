@@ -23,8 +23,9 @@ pub struct FlowStats {
 /// Counts delivered flits per flow while a run goes on.
 #[derive(Debug, Default)]
 pub(crate) struct FlowLog {
-    index: BTreeMap<(u32, u32), usize>,
-    flows: Vec<(u32, u32, u64, Vec<u64>)>,
+    /// By (source, destination): flits delivered in the measurement window, and per series
+    /// window.
+    flows: BTreeMap<(u32, u32), (u64, Vec<u64>)>,
     /// Series window (0: totals only).
     window: u64,
 }
@@ -39,21 +40,16 @@ impl FlowLog {
 
     /// `flits` of flow `src`→`dst` were delivered at `now` (`measured`: inside the window).
     pub(crate) fn add(&mut self, src: u32, dst: u32, flits: u32, now: u64, measured: bool) {
-        let next = self.flows.len();
-        let at = *self.index.entry((src, dst)).or_insert(next);
-        if at == next {
-            self.flows.push((src, dst, 0, Vec::new()));
-        }
-        let flow = &mut self.flows[at];
+        let (in_window, per_window) = self.flows.entry((src, dst)).or_default();
         if measured {
-            flow.2 += u64::from(flits);
+            *in_window += u64::from(flits);
         }
         if let Some(i) = now.checked_div(self.window) {
             let i = i as usize;
-            if flow.3.len() <= i {
-                flow.3.resize(i + 1, 0);
+            if per_window.len() <= i {
+                per_window.resize(i + 1, 0);
             }
-            flow.3[i] += u64::from(flits);
+            per_window[i] += u64::from(flits);
         }
     }
 
@@ -61,16 +57,15 @@ impl FlowLog {
     /// measurement window and `windows` the number of series windows the run covered.
     pub(crate) fn report(&self, window_cycles: u64, windows: usize) -> Vec<FlowStats> {
         let per_cycle = |flits: u64, cycles: u64| flits as f64 / cycles.max(1) as f64;
-        self.index
-            .values()
-            .map(|&at| {
-                let (src, dst, measured, counts) = &self.flows[at];
+        self.flows
+            .iter()
+            .map(|(&(src, dst), (measured, counts))| {
                 let mut series: Vec<f64> =
                     counts.iter().map(|&f| per_cycle(f, self.window)).collect();
                 series.resize(windows.max(series.len()), 0.0);
                 FlowStats {
-                    src: *src,
-                    dst: *dst,
+                    src,
+                    dst,
                     accepted: per_cycle(*measured, window_cycles),
                     windows: if self.window > 0 { series } else { Vec::new() },
                 }

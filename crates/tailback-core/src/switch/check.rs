@@ -1,5 +1,6 @@
 //! The buffered switches' self-check (`sim.check_invariants`): block and credit conservation on
-//! every channel VL, packets sent without gaps, pools that hold exactly their residents' blocks, well-formed queues, and
+//! every channel VL, packets sent without gaps, pools that hold exactly their residents'
+//! blocks, well-formed queues and ready lists, reservations within each destination's room, and
 //! requests, streams and read ports that say exactly what the queues hold.
 
 use super::{BufferedSwitches, NONE, QueueScheme};

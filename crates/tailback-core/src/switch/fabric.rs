@@ -27,6 +27,10 @@ impl<S: QueueScheme> BufferedSwitches<S> {
 }
 
 impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
+    fn room_per_destination(&self) -> bool {
+        S::OWN_ROOM
+    }
+
     fn build(cfg: &Config, topology: &Topology) -> Self {
         BufferedSwitches::new(cfg, topology)
     }

@@ -184,23 +184,12 @@ impl<'a> Phases<'a> {
 
     /// Flow `src` → `dst`'s mean Gbit/s over the second half of phase `phase` (0 if it
     /// delivered nothing).
-    fn gbps(&self, (src, dst): (u32, u32), phase: u32) -> f64 {
-        let Some(flow) = self
-            .report
-            .flows
-            .iter()
-            .find(|f| (f.src, f.dst) == (src, dst))
-        else {
-            return 0.0;
-        };
-        let link = self.report.summary.units.map_or(1.0, |u| u.link_gbps);
-        let first = phase as usize * self.windows_per_phase + self.windows_per_phase / 2;
-        let last = ((phase as usize + 1) * self.windows_per_phase).min(flow.windows.len());
-        let part = flow.windows.get(first..last).unwrap_or(&[]);
-        if part.is_empty() {
+    fn gbps(&self, flow: (u32, u32), phase: u32) -> f64 {
+        let samples = self.samples(flow, phase);
+        if samples.is_empty() {
             return 0.0;
         }
-        link * part.iter().sum::<f64>() / part.len() as f64
+        samples.iter().sum::<f64>() / samples.len() as f64
     }
 
     /// The flow's Gbit/s in each window of phase `phase`'s second half.
