@@ -195,10 +195,19 @@ pub(crate) trait Fabric {
     fn buffered_flits(&self) -> u64;
 
     /// Input VC buffers of `port` with no free slot.
-    fn full_buffers(&self, port: PortId) -> u32;
+    fn full_buffers(&self, port: PortId) -> u32 {
+        (0..self.vcs())
+            .filter(|&vc| self.input_occupancy(port, vc) == self.buffer_credits())
+            .count() as u32
+    }
 
     /// Flits buffered at the input of `port`, and the room there.
-    fn port_occupancy(&self, port: PortId) -> (u64, u64);
+    fn port_occupancy(&self, port: PortId) -> (u64, u64) {
+        let held = (0..self.vcs())
+            .map(|vc| u64::from(self.input_occupancy(port, vc)))
+            .sum();
+        (held, self.vcs() as u64 * u64::from(self.buffer_credits()))
+    }
 
     /// Checks the fabric's own bookkeeping against the flits and credits `in_flight`, the
     /// flits each NIC receive slot holds (`nic_held`, by slot relative to the first NIC slot)

@@ -88,19 +88,6 @@ impl Fabric for RouterSet {
         self.ivc.iter().map(|s| s.len as u64).sum()
     }
 
-    fn full_buffers(&self, port: PortId) -> u32 {
-        (0..self.vcs)
-            .filter(|&vc| self.input_occupancy(port, vc) == self.capacity)
-            .count() as u32
-    }
-
-    fn port_occupancy(&self, port: PortId) -> (u64, u64) {
-        let held = (0..self.vcs)
-            .map(|vc| u64::from(self.input_occupancy(port, vc)))
-            .sum();
-        (held, u64::from(self.vcs as u32 * self.capacity))
-    }
-
     fn check(
         &self,
         in_flight: &InFlight,

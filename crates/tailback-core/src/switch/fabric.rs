@@ -97,19 +97,6 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
         self.pools.iter().map(|&b| u64::from(b)).sum()
     }
 
-    fn full_buffers(&self, port: PortId) -> u32 {
-        (0..self.vls)
-            .filter(|&vl| self.input_occupancy(port, vl) == self.capacity)
-            .count() as u32
-    }
-
-    fn port_occupancy(&self, port: PortId) -> (u64, u64) {
-        let held = (0..self.vls)
-            .map(|vl| u64::from(self.input_occupancy(port, vl)))
-            .sum();
-        (held, self.vls as u64 * u64::from(self.capacity))
-    }
-
     fn check(
         &self,
         in_flight: &InFlight,
