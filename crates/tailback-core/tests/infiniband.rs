@@ -160,6 +160,18 @@ fn three_flows_share_the_fast_link() {
     }
 }
 
+/// A channel adapter whose queue pair for a congested destination has no room downstream
+/// (VOQnet) sends to its other destinations meanwhile: H1 gets its third of H5's link (shared
+/// per input port at S2 with H6 and H7) and the rest of its 13 Gbit/s goes to H4.
+#[test]
+fn a_queue_pair_without_room_does_not_block_the_adapter() {
+    let flows = [(0, 3, 0), (0, 4, 0), (5, 4, 0), (6, 4, 0)];
+    let report = run_with("ib-testbed", "qdr", &flows, 1, "queues = \"voqnet\"");
+    let hot = gbps(&report, 0, 4, 0);
+    assert_near("H1 -> H5", hot, 13.1 / 3.0, 0.03);
+    assert_near("H1 -> H4", gbps(&report, 0, 3, 0), 13.0 - hot, 0.01);
+}
+
 /// With a queue per destination and room of its own at every switch input (VOQnet, the
 /// idealised isolation Papers V and VI compare against), the testbed's victim is not blocked:
 /// H1 -> H4 keeps its 13 Gbit/s with all five flows on, while H5's link is still shared per

@@ -592,9 +592,24 @@ impl NicSet {
         let mut current = nic.current[network as usize];
         if current.packet == NO_PACKET {
             if self.per_destination && nic.queue.is_empty() {
-                // The next destination's turn: its first packet is committed.
-                if let Some(next) = nic.pairs.pop_next() {
-                    nic.queue.push_back(next);
+                // The next destination's turn: its first packet is committed. Where queues
+                // downstream have room of their own, destinations without room keep their turn
+                // and do not block the others.
+                let (view, terminal) = (cx.view, nic.terminal_slot as usize);
+                let vcs = self.network_vcs[network as usize];
+                let (queue_room, cut_through) = (self.queue_room, self.cut_through);
+                let sendable = |p: &Offered| {
+                    let need = if cut_through { p.flits } else { 1 };
+                    !queue_room || bits32(vcs).any(|vc| view.admits(terminal + vc, p.dst, need))
+                };
+                match nic.pairs.pop_next(sendable) {
+                    Some(next) => nic.queue.push_back(next),
+                    // Room comes back with the credits of the blocks that leave.
+                    None if nic.pairs.len() > 0 && nic.control.is_empty() => {
+                        nic.credits_wanted = 1;
+                        return Injection::NoCredit;
+                    }
+                    None => {}
                 }
             }
             let queue = match network {

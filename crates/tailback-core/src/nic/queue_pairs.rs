@@ -38,10 +38,15 @@ impl QueuePairs {
         self.len += 1;
     }
 
-    /// Takes the first packet of the next destination in round-robin order; that destination
-    /// goes to the back of the order if it has more.
-    pub(crate) fn pop_next(&mut self) -> Option<Offered> {
-        let dst = self.ready.pop_front()?;
+    /// Takes the first packet of the next destination in round-robin order whose first packet
+    /// `sendable` accepts; that destination goes to the back of the order if it has more, the
+    /// ones passed over keep their turn.
+    pub(crate) fn pop_next(&mut self, sendable: impl Fn(&Offered) -> bool) -> Option<Offered> {
+        let turn = self.ready.iter().position(|dst| {
+            let queue = &self.queues[dst];
+            sendable(queue.front().expect("a ready queue holds a packet"))
+        })?;
+        let dst = self.ready.remove(turn).expect("the position is in range");
         let queue = self
             .queues
             .get_mut(&dst)
@@ -80,8 +85,22 @@ mod tests {
         }
         assert!(!qp.has_room(5, Some(3)) && qp.has_room(5, Some(4)) && qp.has_room(2, Some(2)));
         let order: Vec<(u32, u64)> =
-            std::iter::from_fn(|| qp.pop_next().map(|p| (p.dst, p.created))).collect();
+            std::iter::from_fn(|| qp.pop_next(|_| true).map(|p| (p.dst, p.created))).collect();
         assert_eq!(order, [(5, 0), (2, 3), (7, 4), (5, 1), (5, 2)]);
         assert_eq!(qp.len(), 0);
+    }
+
+    #[test]
+    fn a_destination_that_cannot_send_keeps_its_turn_without_blocking_the_others() {
+        let mut qp = QueuePairs::default();
+        for (dst, t) in [(5, 0), (5, 1), (2, 2), (7, 3)] {
+            qp.push(packet(dst, t));
+        }
+        let not_5 = |p: &Offered| p.dst != 5;
+        assert_eq!(qp.pop_next(not_5).map(|p| p.dst), Some(2));
+        assert_eq!(qp.pop_next(not_5).map(|p| p.dst), Some(7));
+        assert!(qp.pop_next(not_5).is_none());
+        assert_eq!(qp.len(), 2);
+        assert_eq!(qp.pop_next(|_| true).map(|p| p.created), Some(0));
     }
 }
