@@ -298,6 +298,25 @@ pub fn summary_table(s: &RunSummary) -> String {
             ),
         ));
     }
+    if let Some(classes) = &s.receive_by_class {
+        let class = |name: &str, c: &tailback_core::stats::ClassRate, gbps: Option<f64>| {
+            let gbps = gbps.map_or_else(String::new, |g| format!(" ({g:.3} Gbit/s)"));
+            format!("{name} {:.4}{gbps} x {}", c.mean, c.nodes)
+        };
+        let gbps = s.units.and_then(|u| u.receive_gbps);
+        let mut parts = vec![class("hot", &classes.hot, gbps.map(|g| g.hot))];
+        if let Some(others) = &classes.others {
+            parts.push(class("others", others, gbps.and_then(|g| g.others)));
+        }
+        let at = rows
+            .iter()
+            .position(|(label, _)| *label == "packet latency")
+            .unwrap_or(rows.len());
+        rows.insert(
+            at,
+            ("received", format!("{} flits/node/cycle", parts.join(", "))),
+        );
+    }
     rows.iter()
         .map(|(label, value)| format!("  {label:<17}{value}\n"))
         .collect()

@@ -7,9 +7,12 @@
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
+mod classes;
 mod flows;
 mod gauges;
 
+pub(crate) use classes::hot_destinations;
+pub use classes::{ClassRate, ReceiveByClass};
 pub(crate) use flows::FlowLog;
 pub use flows::{FlowStats, jain_index, shares, treatment_variation};
 pub use gauges::Gauges;
@@ -103,6 +106,10 @@ pub struct RunSummary {
     pub wall_seconds: f64,
     /// Simulation speed: nodes times cycles per wall-clock second.
     pub node_cycles_per_second: f64,
+    /// Receive rate of the workload's hot destinations against the other nodes (absent when
+    /// the workload has no hot destinations).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receive_by_class: Option<ReceiveByClass>,
     /// The headline numbers in time and data-rate units (with `fabric.link`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub units: Option<UnitSummary>,
@@ -125,6 +132,21 @@ pub struct UnitSummary {
     pub latency_p99_us: Option<f64>,
     /// Simulated time, µs.
     pub simulated_us: f64,
+    /// Mean receive rate per node of the hot destinations, of the other nodes and of all
+    /// nodes, Gbit/s (with hot destinations).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receive_gbps: Option<ClassGbps>,
+}
+
+/// A per-node rate by class of destination, Gbit/s.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ClassGbps {
+    /// The hot destinations.
+    pub hot: f64,
+    /// The other nodes.
+    pub others: Option<f64>,
+    /// All nodes.
+    pub all: f64,
 }
 
 impl UnitSummary {
@@ -138,6 +160,11 @@ impl UnitSummary {
             latency_mean_us: summary.latency.mean.map(|c| units.micros(c)),
             latency_p99_us: summary.latency.p99.map(|c| units.micros(c as f64)),
             simulated_us: units.micros(summary.cycles as f64),
+            receive_gbps: summary.receive_by_class.map(|classes| ClassGbps {
+                hot: units.gbps(classes.hot.mean),
+                others: classes.others.map(|c| units.gbps(c.mean)),
+                all: units.gbps(classes.all.mean),
+            }),
         }
     }
 }
@@ -485,6 +512,7 @@ impl Collector {
             critical_load: None,
             wall_seconds: 0.0,
             node_cycles_per_second: 0.0,
+            receive_by_class: None,
             units: None,
         }
     }

@@ -170,6 +170,14 @@ fn a_queue_pair_without_room_does_not_block_the_adapter() {
     let hot = gbps(&report, 0, 4, 0);
     assert_near("H1 -> H5", hot, 13.1 / 3.0, 0.03);
     assert_near("H1 -> H4", gbps(&report, 0, 3, 0), 13.0 - hot, 0.01);
+    // H5, the destination of three flows, is the hot class; it receives at its cap.
+    let classes = report.summary.receive_by_class.unwrap();
+    let others = classes.others.unwrap();
+    assert_eq!((classes.hot.nodes, others.nodes), (1, 6));
+    let received = report.summary.units.unwrap().receive_gbps.unwrap();
+    assert_near("H5 received", received.hot, 13.1, 0.01);
+    let total = classes.hot.mean + 6.0 * others.mean;
+    assert!((classes.all.mean * 7.0 - total).abs() < 1e-9);
 }
 
 /// With a queue per destination and room of its own at every switch input (VOQnet, the

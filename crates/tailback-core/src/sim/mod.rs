@@ -481,6 +481,11 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         summary.node_cycles_per_second =
             self.topology.node_count() as f64 * self.now as f64 / wall.max(1e-9);
         let series = std::mem::take(&mut self.recorder.series);
+        let accepted_per_node = self.stats.accepted_per_node();
+        summary.receive_by_class = crate::stats::ReceiveByClass::new(
+            &accepted_per_node,
+            &crate::stats::hot_destinations(&self.config.traffic),
+        );
         summary.units = self
             .config
             .fabric
@@ -497,7 +502,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         let report = RunReport {
             summary,
             latency_cdf: self.stats.latency_cdf(),
-            accepted_per_node: self.stats.accepted_per_node(),
+            accepted_per_node,
             series,
             occupancy: std::mem::take(&mut self.recorder.occupancy),
             pending: std::mem::take(&mut self.recorder.pending),
