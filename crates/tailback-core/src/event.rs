@@ -77,6 +77,14 @@ pub(crate) struct FlitArrival {
     pub(crate) flit: Flit,
 }
 
+/// Credits for `count` blocks on their way back to VC slot `to` (packet trains return a
+/// packet's credits together).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct CreditBatch {
+    pub(crate) to: u32,
+    pub(crate) count: u32,
+}
+
 /// A circular array of per-cycle buckets of bounded size.
 ///
 /// Every channel end schedules at most one item per cycle over a fixed latency, so no bucket

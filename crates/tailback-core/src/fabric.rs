@@ -15,7 +15,7 @@
 pub use crate::router::RouterSet;
 
 use crate::config::Config;
-use crate::event::{FlitArrival, VcSlots, Wheel};
+use crate::event::{CreditBatch, FlitArrival, VcSlots, Wheel};
 use crate::flit::Flit;
 use crate::hooks::{CongestionControl, Context, HookState};
 use crate::ids::PortId;
@@ -101,6 +101,8 @@ pub(crate) struct StepContext<'a, C> {
     pub(crate) packets: &'a mut PacketSlab,
     pub(crate) flits: &'a mut Wheel<FlitArrival>,
     pub(crate) credits: &'a mut Wheel<u32>,
+    /// Credits returned a packet at a time (fabrics with [`Fabric::trains`]).
+    pub(crate) credit_batches: &'a mut Wheel<CreditBatch>,
     pub(crate) control: &'a mut C,
     /// Router-to-router flit traversals so far.
     pub(crate) flit_hops: &'a mut u64,
@@ -139,11 +141,31 @@ pub(crate) trait Fabric {
     where
         Self: Sized;
 
-    /// A flit arrives at router VC slot `slot` (its credit was taken upstream).
-    fn accept_flit(&mut self, slot: usize, flit: Flit) -> Buffered;
+    /// Whether packets cross channels as *trains*: one arrival per packet per channel (its
+    /// head now, its other blocks following back to back at the channel's period, as
+    /// [`accept_train`](Self::accept_train)), and a packet's credits returned together when
+    /// its last block leaves (as [`add_credits`](Self::add_credits)); flit by flit otherwise.
+    fn trains() -> bool
+    where
+        Self: Sized,
+    {
+        false
+    }
+
+    /// A flit arrives at router VC slot `slot` (its credit was taken upstream). With
+    /// [`trains`](Self::trains) it is the head of a train and stands for all `blocks` blocks
+    /// of its packet (whose credits were all taken upstream); otherwise `blocks` is 1.
+    fn accept_flit(&mut self, slot: usize, flit: Flit, blocks: u32) -> Buffered;
 
     /// A credit returns to output VC slot `slot`.
     fn add_credit(&mut self, slot: usize);
+
+    /// `count` credits return to output VC slot `slot` together.
+    fn add_credits(&mut self, slot: usize, count: u32) {
+        for _ in 0..count {
+            self.add_credit(slot);
+        }
+    }
 
     /// Whether any switch has work: [`step`](Self::step) may be skipped otherwise.
     fn any_active(&self) -> bool;
@@ -193,6 +215,13 @@ pub(crate) trait Fabric {
 
     /// Flits buffered in all switches.
     fn buffered_flits(&self) -> u64;
+
+    /// Flits of the packets being sent as trains: they hold their room in their input buffer
+    /// until their last block has left, and are on their way downstream already (so the flit
+    /// count of the whole network takes them once).
+    fn departing_flits(&self) -> u64 {
+        0
+    }
 
     /// Input VC buffers of `port` with no free slot.
     fn full_buffers(&self, port: PortId) -> u32 {

@@ -348,9 +348,15 @@ impl Collector {
 
     #[inline]
     pub(crate) fn on_flit_accepted(&mut self, node: usize, now: u64) {
-        self.delivered_flits += 1;
+        self.on_flits_accepted(node, now, 1);
+    }
+
+    /// `node` consumed `flits` flits at `now` (a whole packet, when packets move as trains).
+    #[inline]
+    pub(crate) fn on_flits_accepted(&mut self, node: usize, now: u64, flits: u32) {
+        self.delivered_flits += u64::from(flits);
         if self.in_window(now) {
-            self.accepted_flits[node] += 1;
+            self.accepted_flits[node] += u64::from(flits);
         }
     }
 

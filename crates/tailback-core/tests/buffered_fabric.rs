@@ -58,10 +58,10 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
     /// On random trees, queue schemes (VOQ, FIFO, VOQnet), read ports (with and without iSLIP),
-    /// lanes, buffers and loads, the invariant
-    /// checker finds nothing (credits and blocks conserved on every link and lane, pools equal
-    /// to their queues, no packet with a gap), every measured packet is delivered (no
-    /// deadlock) exactly once, and each flow's packets arrive in order.
+    /// lanes, buffers and loads, the invariant checker finds nothing (credits and blocks
+    /// conserved on every link and lane, pools equal to their queues, no packet started before
+    /// its blocks can leave back to back), every measured packet is delivered (no deadlock)
+    /// exactly once, and each flow's packets arrive in order.
     #[test]
     fn invariants_hold_on_random_trees(
         (k, n) in prop_oneof![Just((2u32, 3u32)), Just((4, 2)), Just((3, 2)), Just((4, 1))],
@@ -122,7 +122,8 @@ const TESTBED: &str = concat!(
 /// Saturating flows from the hosts of one switch to those of the other (Gran et al.'s scenario 2)
 /// cross the fast link
 /// back to back: from a slow input a packet starts late enough to leave without gaps (the
-/// invariant checker counts gaps), so three DDR flows fill the QDR link (its rate is 3/2 of
+/// invariant checker counts packets started before their blocks could leave back to back),
+/// so three DDR flows fill the QDR link (its rate is 3/2 of
 /// theirs, each gets a third of it) instead of the DDR rate a cut-through at the arrival rate
 /// would leave it.
 #[test]

@@ -645,7 +645,7 @@ fn the_buffered_fabric_refuses_what_it_cannot_model() {
     // Whole packets, one logical network, no mechanism, one lane per packet: all at once.
     let all = issues(
         "[topology]\nkind = \"torus\"\nk = 4\nn = 2\n[router]\nlogical_networks = 2\n\
-         [fabric]\nkind = \"buffered\"\n[congestion]\nmechanism = \"alo\"\n",
+         [fabric]\nkind = \"buffered\"\n[congestion]\nmechanism = \"alo\"\n[processor]\n",
     );
     assert_eq!(
         paths(&all),
@@ -653,7 +653,8 @@ fn the_buffered_fabric_refuses_what_it_cannot_model() {
             "router.switching",
             "router.logical_networks",
             "congestion.mechanism",
-            "fabric.kind"
+            "fabric.kind",
+            "processor"
         ]),
         "{all:#?}"
     );

@@ -386,6 +386,16 @@ impl Config {
                 ),
             );
         }
+        if self.processor.is_some() {
+            issues.push(
+                "processor".into(),
+                None,
+                format!(
+                    "the processor model is not available {buffered}: its channel adapters \
+                     deliver whole packets to the host"
+                ),
+            );
+        }
         let mechanism = self.congestion.mechanism();
         if mechanism != Mechanism::None {
             issues.push(

@@ -19,6 +19,7 @@
 //! rate holds all its flits; a NIC waiting for its bucket sleeps until it is full enough.
 
 mod queue_pairs;
+mod trains;
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -28,7 +29,7 @@ use queue_pairs::QueuePairs;
 use crate::bitset::BitSet;
 use crate::bitset::{bits32, next_after_32};
 use crate::config::{Multiplexing, NicConfig, NicQueues, RouterConfig};
-use crate::event::{FlitArrival, VcSlots, Wheel};
+use crate::event::{CreditBatch, FlitArrival, VcSlots, Wheel};
 use crate::flit::Flit;
 use crate::hooks::{Arrived, CongestionControl, Context, Flows, HookState};
 use crate::ids::NodeId;
@@ -85,6 +86,8 @@ pub(crate) struct NicContext<'a, C> {
     pub(crate) packets: &'a mut PacketSlab,
     pub(crate) flits: &'a mut Wheel<FlitArrival>,
     pub(crate) credits: &'a mut Wheel<u32>,
+    /// Credits returned a packet at a time (with trains).
+    pub(crate) credit_batches: &'a mut Wheel<CreditBatch>,
     pub(crate) control: &'a mut C,
     pub(crate) stats: &'a mut Collector,
     /// What hooks act on.
@@ -135,6 +138,10 @@ pub(crate) struct Nic {
     ejection_slot: u32,
     /// Received flits (ejection VC, flit) in arrival order.
     pub(crate) rx: VecDeque<(u8, Flit)>,
+    /// Received packets when packets move as trains, in arrival order, and the (fractional)
+    /// cycle the receiver may start on the next one.
+    rx_trains: VecDeque<trains::Received>,
+    rx_free_at: f64,
     /// Consumption tokens and the cycle they were last updated (`ejection_rate < 1`).
     rx_tokens: f64,
     rx_updated: u64,
@@ -203,13 +210,17 @@ pub(crate) struct NicSet {
     active: BitSet,
     /// Flits sent into the network over the whole run.
     pub(crate) injected_flits: u64,
+    /// Packets cross the node links as trains ([`Fabric::trains`](crate::fabric::Fabric::trains)):
+    /// injected and received a packet at a time, credits returned a packet at a time.
+    trains: bool,
 }
 
 impl NicSet {
     /// The NICs of `topology` in front of routers as `router` describes (`processor`: with a
     /// processor behind each); with `flows`, requests wait per destination, up to the given
     /// number of packets; with `queue_room`, the switches keep a queue per destination with
-    /// room of its own, which the NICs respect.
+    /// room of its own, which the NICs respect; with `trains`, packets cross the node links
+    /// as trains.
     pub(crate) fn new(
         nic: &NicConfig,
         router: &RouterConfig,
@@ -217,6 +228,7 @@ impl NicSet {
         topology: &Topology,
         flows: Option<Option<u32>>,
         queue_room: bool,
+        trains: bool,
     ) -> NicSet {
         let nodes = topology.node_count();
         let vcs = router.vcs as usize;
@@ -246,7 +258,9 @@ impl NicSet {
                     as u32,
                 ejection_slot: slots.port_vc(topology.ejection_port(NodeId::new(n)).index(), 0)
                     as u32,
-                rx: VecDeque::with_capacity(vcs * capacity as usize),
+                rx: VecDeque::with_capacity(if trains { 0 } else { vcs * capacity as usize }),
+                rx_trains: VecDeque::new(),
+                rx_free_at: 0.0,
                 rx_tokens: 0.0,
                 rx_updated: 0,
                 link_free_at: 0,
@@ -277,6 +291,7 @@ impl NicSet {
             control_inbox: Vec::new(),
             active: BitSet::new(nodes),
             injected_flits: 0,
+            trains,
         }
     }
 
@@ -394,10 +409,10 @@ impl NicSet {
         self.active.insert(node);
     }
 
-    /// An injection credit returns from the router.
-    pub(crate) fn add_credit(&mut self, node: usize, vc: u8) {
+    /// `count` injection credits return from the router.
+    pub(crate) fn add_credits(&mut self, node: usize, vc: u8, count: u16) {
         let credits = &mut self.inj_credits[self.slots.port_vc(node, vc as usize)];
-        *credits += 1;
+        *credits += count;
         if *credits >= self.nics[node].credits_wanted {
             self.active.insert(node);
         }
@@ -419,6 +434,11 @@ impl NicSet {
     /// Evaluates every NIC with work; idle ones leave the active list.
     pub(crate) fn step_all<C: CongestionControl>(&mut self, cx: &mut NicContext<'_, C>) {
         let mut active = std::mem::take(&mut self.active);
+        if self.trains {
+            self.step_trains(&mut active, cx);
+            self.active = active;
+            return;
+        }
         active.retain(|node| {
             self.consume(node, cx);
             let injection = self.inject(node, cx);
@@ -428,14 +448,19 @@ impl NicSet {
             let nic = &self.nics[node];
             // A NIC waiting for credits sleeps until one returns (which wakes it); one held back
             // by the mechanism or by a slow channel tries again next cycle.
-            let more_to_send = injection == Injection::Sent
-                && (nic.has_work(LogicalNetwork::Request, C::FLOWS)
-                    || (self.replies && nic.has_work(LogicalNetwork::Reply, C::FLOWS)));
+            let more_to_send = injection == Injection::Sent && self.has_more(nic, C::FLOWS);
             more_to_send
                 || matches!(injection, Injection::Held | Injection::Busy)
                 || !nic.rx.is_empty()
         });
         self.active = active;
+    }
+
+    /// Whether `nic` has another packet to send (with `flows`: one its mechanism may choose).
+    #[inline]
+    fn has_more(&self, nic: &Nic, flows: bool) -> bool {
+        nic.has_work(LogicalNetwork::Request, flows)
+            || (self.replies && nic.has_work(LogicalNetwork::Reply, flows))
     }
 
     /// Consumes received flits at the ejection rate; delivers packets whose tail is consumed.
@@ -498,23 +523,34 @@ impl NicSet {
                 packet.delivered_flits, packet.flits,
                 "packet {slot} delivered with missing flits"
             );
-            let node_id = NodeId::new(node);
-            if packet.control {
-                // The mechanism sees it after the NICs' step.
-                self.control_inbox.push((node as u32, slot));
-            } else if self.processor {
-                // The processor takes it from there, unless the mechanism keeps it.
-                let packet = *packet;
-                let (mut hook, control) = cx.hook();
-                if control.on_arrival(&mut hook, node_id, &packet, Arrived(slot)) {
-                    cx.hooks.arrivals.hand_over(node_id, Arrived(slot));
-                }
-            } else {
-                let packet = cx.packets.remove(slot);
-                cx.stats.on_delivered(&packet, now);
-                let (mut hook, control) = cx.hook();
-                control.on_delivered(&mut hook, node_id, &packet);
+            self.deliver(node, slot, cx);
+        }
+    }
+
+    /// The packet in slab slot `slot` has arrived whole at `node`: a control packet goes to the
+    /// mechanism, a request or reply to the processor (if modelled) or is delivered.
+    fn deliver<C: CongestionControl>(
+        &mut self,
+        node: usize,
+        slot: u32,
+        cx: &mut NicContext<'_, C>,
+    ) {
+        let node_id = NodeId::new(node);
+        if cx.packets.get(slot).control {
+            // The mechanism sees it after the NICs' step.
+            self.control_inbox.push((node as u32, slot));
+        } else if self.processor {
+            // The processor takes it from there, unless the mechanism keeps it.
+            let packet = *cx.packets.get(slot);
+            let (mut hook, control) = cx.hook();
+            if control.on_arrival(&mut hook, node_id, &packet, Arrived(slot)) {
+                cx.hooks.arrivals.hand_over(node_id, Arrived(slot));
             }
+        } else {
+            let packet = cx.packets.remove(slot);
+            cx.stats.on_delivered(&packet, cx.now);
+            let (mut hook, control) = cx.hook();
+            control.on_delivered(&mut hook, node_id, &packet);
         }
     }
 
@@ -534,6 +570,7 @@ impl NicSet {
 
     /// Sends the next flit of a packet in progress, or starts the next queued one: the reply
     /// network first (replies never wait for requests), then the request network.
+    #[inline(always)]
     fn inject<C: CongestionControl>(
         &mut self,
         node: usize,
@@ -544,7 +581,12 @@ impl NicSet {
             self.choose_from_flows(node, cx);
         }
         if now < self.nics[node].link_free_at {
-            return Injection::Busy;
+            // A train's link is busy until a known cycle.
+            return if self.trains {
+                Injection::Wait(self.nics[node].link_free_at)
+            } else {
+                Injection::Busy
+            };
         }
         if !self.replies {
             return self.inject_on(node, LogicalNetwork::Request, cx);
@@ -685,6 +727,24 @@ impl NicSet {
             let (mut hook, control) = cx.hook();
             control.on_injected(&mut hook, NodeId::new(node), &packet);
             nic.inj_ptr = vc;
+            if self.trains {
+                // The whole packet leaves as a train (its credits were checked above).
+                let flits = offered.flits;
+                self.inj_credits[slots.port_vc(node, vc as usize)] -= flits as u16;
+                self.injected_flits += u64::from(flits);
+                nic.link_free_at = now + u64::from(flits) * nic.link_period;
+                cx.flits.schedule(
+                    now,
+                    self.injection_latency,
+                    FlitArrival {
+                        to: nic.terminal_slot + u32::from(vc),
+                        flit: Flit::new(slot, true, true),
+                    },
+                );
+                let (mut hook, control) = cx.hook();
+                control.on_injection_done(&mut hook, NodeId::new(node));
+                return Injection::Sent;
+            }
             nic.inj_free &= !(1 << vc);
             current = Current {
                 packet: slot,

@@ -29,7 +29,7 @@ impl Fabric for RouterSet {
     }
 
     #[inline(always)]
-    fn accept_flit(&mut self, slot: usize, flit: Flit) -> Buffered {
+    fn accept_flit(&mut self, slot: usize, flit: Flit, _blocks: u32) -> Buffered {
         self.push_flit(slot, flit)
     }
 

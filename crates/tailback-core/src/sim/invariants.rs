@@ -26,13 +26,23 @@ pub(super) fn check<C: CongestionControl, F: Fabric>(sim: &Simulation<C, F>) {
         flits_to: vec![0; total_slots],
         credits_to: vec![0; total_slots],
     };
+    // A train on its way carries its whole packet.
+    let mut flits_in_flight = 0;
     for arrival in sim.flit_wheel.iter() {
-        in_flight.flits_to[arrival.to as usize] += 1;
+        let flits = if F::trains() {
+            u64::from(sim.packets.get(arrival.flit.packet()).flits)
+        } else {
+            1
+        };
+        in_flight.flits_to[arrival.to as usize] += flits;
+        flits_in_flight += flits;
     }
     for &to in sim.credit_wheel.iter() {
         in_flight.credits_to[to as usize] += 1;
     }
-    let flits_in_flight = sim.flit_wheel.pending() as u64;
+    for batch in sim.credit_batches.iter() {
+        in_flight.credits_to[batch.to as usize] += u64::from(batch.count);
+    }
 
     let fail = |what: String| panic!("invariant violated at cycle {now}: {what}");
 
@@ -54,8 +64,11 @@ pub(super) fn check<C: CongestionControl, F: Fabric>(sim: &Simulation<C, F>) {
         }
     }
     // Flit conservation over the whole network.
-    let held_by_nics: u64 = nics.nics.iter().map(|n| n.rx.len() as u64).sum();
-    let inside = fabric.buffered_flits() + flits_in_flight + held_by_nics;
+    let held_by_nics: u64 = (0..nodes)
+        .map(|node| nics.nics[node].rx.len() as u64 + nics.train_blocks_held(node))
+        .sum();
+    let inside =
+        fabric.buffered_flits() + flits_in_flight + held_by_nics - fabric.departing_flits();
     let delivered = sim.stats.delivered_flits;
     if nics.injected_flits != delivered + inside {
         fail(format!(

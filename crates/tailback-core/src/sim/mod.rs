@@ -19,7 +19,7 @@ use std::path::Path;
 use crate::config::{
     Choice, Config, ConfigError, ConfigIssue, FabricKind, ProcessConfig, ProcessKind, Spec,
 };
-use crate::event::{FlitArrival, VcSlots, Wheel};
+use crate::event::{CreditBatch, FlitArrival, VcSlots, Wheel};
 use crate::fabric::{Fabric, StepContext};
 use crate::hooks::{Arrivals, BufferEvent, CongestionControl, HookState, NoControl};
 use crate::ids::{NodeId, RouterId};
@@ -109,6 +109,8 @@ pub struct Simulation<C: CongestionControl = NoControl, F: Fabric = RouterSet> {
     packets: PacketSlab,
     flit_wheel: Wheel<FlitArrival>,
     credit_wheel: Wheel<u32>,
+    /// Credits returned a packet at a time (fabrics that move packets as trains).
+    credit_batches: Wheel<CreditBatch>,
     /// Next creation time of every source that will create another packet.
     creations: BinaryHeap<Reverse<(u64, u32)>>,
     control: C,
@@ -190,6 +192,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             &topology,
             flows,
             fabric.room_per_destination(),
+            F::trains(),
         );
         let program = cfg.traffic.process.program().map(|p| {
             Program::new(
@@ -260,6 +263,10 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             packets: PacketSlab::default(),
             flit_wheel: Wheel::new(max_flit_delay, channel_ends),
             credit_wheel: Wheel::new(r.credit_latency as u64, channel_ends),
+            credit_batches: Wheel::new(
+                r.credit_latency as u64,
+                if F::trains() { channel_ends } else { 0 },
+            ),
             creations,
             control,
             stats,
@@ -334,6 +341,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                 packets: &mut self.packets,
                 flits: &mut self.flit_wheel,
                 credits: &mut self.credit_wheel,
+                credit_batches: &mut self.credit_batches,
                 control: &mut self.control,
                 stats: &mut self.stats,
                 hooks: &mut self.hooks,
@@ -348,6 +356,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                 packets: &mut self.packets,
                 flits: &mut self.flit_wheel,
                 credits: &mut self.credit_wheel,
+                credit_batches: &mut self.credit_batches,
                 control: &mut self.control,
                 flit_hops: &mut self.flit_hops,
                 hooks: &mut self.hooks,
@@ -670,6 +679,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             || self.config.sim.check_invariants
             || self.flit_wheel.pending() > 0
             || self.credit_wheel.pending() > 0
+            || self.credit_batches.pending() > 0
             || self.fabric.any_active()
             || self.nics.any_active()
         {
@@ -690,8 +700,14 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         let slots = self.slots;
         for &FlitArrival { to, flit } in self.flit_wheel.due(now) {
             let to = to as usize;
+            // A train brings its whole packet.
+            let blocks = if F::trains() {
+                self.packets.get(flit.packet()).flits
+            } else {
+                1
+            };
             if slots.is_router(to) {
-                let at = self.fabric.accept_flit(to, flit);
+                let at = self.fabric.accept_flit(to, flit, blocks);
                 if C::BUFFER_EVENTS {
                     let event = BufferEvent {
                         router: RouterId::new(at.router),
@@ -706,8 +722,12 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                 }
             } else if to < slots.recovery_base as usize {
                 let nic = to - slots.nic_base as usize;
-                self.nics
-                    .receive(slots.owner(nic), slots.vc(nic) as u8, flit);
+                let (node, vc) = (slots.owner(nic), slots.vc(nic) as u8);
+                if F::trains() {
+                    self.nics.receive_train(node, vc, flit, blocks, now);
+                } else {
+                    self.nics.receive(node, vc, flit);
+                }
             } else {
                 self.nics
                     .receive_recovered(to - slots.recovery_base as usize, flit);
@@ -720,10 +740,24 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                 self.fabric.add_credit(to);
             } else {
                 let nic = to - slots.nic_base as usize;
-                self.nics.add_credit(slots.owner(nic), slots.vc(nic) as u8);
+                self.nics
+                    .add_credits(slots.owner(nic), slots.vc(nic) as u8, 1);
             }
         }
         self.credit_wheel.clear(now);
+        if F::trains() {
+            for &CreditBatch { to, count } in self.credit_batches.due(now) {
+                let to = to as usize;
+                if slots.is_router(to) {
+                    self.fabric.add_credits(to, count);
+                } else {
+                    let nic = to - slots.nic_base as usize;
+                    self.nics
+                        .add_credits(slots.owner(nic), slots.vc(nic) as u8, count as u16);
+                }
+            }
+            self.credit_batches.clear(now);
+        }
     }
 
     fn create_packets(&mut self, now: u64) {

@@ -35,14 +35,27 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
         BufferedSwitches::new(cfg, topology)
     }
 
+    fn trains() -> bool {
+        true
+    }
+
     #[inline(always)]
-    fn accept_flit(&mut self, slot: usize, flit: Flit) -> Buffered {
-        self.accept_block(slot, flit)
+    fn accept_flit(&mut self, slot: usize, flit: Flit, blocks: u32) -> Buffered {
+        debug_assert!(
+            flit.is_head() && flit.is_tail(),
+            "a train is a whole packet"
+        );
+        self.accept_train(slot, flit.packet(), blocks)
     }
 
     #[inline(always)]
     fn add_credit(&mut self, slot: usize) {
-        self.return_credit(slot);
+        self.return_credits(slot, 1);
+    }
+
+    #[inline(always)]
+    fn add_credits(&mut self, slot: usize, count: u32) {
+        self.return_credits(slot, count);
     }
 
     #[inline]
@@ -95,6 +108,14 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
 
     fn buffered_flits(&self) -> u64 {
         self.pools.iter().map(|&b| u64::from(b)).sum()
+    }
+
+    fn departing_flits(&self) -> u64 {
+        self.ports
+            .iter()
+            .filter(|p| p.stream != super::NONE)
+            .map(|p| u64::from(self.residents[p.stream as usize].blocks))
+            .sum()
     }
 
     fn check(

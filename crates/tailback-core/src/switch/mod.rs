@@ -5,18 +5,21 @@
 //! packets into. The upstream end holds one credit count per (link, VL), so a single hot queue
 //! can fill the pool and stop the link for every other queue behind it.
 //!
-//! Blocks are counted, not stored: a packet resident in a pool is a record of how many of its
-//! blocks have arrived and left. Its head is routed once, in the cycle it arrives, and queued;
-//! the packet may leave from `switch_latency` cycles later. Each output port sends one packet at
-//! a time (virtual cut-through): it picks, round robin over VLs and then over input ports, the
-//! head packet of a queue for it whose VL downstream has credits for all its blocks and whose
-//! input port has a free read port, then sends one block per period of its link, back to back.
-//! A packet forwarded from a slower link onto a faster one starts only when its remaining
-//! blocks will arrive in time, so the faster link carries it without gaps. Each block that
-//! leaves returns a credit upstream.
+//! Packets move as *trains*: under virtual cut-through with credits for the whole packet, a
+//! packet's blocks cross a link back to back, so the arrival of its head says when every
+//! block arrives (one per period of the link). A packet is one event per hop: its head arrives,
+//! takes room for all its blocks in the pool, is routed in that cycle and queued; it may leave
+//! from `switch_latency` cycles later. Each output port sends one packet at a time: it picks,
+//! round robin over VLs and then over input ports, the head packet of a queue for it whose VL
+//! downstream has credits for all its blocks and whose input port has a free read port, and
+//! sends it as a train, one block per period of its link. A packet forwarded from a slower link
+//! onto a faster one starts only when its last block will have arrived before it must leave,
+//! so the faster link carries it without gaps. When the last block has left, the packet's
+//! room in the pool is freed and its credits go back upstream together (as InfiniBand's
+//! flow-control packets return credits in batches, not one per block).
 //!
 //! Work: an output is evaluated only while it sends, or has a head packet that is not yet due;
-//! an output whose candidates all lack credits (or read ports) sleeps until a credit returns
+//! an output whose candidates all lack credits (or read ports) sleeps until credits return
 //! (or a read port frees), so blocked traffic costs nothing. A packet keeps its VL from
 //! injection to delivery; routes that need VL changes are refused by the configuration.
 
@@ -33,7 +36,6 @@ use crate::bitset::BitSet;
 use crate::config::{Config, FabricConfig};
 use crate::event::VcSlots;
 use crate::fabric::Buffered;
-use crate::flit::Flit;
 use crate::ids::RouterId;
 use crate::table::{Pool, Table};
 use crate::topology::{Link, Topology};
@@ -41,18 +43,17 @@ use crate::topology::{Link, Topology};
 /// Marks a missing resident, queue entry, stream or unconnected port.
 const NONE: u32 = u32::MAX;
 
-/// A packet whose blocks are (partly) in an input pool.
+/// A packet in an input pool, from the arrival of its head until its last block leaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Resident {
     /// Its slot in the packet slab.
     packet: u32,
-    /// Its length in blocks (known once routed).
+    /// Its length in blocks.
     blocks: u32,
-    /// Blocks that have arrived.
-    arrived: u32,
-    /// Blocks that have left.
-    sent: u32,
-    /// The earliest cycle its head may leave.
+    /// The cycle its head arrived (known once routed, in that cycle).
+    arrived: u64,
+    /// The earliest cycle its head may leave (known once routed): late enough for its last
+    /// block to arrive before it must leave.
     ready: u64,
     /// Its destination node.
     dst: u32,
@@ -93,7 +94,9 @@ struct Port {
     period: u32,
     /// Cycles per block on the input channel.
     in_period: u32,
-    /// The first cycle the output may start its next block.
+    /// The cycle the last block of the packet being sent leaves, and the first cycle the
+    /// output may start its next packet.
+    tail_at: u64,
     free_at: u64,
     /// The resident being sent ([`NONE`]: the output is idle).
     stream: u32,
@@ -125,9 +128,8 @@ pub(crate) struct BufferedSwitches<S> {
     queues_per_pool: usize,
     first_port: Table<u32>,
     ports: Table<Port>,
-    /// Per input VC slot: blocks in the pool, and the resident receiving blocks.
+    /// Per input VC slot: blocks in the pool.
     pools: Table<u32>,
-    arriving: Table<u32>,
     /// Per input pool and queue: its residents, and the next queue in its ready list.
     queues: Table<Queue>,
     ready_next: Table<u32>,
@@ -160,9 +162,9 @@ pub(crate) struct BufferedSwitches<S> {
     islip_idle: Vec<u32>,
     islip_outcomes: Vec<step::Choice>,
     islip_grants: Vec<(u8, step::Pick)>,
-    /// Blocks that left later than one link period after the previous block of their packet
-    /// (0 unless the engine is wrong: packets cross every link back to back).
-    gaps: u64,
+    /// Packets started before all their blocks could arrive in time to leave back to back
+    /// (0 unless the engine is wrong: a train never has gaps).
+    early_starts: u64,
     /// Outputs with work, and an empty set of the same size that collects outputs woken while
     /// the active ones step.
     active: BitSet,
@@ -206,6 +208,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 link_delay: p.output_latency,
                 period: p.output_period,
                 in_period: in_period(p.input),
+                tail_at: 0,
                 free_at: 0,
                 stream: NONE,
                 stream_from: NONE,
@@ -230,7 +233,6 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             first_port: first_port.into(),
             ports: ports.into(),
             pools: Table::filled(0, n_slots),
-            arriving: Table::filled(NONE, n_slots),
             queues: Table::filled(Queue::EMPTY, n_slots * queues_per_pool),
             ready_next: Table::filled(NONE, n_slots * queues_per_pool),
             ready: Table::filled(Queue::EMPTY, n_slots * topology.max_ports()),
@@ -247,7 +249,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             islip_idle: Vec::new(),
             islip_outcomes: Vec::new(),
             islip_grants: Vec::new(),
-            gaps: 0,
+            early_starts: 0,
             active: BitSet::new(topo_ports.len()),
             woken: BitSet::new(topo_ports.len()),
             scheme: PhantomData,
@@ -260,38 +262,27 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         slot * self.queues_per_pool + queue
     }
 
-    /// A block arrives at input VC slot `slot`: a head starts a resident (routed in this
-    /// cycle's step), a body block joins the packet arriving there.
+    /// The head of packet `packet` arrives at input VC slot `slot` with room taken for its
+    /// `blocks` blocks; it is routed in this cycle's step.
     #[inline(always)]
-    fn accept_block(&mut self, slot: usize, flit: Flit) -> Buffered {
+    fn accept_train(&mut self, slot: usize, packet: u32, blocks: u32) -> Buffered {
         let held = &mut self.pools[slot];
         assert!(
-            *held < self.capacity,
+            *held + blocks <= self.capacity,
             "input pool overflow at VC slot {slot}: credit protocol violated"
         );
-        *held += 1;
+        *held += blocks;
         let occupancy = *held;
-        if flit.is_head() {
-            let resident = self.residents.insert(Resident {
-                packet: flit.packet(),
-                dst: 0,
-                blocks: u32::MAX,
-                arrived: 1,
-                sent: 0,
-                ready: u64::MAX,
-                out: 0,
-                next: NONE,
-            });
-            self.arriving[slot] = resident;
-            self.unrouted.push((slot as u32, resident));
-        } else {
-            let resident = self.arriving[slot] as usize;
-            debug_assert_eq!(self.residents[resident].packet, flit.packet());
-            self.residents[resident].arrived += 1;
-        }
-        if flit.is_tail() {
-            self.arriving[slot] = NONE;
-        }
+        let resident = self.residents.insert(Resident {
+            packet,
+            blocks,
+            arrived: u64::MAX,
+            ready: u64::MAX,
+            dst: 0,
+            out: 0,
+            next: NONE,
+        });
+        self.unrouted.push((slot as u32, resident));
         let port = &self.ports[self.slots.owner(slot)];
         Buffered {
             router: port.router as usize,
@@ -309,11 +300,11 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             || self.reserved[slot * self.nodes + dst as usize] + blocks <= self.room_blocks
     }
 
-    /// A credit returns to output VC slot `slot`; an idle output with requests looks again
-    /// once the credits cover a packet it waits for.
+    /// `count` credits return to output VC slot `slot`; an idle output with requests looks
+    /// again once the credits cover a packet it waits for.
     #[inline(always)]
-    fn return_credit(&mut self, slot: usize) {
-        self.credits[slot] += 1;
+    fn return_credits(&mut self, slot: usize, count: u32) {
+        self.credits[slot] += count;
         debug_assert!(self.credits[slot] <= self.capacity);
         let out = self.slots.owner(slot);
         let port = &self.ports[out];

@@ -3,7 +3,7 @@
 
 use super::{BufferedSwitches, NONE, Queue, QueueScheme};
 use crate::bitset::{BitSet, bits64};
-use crate::event::FlitArrival;
+use crate::event::{CreditBatch, FlitArrival};
 use crate::fabric::StepContext;
 use crate::flit::Flit;
 use crate::hooks::CongestionControl;
@@ -83,7 +83,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             self.islip(group, now, &mut outcomes);
             for (&out, &outcome) in group.iter().zip(outcomes.iter()) {
                 match outcome {
-                    Choice::Started => self.send_block(out as usize, cx),
+                    Choice::Started => self.start_train(out as usize, cx),
                     Choice::NotYet => {}
                     Choice::Blocked => active.remove(out as usize),
                 }
@@ -113,13 +113,13 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 packet.class,
             );
             let out = route.escape.port;
-            let blocks = packet.flits;
+            let blocks = self.residents[resident].blocks;
             let out_period = self.ports[first + out as usize].period;
             // From a slower link, start late enough that the last block arrives in time.
             let catch_up = u64::from(blocks - 1) * u64::from(in_period.saturating_sub(out_period));
             let dst = packet.dst;
             let r = &mut self.residents[resident];
-            r.blocks = blocks;
+            r.arrived = now;
             r.dst = dst;
             r.out = out;
             r.ready = now + self.latency.max(catch_up);
@@ -189,8 +189,8 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         }
     }
 
-    /// Steps output `out`: sends the next block of its packet, or chooses a new one. Returns
-    /// whether it still has work.
+    /// Steps output `out`: finishes the packet it sends once its last block has left, and
+    /// chooses a new one when the link is free. Returns whether it still has work.
     #[inline(always)]
     fn step_output<C: CongestionControl>(
         &mut self,
@@ -199,19 +199,18 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     ) -> bool {
         let now = cx.now;
         let port = self.ports[out];
-        if now < port.free_at {
-            return true;
-        }
         if port.stream != NONE {
-            let r = self.residents[port.stream as usize];
-            if r.arrived > r.sent {
-                self.send_block(out, cx);
+            if now < port.tail_at {
+                return true;
             }
+            self.finish(out, cx);
+        }
+        if now < port.free_at {
             return true;
         }
         match self.choose(out, now) {
             Choice::Started => {
-                self.send_block(out, cx);
+                self.start_train(out, cx);
                 true
             }
             Choice::NotYet => true,
@@ -396,65 +395,63 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         self.islip_grants = grants;
     }
 
-    /// Sends the next block of output `out`'s packet; the last one frees the output and moves
-    /// the packet's queue on.
+    /// Output `out` sends its packet as a train: the head now, the other blocks back to back
+    /// at the link's period; the packet's credits downstream are taken.
     #[inline(always)]
-    fn send_block<C: CongestionControl>(&mut self, out: usize, cx: &mut StepContext<'_, C>) {
+    fn start_train<C: CongestionControl>(&mut self, out: usize, cx: &mut StepContext<'_, C>) {
         let now = cx.now;
         let slots = self.slots;
+        let from = self.ports[out].stream_from as usize;
+        let in_period = u64::from(self.ports[slots.owner(from)].in_period);
         let port = &mut self.ports[out];
-        let (stream, from) = (port.stream as usize, port.stream_from as usize);
-        // A block after the first that could have left earlier is a gap in the packet.
-        let late = now > port.free_at;
-        port.free_at = now + u64::from(port.period);
+        let r = self.residents[port.stream as usize];
+        let rest = u64::from(r.blocks - 1);
+        let period = u64::from(port.period);
+        port.tail_at = now + rest * period;
+        port.free_at = port.tail_at + period;
+        // Every block leaves no earlier than it arrives.
+        self.early_starts +=
+            u64::from(now < r.arrived || port.tail_at < r.arrived + rest * in_period);
         let vl = slots.vc(from);
         let to = port.downstream + vl as u32;
-        let delay = u64::from(port.link_delay);
-        let r = &mut self.residents[stream];
-        let first_block = r.sent == 0;
-        self.gaps += u64::from(late && !first_block);
-        r.sent += 1;
-        let last = r.sent == r.blocks;
-        let packet = r.packet;
         cx.flits.schedule(
             now,
-            delay,
+            u64::from(port.link_delay),
             FlitArrival {
                 to,
-                flit: Flit::new(packet, first_block, last),
+                flit: Flit::new(r.packet, true, true),
             },
         );
         let to_router = slots.is_router(to as usize);
-        *cx.flit_hops += u64::from(to_router);
-        if first_block {
-            cx.packets.get_mut(packet).hops += u32::from(to_router);
-        }
-        self.credits[slots.port_vc(out, vl)] -= 1;
-        self.pools[from] -= 1;
-        if S::OWN_ROOM {
-            let dst = self.residents[stream].dst as usize;
-            self.reserved[from * self.nodes + dst] -= 1;
-        }
-        let in_port = slots.owner(from);
-        cx.credits.schedule(
-            now,
-            self.credit_latency,
-            self.ports[in_port].upstream + vl as u32,
-        );
-        if last {
-            self.finish(out, from, stream as u32);
-        }
+        *cx.flit_hops += u64::from(r.blocks) * u64::from(to_router);
+        cx.packets.get_mut(r.packet).hops += u32::from(to_router);
+        self.credits[slots.port_vc(out, vl)] -= r.blocks;
     }
 
-    /// The last block of `resident` left output `out`, read from input VC slot `from`: the
-    /// output goes idle, the next packet of the queue requests its output, and a freed read
-    /// port wakes the outputs that were waiting for it.
-    fn finish(&mut self, out: usize, from: usize, resident: u32) {
+    /// The last block of output `out`'s packet has left: the output goes idle (until its link
+    /// is free), the packet's room in its pool is freed and its credits go back upstream, the
+    /// next packet of its queue requests its output, and a freed read port wakes the outputs
+    /// that were waiting for it.
+    fn finish<C: CongestionControl>(&mut self, out: usize, cx: &mut StepContext<'_, C>) {
         let port = &mut self.ports[out];
+        let (resident, from) = (port.stream, port.stream_from as usize);
         port.stream = NONE;
         port.stream_from = NONE;
         let first = port.first as usize;
         let r = self.residents[resident as usize];
+        self.pools[from] -= r.blocks;
+        if S::OWN_ROOM {
+            self.reserved[from * self.nodes + r.dst as usize] -= r.blocks;
+        }
+        let in_port = self.slots.owner(from);
+        cx.credit_batches.schedule(
+            cx.now,
+            self.credit_latency,
+            CreditBatch {
+                to: self.ports[in_port].upstream + self.slots.vc(from) as u32,
+                count: r.blocks,
+            },
+        );
         let q = S::queue_of(r.out, r.dst);
         let qi = self.queue_index(from, q);
         self.queues[qi].head = r.next;
@@ -465,7 +462,6 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             self.make_ready(from, q, next_out);
         }
         self.residents.remove(resident);
-        let in_port = self.slots.owner(from);
         let reading = &mut self.ports[in_port].reading;
         let was_full = *reading >= self.read_ports;
         *reading -= 1;
