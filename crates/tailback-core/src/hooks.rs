@@ -34,6 +34,11 @@
 //! - [`on_forward`](CongestionControl::on_forward): when a head flit is switched to an output
 //!   port; the mechanism sees the output VC's credits and may mark the packet (only if
 //!   `FORWARD_EVENTS`).
+//! - [`on_port_vl`](CongestionControl::on_port_vl) / [`on_departure`](CongestionControl::on_departure):
+//!   in buffered switches, when the blocks queued for an output port and VL change, and just
+//!   before a packet leaves through it (which may be marked) (only if `PORT_VL_EVENTS`).
+//! - [`send_time`](CongestionControl::send_time): when a channel adapter with per-destination
+//!   queues looks for a destination to serve (only if `PACING`); one not due yet keeps its turn.
 //! - [`on_timer`](CongestionControl::on_timer): at the start of a cycle asked for with
 //!   [`Timers::wake`], before the NICs step.
 //! - [`end_of_cycle`](CongestionControl::end_of_cycle): after all components have moved, with a
@@ -43,7 +48,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 
-use crate::ids::{NodeId, RouterId};
+use crate::ids::{NodeId, PortId, RouterId};
 use crate::packet::{LogicalNetwork, Packet};
 use crate::traffic::Offered;
 use crate::view::NetworkView;
@@ -82,6 +87,28 @@ pub struct ForwardEvent {
     /// Capacity of that buffer, in credits: `out_capacity - out_credits` is the output queue's
     /// occupancy as this router knows it (flits buffered downstream or on their way).
     pub out_capacity: u32,
+}
+
+/// The queued traffic of an output port and VL (a *Port VL*) of a buffered switch: what
+/// InfiniBand congestion detection compares with its thresholds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PortVlEvent {
+    /// The output port.
+    pub port: PortId,
+    /// The virtual lane.
+    pub vl: u8,
+    /// The local input port whose queue for this Port VL changed (or whose packet leaves).
+    pub input: u8,
+    /// Blocks queued at that input for this Port VL.
+    pub input_blocks: u32,
+    /// Blocks queued at all inputs of the switch for this Port VL.
+    pub blocks: u32,
+    /// Inputs with blocks queued for this Port VL.
+    pub contributors: u32,
+    /// Credits the output holds on this VL (after a departing packet took its own).
+    pub credits: u32,
+    /// Whether the port leads to a channel adapter (a node).
+    pub to_node: bool,
 }
 
 /// A control packet a mechanism sends.
@@ -337,6 +364,12 @@ pub trait CongestionControl {
     /// [`next_packet`](Self::next_packet) which to send; otherwise a NIC sends its requests in
     /// the order they were created.
     const FLOWS: bool = false;
+    /// Buffered switches call [`on_port_vl`](Self::on_port_vl) and
+    /// [`on_departure`](Self::on_departure).
+    const PORT_VL_EVENTS: bool = false;
+    /// Channel adapters with per-destination queues ask [`send_time`](Self::send_time) when
+    /// each destination may send.
+    const PACING: bool = false;
     /// Names (snake case) of the values the mechanism reports in every time-series row
     /// ([`gauges`](Self::gauges)): columns of the series after the engine's own.
     const GAUGES: &'static [&'static str] = &[];
@@ -417,6 +450,23 @@ pub trait CongestionControl {
     /// A head flit was switched towards an output port; the packet may be marked.
     #[inline]
     fn on_forward(&mut self, _cx: &mut Context<'_>, _event: ForwardEvent, _packet: &mut Packet) {}
+
+    /// The blocks queued for a Port VL of a buffered switch changed: a packet routed to it
+    /// joined a queue, or its last block left (only if `PORT_VL_EVENTS`).
+    #[inline]
+    fn on_port_vl(&mut self, _event: PortVlEvent) {}
+
+    /// `packet` is about to leave through a Port VL of a buffered switch (its blocks still
+    /// counted in `event`); the packet may be marked (only if `PORT_VL_EVENTS`).
+    #[inline]
+    fn on_departure(&mut self, _event: PortVlEvent, _packet: &mut Packet) {}
+
+    /// The earliest cycle `node` may start a packet to `dst`, at or after `now` (only if
+    /// `PACING`; channel adapters with per-destination queues).
+    #[inline]
+    fn send_time(&self, _node: NodeId, _dst: u32, now: u64) -> u64 {
+        now
+    }
 
     /// A timer of `node` set with [`Timers::wake`] is due.
     #[inline]

@@ -93,7 +93,6 @@ fn run_with(
 ) -> Result<(RunReport, io::Result<u64>), ConfigError> {
     use config::{FabricConfig, QueueKind};
     use switch::{Fifo, Voq, VoqNet};
-    // The buffered fabric runs without a mechanism (the configuration checks that).
     match &spec.fabric {
         FabricConfig::Vc => spec.congestion.apply(Run {
             spec,
@@ -109,16 +108,27 @@ fn run_with(
     }
 }
 
-/// Runs `spec` on buffered switches with queue scheme `S`, without a mechanism.
+/// Runs `spec` on buffered switches with queue scheme `S`, without a mechanism or with
+/// InfiniBand congestion control (the configuration refuses the others).
 fn run_buffered<S: switch::QueueScheme>(
     spec: &Spec,
     every: u64,
     observer: impl FnMut(&Progress),
     trace: Option<Box<dyn Write + Send>>,
 ) -> Result<(RunReport, io::Result<u64>), ConfigError> {
-    let sim =
-        Simulation::<_, switch::BufferedSwitches<S>>::build_on(spec, |_, _| hooks::NoControl)?;
-    Ok(drive(sim, every, observer, trace))
+    type On<S, C> = Simulation<C, switch::BufferedSwitches<S>>;
+    match &spec.congestion {
+        config::CongestionConfig::IbCc(settings) => {
+            let sim = On::<S, _>::build_on(spec, |topology, _| {
+                congestion::IbCc::build(settings, spec, topology)
+            })?;
+            Ok(drive(sim, every, observer, trace))
+        }
+        _ => {
+            let sim = On::<S, _>::build_on(spec, |_, _| hooks::NoControl)?;
+            Ok(drive(sim, every, observer, trace))
+        }
+    }
 }
 
 /// A run of the configured mechanism.

@@ -28,6 +28,8 @@ pub enum Purpose {
     Processor = 6,
     /// The phases and messages of one node's closed-loop workload.
     Program = 7,
+    /// Congestion marks of one switch output port (InfiniBand congestion control).
+    Marking = 8,
 }
 
 /// The stream for `owner` (a node index, or 0 for run-wide streams) and `purpose`.

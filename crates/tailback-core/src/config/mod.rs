@@ -198,7 +198,7 @@ impl Config {
             let mechanism = self.congestion.mechanism();
             let clash = if self.processor.is_some() {
                 Some("a [processor] (it hands the NIC one packet at a time)".to_string())
-            } else if mechanism != Mechanism::None {
+            } else if !matches!(mechanism, Mechanism::None | Mechanism::IbCc) {
                 Some(format!(
                     "congestion.mechanism = \"{}\" (mechanisms keep their own queues)",
                     mechanism.name()
@@ -397,12 +397,13 @@ impl Config {
             );
         }
         let mechanism = self.congestion.mechanism();
-        if mechanism != Mechanism::None {
+        if !matches!(mechanism, Mechanism::None | Mechanism::IbCc) {
             issues.push(
                 "congestion.mechanism".into(),
                 string(mechanism.name()).as_ref(),
                 format!(
-                    "must be \"none\" {buffered}: its mechanisms act on virtual-channel routers"
+                    "must be \"none\" or \"ib_cc\" {buffered}: the other mechanisms act on \
+                     virtual-channel routers"
                 ),
             );
         }

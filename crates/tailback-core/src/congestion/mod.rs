@@ -6,6 +6,7 @@
 //! - [`EntropyThrottling`]: throttling on the global packet mobility ratio.
 //! - [`Nifdy`]: NIFDY's admission of packets at the network interface (and its buffers-only
 //!   control).
+//! - [`IbCc`]: InfiniBand congestion control, on the buffered (InfiniBand) fabric.
 //!
 //! A mechanism is one module: it implements [`CongestionControl`] and the crate's registration
 //! trait (its settings with their keys, reader and checks, its description, how to build it),
@@ -14,6 +15,7 @@
 
 mod alo;
 mod entropy;
+mod ib;
 mod nifdy;
 pub(crate) mod registry;
 mod self_tuned;
@@ -25,6 +27,8 @@ pub(crate) use self_tuned::settings as self_tuned_settings;
 
 pub use alo::{Alo, alo_allows};
 pub use entropy::{EntropyThrottling, refresh_cycles as entropy_refresh_cycles};
+pub use ib::IbCc;
+pub use ib::settings::IbCcConfig;
 pub use nifdy::Nifdy;
 pub use self_tuned::SelfTuned;
 pub use sideband::{SideBand, Snapshot};
@@ -53,6 +57,9 @@ mechanisms! {
     Nifdy = "nifdy" => Nifdy, NifdyConfig;
     /// NIFDY's buffering with its protocol off: the same total packet buffers, no acks.
     NifdyBuffersOnly = "nifdy_buffers_only" => nifdy::BuffersOnly, NifdyConfig;
+    /// InfiniBand congestion control (FECN marking at switches, BECN notifications, injection
+    /// rate delays at channel adapters; needs the buffered fabric).
+    IbCc = "ib_cc" => IbCc, IbCcConfig;
 }
 
 impl Registered for NoControl {

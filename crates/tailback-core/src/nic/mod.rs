@@ -637,17 +637,37 @@ impl NicSet {
                 // The next destination's turn: its first packet is committed. Where queues
                 // downstream have room of their own, destinations without room keep their turn
                 // and do not block the others.
+                // With a pacing mechanism, a destination whose next packet is not due yet keeps
+                // its turn too.
                 let (view, terminal) = (cx.view, nic.terminal_slot as usize);
                 let vcs = self.network_vcs[network as usize];
                 let (queue_room, cut_through) = (self.queue_room, self.cut_through);
+                let control = &*cx.control;
+                let due =
+                    |dst: u32| !C::PACING || control.send_time(NodeId::new(node), dst, now) <= now;
                 let sendable = |p: &Offered| {
                     let need = if cut_through { p.flits } else { 1 };
-                    !queue_room || bits32(vcs).any(|vc| view.admits(terminal + vc, p.dst, need))
+                    due(p.dst)
+                        && (!queue_room
+                            || bits32(vcs).any(|vc| view.admits(terminal + vc, p.dst, need)))
                 };
                 match nic.pairs.pop_next(sendable) {
                     Some(next) => nic.queue.push_back(next),
-                    // Room comes back with the credits of the blocks that leave.
                     None if nic.pairs.len() > 0 && nic.control.is_empty() => {
+                        if C::PACING {
+                            // Sleep until the first destination is due (or credits return).
+                            let wake = nic
+                                .pairs
+                                .waiting()
+                                .map(|dst| control.send_time(NodeId::new(node), dst, now))
+                                .min()
+                                .unwrap_or(now);
+                            if wake > now {
+                                nic.credits_wanted = 1;
+                                return Injection::Wait(wake);
+                            }
+                        }
+                        // Room comes back with the credits of the blocks that leave.
                         nic.credits_wanted = 1;
                         return Injection::NoCredit;
                     }

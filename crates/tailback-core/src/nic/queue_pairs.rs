@@ -28,6 +28,11 @@ impl QueuePairs {
         limit.is_none_or(|limit| self.queues.get(&dst).map_or(0, VecDeque::len) < limit as usize)
     }
 
+    /// The destinations with packets waiting, in round-robin order.
+    pub(crate) fn waiting(&self) -> impl Iterator<Item = u32> + '_ {
+        self.ready.iter().copied()
+    }
+
     /// Appends a packet to its destination's queue.
     pub(crate) fn push(&mut self, packet: Offered) {
         let queue = self.queues.entry(packet.dst).or_default();
@@ -41,7 +46,10 @@ impl QueuePairs {
     /// Takes the first packet of the next destination in round-robin order whose first packet
     /// `sendable` accepts; that destination goes to the back of the order if it has more, the
     /// ones passed over keep their turn.
-    pub(crate) fn pop_next(&mut self, sendable: impl Fn(&Offered) -> bool) -> Option<Offered> {
+    pub(crate) fn pop_next(
+        &mut self,
+        mut sendable: impl FnMut(&Offered) -> bool,
+    ) -> Option<Offered> {
         let turn = self.ready.iter().position(|dst| {
             let queue = &self.queues[dst];
             sendable(queue.front().expect("a ready queue holds a packet"))

@@ -2,7 +2,7 @@
 //! the invariant checker.
 
 use super::{BufferedSwitches, QueueScheme};
-use crate::config::Config;
+use crate::config::{BLOCK_BYTES, Config};
 use crate::fabric::{Buffered, CreditUnit, Fabric, InFlight, StepContext};
 use crate::flit::Flit;
 use crate::hooks::CongestionControl;
@@ -10,8 +10,6 @@ use crate::ids::PortId;
 use crate::packet::PacketSlab;
 use crate::topology::Topology;
 
-/// Bytes per block (the InfiniBand flow-control unit).
-pub(crate) const BLOCK_BYTES: u32 = 64;
 
 impl<S: QueueScheme> BufferedSwitches<S> {
     /// The VC slot of (`port`, `vl`); panics on a port or VL the network does not have.

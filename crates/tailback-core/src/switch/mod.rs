@@ -154,6 +154,12 @@ pub(crate) struct BufferedSwitches<S> {
     wanted: Table<u32>,
     requests: Table<u64>,
     grant_ptr: Table<u8>,
+    /// For a mechanism that watches Port VLs (empty otherwise): per input pool and local
+    /// output, the blocks queued for that output; per output VC slot, the blocks queued for it
+    /// at all inputs of the switch, and the inputs with blocks queued for it.
+    queued_for: Table<u32>,
+    port_vl_blocks: Table<u32>,
+    port_vl_inputs: Table<u32>,
     residents: Pool<Resident>,
     /// Heads that arrived this cycle, to be routed (input VC slot, resident).
     unrouted: Vec<(u32, u32)>,
@@ -221,6 +227,8 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let n_slots = slots.nic_base as usize;
         let nodes = topology.node_count();
         let queues_per_pool = S::queues(topology.max_ports(), nodes);
+        // InfiniBand congestion control watches the traffic queued for each Port VL.
+        let watched = cfg.congestion.mechanism() == crate::config::Mechanism::IbCc;
         BufferedSwitches {
             vls,
             slots,
@@ -244,6 +252,16 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             wanted: Table::filled(u32::MAX, n_slots),
             requests: Table::filled(0, n_slots),
             grant_ptr: Table::filled(63, n_slots),
+            queued_for: Table::filled(
+                0,
+                if watched {
+                    n_slots * topology.max_ports()
+                } else {
+                    0
+                },
+            ),
+            port_vl_blocks: Table::filled(0, if watched { n_slots } else { 0 }),
+            port_vl_inputs: Table::filled(0, if watched { n_slots } else { 0 }),
             residents: Pool::default(),
             unrouted: Vec::new(),
             islip_idle: Vec::new(),

@@ -6,8 +6,8 @@ use crate::bitset::{BitSet, bits64};
 use crate::event::{CreditBatch, FlitArrival};
 use crate::fabric::StepContext;
 use crate::flit::Flit;
-use crate::hooks::CongestionControl;
-use crate::ids::{NodeId, RouterId};
+use crate::hooks::{CongestionControl, PortVlEvent};
+use crate::ids::{NodeId, PortId, RouterId};
 
 /// What an idle output found when it looked for a packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,6 +128,9 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 self.reserved[slot * self.nodes + dst as usize] += blocks;
             }
             self.enqueue(slot, resident as u32);
+            if C::PORT_VL_EVENTS {
+                self.port_vl_change(slot, out, blocks, true, cx);
+            }
         }
         unrouted.clear();
         self.unrouted = unrouted;
@@ -426,6 +429,64 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         *cx.flit_hops += u64::from(r.blocks) * u64::from(to_router);
         cx.packets.get_mut(r.packet).hops += u32::from(to_router);
         self.credits[slots.port_vc(out, vl)] -= r.blocks;
+        if C::PORT_VL_EVENTS {
+            let event = self.port_vl_event(from, r.out);
+            cx.control.on_departure(event, cx.packets.get_mut(r.packet));
+        }
+    }
+
+    /// `blocks` blocks routed to local output `out` joined (`added`) or left the queues of
+    /// input VC slot `slot`: the Port VL's counts follow and the mechanism hears of it.
+    fn port_vl_change<C: CongestionControl>(
+        &mut self,
+        slot: usize,
+        out: u8,
+        blocks: u32,
+        added: bool,
+        cx: &mut StepContext<'_, C>,
+    ) {
+        let port = self.ports[self.slots.owner(slot)];
+        let out_slot = self
+            .slots
+            .port_vc(port.first as usize + out as usize, self.slots.vc(slot));
+        let queued = &mut self.queued_for[slot * self.max_ports + out as usize];
+        let was_empty = *queued == 0;
+        if added {
+            *queued += blocks;
+            self.port_vl_blocks[out_slot] += blocks;
+        } else {
+            *queued -= blocks;
+            self.port_vl_blocks[out_slot] -= blocks;
+        }
+        let is_empty = *queued == 0;
+        if was_empty && !is_empty {
+            self.port_vl_inputs[out_slot] += 1;
+        } else if is_empty && !was_empty {
+            self.port_vl_inputs[out_slot] -= 1;
+        }
+        let event = self.port_vl_event(slot, out);
+        cx.control.on_port_vl(event);
+    }
+
+    /// The Port VL of local output `out` on the VL of input VC slot `slot`, as that input sees
+    /// it.
+    fn port_vl_event(&self, slot: usize, out: u8) -> PortVlEvent {
+        let slots = self.slots;
+        let in_port = slots.owner(slot);
+        let first = self.ports[in_port].first as usize;
+        let out_port = first + out as usize;
+        let vl = slots.vc(slot);
+        let out_slot = slots.port_vc(out_port, vl);
+        PortVlEvent {
+            port: PortId::new(out_port),
+            vl: vl as u8,
+            input: (in_port - first) as u8,
+            input_blocks: self.queued_for[slot * self.max_ports + out as usize],
+            blocks: self.port_vl_blocks[out_slot],
+            contributors: self.port_vl_inputs[out_slot],
+            credits: self.credits[out_slot],
+            to_node: !slots.is_router(self.ports[out_port].downstream as usize),
+        }
     }
 
     /// The last block of output `out`'s packet has left: the output goes idle (until its link
@@ -440,6 +501,9 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let first = port.first as usize;
         let r = self.residents[resident as usize];
         self.pools[from] -= r.blocks;
+        if C::PORT_VL_EVENTS {
+            self.port_vl_change(from, r.out, r.blocks, false, cx);
+        }
         if S::OWN_ROOM {
             self.reserved[from * self.nodes + r.dst as usize] -= r.blocks;
         }

@@ -1,0 +1,152 @@
+//! InfiniBand congestion control (IB CC; InfiniBand Architecture Specification 1.2.1, Annex
+//! A10, as modelled and studied in E. G. Gran's PhD thesis, University of Oslo, 2013), on the
+//! buffered fabric:
+//!
+//! 1. a switch marks packets leaving a congested Port VL with a FECN ([`switch`]);
+//! 2. the destination adapter answers a marked data packet with a congestion notification
+//!    packet (CNP) carrying a BECN, sent before its other traffic;
+//! 3. the source adapter raises the flow's CCTI on the BECN and delays the flow's packets by
+//!    CCT[CCTI]; a timer lowers the index again ([`adapter`]).
+
+mod adapter;
+pub(crate) mod settings;
+mod switch;
+
+use adapter::AdapterSide;
+use settings::IbCcConfig;
+use switch::{FECN, SwitchSide};
+
+use super::registry::Registered;
+use crate::config::reader::{Choice, Issues, Section};
+use crate::config::{BLOCK_BYTES, Config};
+use crate::hooks::{CongestionControl, Context, PortVlEvent};
+use crate::ids::NodeId;
+use crate::packet::{LogicalNetwork, Packet};
+use crate::topology::Topology;
+
+/// InfiniBand congestion control at every switch and channel adapter.
+#[derive(Debug)]
+pub struct IbCc {
+    switches: SwitchSide,
+    adapters: AdapterSide,
+    /// Blocks of a CNP.
+    cnp_blocks: u32,
+    cnps: u64,
+    becns: u64,
+    now: u64,
+}
+
+impl Registered for IbCc {
+    type Settings = IbCcConfig;
+    type Control = IbCc;
+    const KEYS: &'static [&'static str] = &settings::KEYS;
+
+    fn read(s: &Section<'_>) -> IbCcConfig {
+        settings::read(s)
+    }
+
+    fn check(settings: &IbCcConfig, name: &str, cfg: &Config, issues: &Issues) {
+        settings::check(settings, name, cfg, issues);
+    }
+
+    fn describe(s: &IbCcConfig, name: &str) -> Option<String> {
+        Some(format!(
+            "congestion management: {name} (threshold weight {}, hysteresis {} blocks, \
+             marking rate {}, CCTI timer {} x {} µs, {} CCT, {} level)",
+            s.threshold_weight,
+            s.hysteresis_blocks,
+            s.marking_rate,
+            s.ccti_timer,
+            s.timer_unit_us,
+            s.cct.name(),
+            s.level.name()
+        ))
+    }
+
+    fn build(settings: &IbCcConfig, cfg: &Config, topology: &Topology) -> IbCc {
+        let units = cfg
+            .fabric
+            .units()
+            .expect("checked: IB congestion control needs fabric.link");
+        let link_period = (0..topology.node_count())
+            .map(|n| {
+                let port = topology.ejection_port(NodeId::new(n));
+                u64::from(topology.ports()[port.index()].output_period)
+            })
+            .collect();
+        let mtu = cfg.traffic.packet_flits;
+        IbCc {
+            switches: SwitchSide::new(
+                settings,
+                cfg.seed,
+                topology.ports().len(),
+                cfg.router.vcs as usize,
+                topology.max_ports(),
+                cfg.router.vc_buffer_flits,
+                mtu,
+            ),
+            adapters: AdapterSide::new(settings, link_period, units.cycle_ns, mtu),
+            cnp_blocks: settings.cnp_bytes.div_ceil(BLOCK_BYTES),
+            cnps: 0,
+            becns: 0,
+            now: 0,
+        }
+    }
+}
+
+impl CongestionControl for IbCc {
+    const PORT_VL_EVENTS: bool = true;
+    const PACING: bool = true;
+    const GAUGES: &'static [&'static str] =
+        &["congested_port_vls", "marks", "cnps", "becns", "max_ccti"];
+
+    #[inline]
+    fn on_port_vl(&mut self, event: PortVlEvent) {
+        self.switches.update(&event);
+    }
+
+    #[inline]
+    fn on_departure(&mut self, event: PortVlEvent, packet: &mut Packet) {
+        self.switches.depart(&event, packet);
+    }
+
+    #[inline]
+    fn send_time(&self, node: NodeId, dst: u32, now: u64) -> u64 {
+        self.adapters.send_time(node, dst, now)
+    }
+
+    fn on_injected(&mut self, cx: &mut Context<'_>, node: NodeId, packet: &Packet) {
+        self.now = cx.now;
+        if !packet.control {
+            self.adapters.sent(node, packet.dst, packet.flits, cx.now);
+        }
+    }
+
+    fn on_delivered(&mut self, cx: &mut Context<'_>, node: NodeId, packet: &Packet) {
+        self.now = cx.now;
+        if packet.marks & FECN != 0 {
+            self.cnps += 1;
+            cx.outbox.send(
+                node,
+                NodeId::new(packet.src as usize),
+                self.cnp_blocks,
+                LogicalNetwork::Request,
+                0,
+            );
+        }
+    }
+
+    fn on_control(&mut self, cx: &mut Context<'_>, node: NodeId, packet: &Packet) {
+        self.now = cx.now;
+        self.becns += 1;
+        self.adapters.becn(node, packet.src, cx.now);
+    }
+
+    fn gauges(&self, values: &mut [Option<f64>]) {
+        values[0] = Some(self.switches.congested_count() as f64);
+        values[1] = Some(self.switches.marks as f64);
+        values[2] = Some(self.cnps as f64);
+        values[3] = Some(self.becns as f64);
+        values[4] = Some(f64::from(self.adapters.max_ccti(self.now)));
+    }
+}
