@@ -452,7 +452,7 @@ pub trait CongestionControl {
     fn on_forward(&mut self, _cx: &mut Context<'_>, _event: ForwardEvent, _packet: &mut Packet) {}
 
     /// The blocks queued for a Port VL of a buffered switch changed: a packet routed to it
-    /// joined a queue, or its last block left (only if `PORT_VL_EVENTS`).
+    /// joined a queue, or started to leave (only if `PORT_VL_EVENTS`).
     #[inline]
     fn on_port_vl(&mut self, _event: PortVlEvent) {}
 

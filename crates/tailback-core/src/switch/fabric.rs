@@ -10,7 +10,6 @@ use crate::ids::PortId;
 use crate::packet::PacketSlab;
 use crate::topology::Topology;
 
-
 impl<S: QueueScheme> BufferedSwitches<S> {
     /// The VC slot of (`port`, `vl`); panics on a port or VL the network does not have.
     fn slot(&self, port: PortId, vl: usize) -> usize {

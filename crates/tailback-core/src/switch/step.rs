@@ -430,13 +430,19 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         cx.packets.get_mut(r.packet).hops += u32::from(to_router);
         self.credits[slots.port_vc(out, vl)] -= r.blocks;
         if C::PORT_VL_EVENTS {
+            // The packet counts as queued for its Port VL until it starts.
             let event = self.port_vl_event(from, r.out);
             cx.control.on_departure(event, cx.packets.get_mut(r.packet));
+            self.port_vl_change(from, r.out, r.blocks, false, cx);
         }
     }
 
-    /// `blocks` blocks routed to local output `out` joined (`added`) or left the queues of
-    /// input VC slot `slot`: the Port VL's counts follow and the mechanism hears of it.
+    /// A packet of `blocks` blocks routed to local output `out` joined (`added`) a queue of
+    /// input VC slot `slot`, or started to leave it: the Port VL's counts follow and the
+    /// mechanism hears of it. A packet counts from the arrival of its head until it starts:
+    /// the blocks waiting for the output, as a switch sees them packet by packet (counting
+    /// until the last block leaves would add a whole packet per input being forwarded, which
+    /// a block-by-block switch holds only in part).
     fn port_vl_change<C: CongestionControl>(
         &mut self,
         slot: usize,
@@ -501,9 +507,6 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let first = port.first as usize;
         let r = self.residents[resident as usize];
         self.pools[from] -= r.blocks;
-        if C::PORT_VL_EVENTS {
-            self.port_vl_change(from, r.out, r.blocks, false, cx);
-        }
         if S::OWN_ROOM {
             self.reserved[from * self.nodes + r.dst as usize] -= r.blocks;
         }

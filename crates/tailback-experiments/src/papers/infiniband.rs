@@ -14,7 +14,7 @@ use tailback_core::stats::RunReport;
 use crate::grid::{Folder, Grid};
 use crate::{Comparison, Context, Error, Experiment, Job, Outcome, Result};
 
-static FOLDER: Folder = Folder {
+pub(super) static FOLDER: Folder = Folder {
     path: "experiments/infiniband",
     files: &[
         (
@@ -46,29 +46,29 @@ const TOPOLOGIES: [(&str, &str); 2] = [
 
 /// A scenario: its network, link rate and flows (source, destination, start phase), host
 /// indices from 0 (H1 is node 0).
-struct Scenario {
-    topology: &'static str,
-    link: &'static str,
-    flows: &'static [(u32, u32, u32)],
+pub(super) struct Scenario {
+    pub(super) topology: &'static str,
+    pub(super) link: &'static str,
+    pub(super) flows: &'static [(u32, u32, u32)],
 }
 
 /// Paper III scenario 1 and Paper II Type II: the victim H1 → H4, then H2, H3 (through the
 /// switch link), H6 and H7 (local to S2) towards H5, one per phase.
-const SCENARIO_1: Scenario = Scenario {
+pub(super) const SCENARIO_1: Scenario = Scenario {
     topology: "ib-testbed",
     link: "qdr",
     flows: &[(0, 3, 0), (1, 4, 1), (2, 4, 2), (5, 4, 3), (6, 4, 4)],
 };
 
 /// Paper III scenario 2: three flows across the switch link to three different hosts.
-const SCENARIO_2: Scenario = Scenario {
+pub(super) const SCENARIO_2: Scenario = Scenario {
     topology: "ib-testbed",
     link: "qdr",
     flows: &[(0, 3, 0), (1, 4, 1), (2, 5, 2)],
 };
 
 /// Paper II Type I: one switch, equal links; H1 → H4, then H2, H3, H6, H7 towards H5.
-const TYPE_1: Scenario = Scenario {
+pub(super) const TYPE_1: Scenario = Scenario {
     topology: "ib-type1",
     link: "ddr",
     flows: &[(0, 3, 0), (1, 4, 1), (2, 4, 2), (5, 4, 3), (6, 4, 4)],
@@ -143,6 +143,17 @@ fn topology_file(name: &str) -> Result<String> {
 
 /// The single job of a scenario: its flows, one phase apart, for as many phases as flows.
 fn scenario_jobs(grid: &Grid, scenario: &Scenario) -> Result<Vec<Job>> {
+    Ok(vec![scenario_job(grid, scenario, "flows", &[])?])
+}
+
+/// The job `id` of a scenario with `settings` (`key=value`) added: its flows, one phase apart,
+/// for as many phases as flows.
+pub(super) fn scenario_job(
+    grid: &Grid,
+    scenario: &Scenario,
+    id: &str,
+    settings: &[String],
+) -> Result<Job> {
     let phase: f64 = grid.param("phase_us")?;
     let window: f64 = grid.param("window_us")?;
     let flows: Vec<String> = scenario
@@ -156,24 +167,25 @@ fn scenario_jobs(grid: &Grid, scenario: &Scenario) -> Result<Vec<Job>> {
         })
         .collect();
     let phases = scenario.flows.iter().map(|f| f.2).max().unwrap_or(0) + 1;
-    let extra = [
+    let mut extra = vec![
         format!("topology.file={:?}", topology_file(scenario.topology)?),
         format!("fabric.link={:?}", scenario.link),
         format!("traffic.flows=[{}]", flows.join(", ")),
         format!("sim.measure_us={}", f64::from(phases) * phase),
         format!("record.series_window_us={window}"),
     ];
-    Ok(vec![grid.job("flows".into(), &extra)?])
+    extra.extend_from_slice(settings);
+    grid.job(id.into(), &extra)
 }
 
 /// Per-flow mean throughput in each phase (the second half of it, after the flows settle).
-struct Phases<'a> {
+pub(super) struct Phases<'a> {
     report: &'a RunReport,
     windows_per_phase: usize,
 }
 
 impl<'a> Phases<'a> {
-    fn new(report: &'a RunReport, grid: &Grid) -> Result<Phases<'a>> {
+    pub(super) fn new(report: &'a RunReport, grid: &Grid) -> Result<Phases<'a>> {
         let phase: f64 = grid.param("phase_us")?;
         let window: f64 = grid.param("window_us")?;
         Ok(Phases {
@@ -184,7 +196,7 @@ impl<'a> Phases<'a> {
 
     /// Flow `src` → `dst`'s mean Gbit/s over the second half of phase `phase` (0 if it
     /// delivered nothing).
-    fn gbps(&self, flow: (u32, u32), phase: u32) -> f64 {
+    pub(super) fn gbps(&self, flow: (u32, u32), phase: u32) -> f64 {
         let samples = self.samples(flow, phase);
         if samples.is_empty() {
             return 0.0;
@@ -193,7 +205,7 @@ impl<'a> Phases<'a> {
     }
 
     /// The flow's Gbit/s in each window of phase `phase`'s second half.
-    fn samples(&self, (src, dst): (u32, u32), phase: u32) -> Vec<f64> {
+    pub(super) fn samples(&self, (src, dst): (u32, u32), phase: u32) -> Vec<f64> {
         let link = self.report.summary.units.map_or(1.0, |u| u.link_gbps);
         let first = phase as usize * self.windows_per_phase + self.windows_per_phase / 2;
         let last = (phase as usize + 1) * self.windows_per_phase;
@@ -211,24 +223,43 @@ impl<'a> Phases<'a> {
 
 /// Runs a scenario's job, plots its flows and returns the report.
 fn run_scenario(ctx: &Context, jobs: &[Job], files: &mut Vec<PathBuf>) -> Result<RunReport> {
-    let mut reports: BTreeMap<String, RunReport> = ctx.run(jobs)?;
-    let report = reports
+    let mut reports = run_scenarios(ctx, jobs, files)?;
+    reports
         .remove("flows")
-        .ok_or_else(|| Error::Input("the scenario's run is missing".into()))?;
-    let cfg = &jobs[0].config;
-    files.extend(crate::files::flows::write(
-        ctx.out(),
-        "",
-        "throughput per flow",
-        cfg.record.series_window,
-        &report.flows,
-        cfg.fabric.units(),
-    )?);
-    Ok(report)
+        .ok_or_else(|| Error::Input("the scenario's run is missing".into()))
+}
+
+/// Runs scenario jobs, plots the flows of each (files prefixed by the job's id, unless it is
+/// `flows`) and returns the reports by job id.
+pub(super) fn run_scenarios(
+    ctx: &Context,
+    jobs: &[Job],
+    files: &mut Vec<PathBuf>,
+) -> Result<BTreeMap<String, RunReport>> {
+    let reports: BTreeMap<String, RunReport> = ctx.run(jobs)?;
+    for job in jobs {
+        let Some(report) = reports.get(&job.id) else {
+            continue;
+        };
+        let prefix = if job.id == "flows" {
+            String::new()
+        } else {
+            format!("{}-", job.id)
+        };
+        files.extend(crate::files::flows::write(
+            ctx.out(),
+            &prefix,
+            &format!("throughput per flow ({})", job.id),
+            job.config.record.series_window,
+            &report.flows,
+            job.config.fabric.units(),
+        )?);
+    }
+    Ok(reports)
 }
 
 /// A host's name (H1 for node 0).
-fn host(node: u32) -> String {
+pub(super) fn host(node: u32) -> String {
     format!("H{}", node + 1)
 }
 

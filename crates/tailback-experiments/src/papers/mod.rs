@@ -2,6 +2,7 @@
 
 mod entropy;
 mod infiniband;
+mod infiniband_cc;
 mod nifdy;
 mod predictor;
 mod self_tuned;
@@ -15,5 +16,6 @@ pub fn all() -> Vec<Experiment> {
     all.extend(nifdy::experiments());
     all.extend(predictor::experiments());
     all.extend(infiniband::experiments());
+    all.extend(infiniband_cc::experiments());
     all
 }
