@@ -298,6 +298,14 @@ pub fn summary_table(s: &RunSummary) -> String {
             ),
         ));
     }
+    if !s.mechanism_counts.is_empty() {
+        let counts: Vec<String> = s
+            .mechanism_counts
+            .iter()
+            .map(|(name, count)| format!("{count} {name}"))
+            .collect();
+        rows.push(("mechanism", counts.join(", ")));
+    }
     if let Some(classes) = &s.receive_by_class {
         let class = |name: &str, c: &tailback_core::stats::ClassRate, gbps: Option<f64>| {
             let gbps = gbps.map_or_else(String::new, |g| format!(" ({g:.3} Gbit/s)"));

@@ -491,6 +491,11 @@ pub trait CongestionControl {
     /// The current value of each of [`GAUGES`](Self::GAUGES), in order (`None`: undefined
     /// now). Called once per time-series window.
     fn gauges(&self, _values: &mut [Option<f64>]) {}
+
+    /// Totals over the whole run the summary reports (name, count), e.g. packets marked.
+    fn counts(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }
 
 /// No congestion management: every hook keeps its default.

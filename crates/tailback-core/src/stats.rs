@@ -106,6 +106,10 @@ pub struct RunSummary {
     pub wall_seconds: f64,
     /// Simulation speed: nodes times cycles per wall-clock second.
     pub node_cycles_per_second: f64,
+    /// The congestion mechanism's totals over the whole run (InfiniBand congestion control:
+    /// `marks`, `cnps`, `becns`); empty for mechanisms without any.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub mechanism_counts: std::collections::BTreeMap<String, u64>,
     /// Receive rate of the workload's hot destinations against the other nodes (absent when
     /// the workload has no hot destinations).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -518,6 +522,7 @@ impl Collector {
             critical_load: None,
             wall_seconds: 0.0,
             node_cycles_per_second: 0.0,
+            mechanism_counts: std::collections::BTreeMap::new(),
             receive_by_class: None,
             units: None,
         }

@@ -495,6 +495,12 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             &accepted_per_node,
             &crate::stats::hot_destinations(&self.config.traffic),
         );
+        summary.mechanism_counts = self
+            .control
+            .counts()
+            .into_iter()
+            .map(|(name, count)| (name.to_string(), count))
+            .collect();
         summary.units = self
             .config
             .fabric

@@ -142,6 +142,14 @@ impl CongestionControl for IbCc {
         self.adapters.becn(node, packet.src, cx.now);
     }
 
+    fn counts(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("marks", self.switches.marks),
+            ("cnps", self.cnps),
+            ("becns", self.becns),
+        ]
+    }
+
     fn gauges(&self, values: &mut [Option<f64>]) {
         values[0] = Some(self.switches.congested_count() as f64);
         values[1] = Some(self.switches.marks as f64);
