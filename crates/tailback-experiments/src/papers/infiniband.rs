@@ -204,11 +204,22 @@ impl<'a> Phases<'a> {
         samples.iter().sum::<f64>() / samples.len() as f64
     }
 
+    /// The flow's Gbit/s in the first `windows` windows of phase `phase`.
+    pub(super) fn phase_samples(&self, flow: (u32, u32), phase: u32, windows: usize) -> Vec<f64> {
+        let first = phase as usize * self.windows_per_phase;
+        self.window_range(flow, first, first + windows.min(self.windows_per_phase))
+    }
+
     /// The flow's Gbit/s in each window of phase `phase`'s second half.
     pub(super) fn samples(&self, (src, dst): (u32, u32), phase: u32) -> Vec<f64> {
-        let link = self.report.summary.units.map_or(1.0, |u| u.link_gbps);
         let first = phase as usize * self.windows_per_phase + self.windows_per_phase / 2;
         let last = (phase as usize + 1) * self.windows_per_phase;
+        self.window_range((src, dst), first, last)
+    }
+
+    /// The flow's Gbit/s in windows `first..last`.
+    fn window_range(&self, (src, dst): (u32, u32), first: usize, last: usize) -> Vec<f64> {
+        let link = self.report.summary.units.map_or(1.0, |u| u.link_gbps);
         self.report
             .flows
             .iter()
