@@ -13,6 +13,10 @@ use tailback_core::stats::RunReport;
 /// Milliseconds between flow starts.
 const PHASE_MS: f64 = 2.0;
 
+/// Paper III's scenario 1 (and Paper II's Type II): the victim H1 -> H4, then H2, H3, H6 and
+/// H7 towards H5, one per phase.
+const SCENARIO_1: [(u32, u32, u32); 5] = [(0, 3, 0), (1, 4, 1), (2, 4, 2), (5, 4, 3), (6, 4, 4)];
+
 /// Milliseconds between flow starts with congestion control, which takes about 10 ms to
 /// settle after a flow joins.
 const CC_PHASE_MS: f64 = 20.0;
@@ -74,6 +78,11 @@ fn run_with(
     }
 }
 
+/// [`run_with`] on the testbed (QDR between the switches, DDR to the hosts).
+fn testbed(flows: &[(u32, u32, u32)], phases: u32, extra: &str, phase_ms: f64) -> Run {
+    run_with("ib-testbed", "qdr", flows, phases, extra, phase_ms)
+}
+
 /// Flow `src` → `dst`'s mean Gbit/s over the second half of phase `phase`.
 fn gbps(run: &Run, src: u32, dst: u32, phase: u32) -> f64 {
     let units = run.report.summary.units.unwrap();
@@ -129,7 +138,7 @@ fn contributors_at_one_switch_share_the_sink_equally() {
 /// while H6 and H7 take about 4.5 (4.37): a third of H5's link each, H2 and H3 a sixth.
 #[test]
 fn the_victim_and_the_parking_lot_appear_without_congestion_control() {
-    let flows = [(0, 3, 0), (1, 4, 1), (2, 4, 2), (5, 4, 3), (6, 4, 4)];
+    let flows = SCENARIO_1;
     let report = run("ib-testbed", "qdr", &flows, 5);
     for src in 0..3 {
         let with_three = gbps(&report, src, flows[src as usize].1, 2);
@@ -181,14 +190,7 @@ fn three_flows_share_the_fast_link() {
 #[test]
 fn a_queue_pair_without_room_does_not_block_the_adapter() {
     let flows = [(0, 3, 0), (0, 4, 0), (5, 4, 0), (6, 4, 0)];
-    let report = run_with(
-        "ib-testbed",
-        "qdr",
-        &flows,
-        1,
-        "queues = \"voqnet\"",
-        PHASE_MS,
-    );
+    let report = testbed(&flows, 1, "queues = \"voqnet\"", PHASE_MS);
     let hot = gbps(&report, 0, 4, 0);
     assert_near("H1 -> H5", hot, 13.1 / 3.0, 0.03);
     assert_near("H1 -> H4", gbps(&report, 0, 3, 0), 13.0 - hot, 0.01);
@@ -208,15 +210,8 @@ fn a_queue_pair_without_room_does_not_block_the_adapter() {
 /// input port (a third for the switch link's, which carries H2 and H3).
 #[test]
 fn per_destination_queues_free_the_victim() {
-    let flows = [(0, 3, 0), (1, 4, 1), (2, 4, 2), (5, 4, 3), (6, 4, 4)];
-    let report = run_with(
-        "ib-testbed",
-        "qdr",
-        &flows,
-        5,
-        "queues = \"voqnet\"",
-        PHASE_MS,
-    );
+    let flows = SCENARIO_1;
+    let report = testbed(&flows, 5, "queues = \"voqnet\"", PHASE_MS);
     assert_near("victim with VOQnet", gbps(&report, 0, 3, 4), 13.0, 0.01);
     let rates: Vec<f64> = flows[1..]
         .iter()
@@ -239,10 +234,8 @@ fn per_destination_queues_free_the_victim() {
 /// measured in the second half of each phase: it dips for about 10 ms when the tree first forms.
 #[test]
 fn congestion_control_frees_the_victim_and_shares_the_hot_link_equally() {
-    let flows = [(0, 3, 0), (1, 4, 1), (2, 4, 2), (5, 4, 3), (6, 4, 4)];
-    let report = run_with(
-        "ib-testbed",
-        "qdr",
+    let flows = SCENARIO_1;
+    let report = testbed(
         &flows,
         5,
         "[congestion]\nmechanism = \"ib_cc\"",

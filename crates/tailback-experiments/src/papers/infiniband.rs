@@ -316,7 +316,7 @@ fn testbed_s1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
 
 /// The shares of H5's link with all four contributors on (Paper III Fig. 8, Paper II Fig. 9):
 /// a third each for H6 and H7, a sixth each for H2 and H3, within 0.03.
-fn sink_shares(p: &Phases, prefix: &str, phase: u32) -> Vec<Comparison> {
+pub(super) fn sink_shares(p: &Phases, prefix: &str, phase: u32) -> Vec<Comparison> {
     let contributors = [(1, 4), (2, 4), (5, 4), (6, 4)];
     let total: f64 = contributors.iter().map(|&c| p.gbps(c, phase)).sum();
     contributors

@@ -7,6 +7,7 @@ use tailback_core::stats::RunReport;
 
 use super::infiniband::{
     FOLDER, Phases, SCENARIO_1, SCENARIO_2, Scenario, TYPE_1, host, run_scenarios, scenario_job,
+    sink_shares,
 };
 use crate::grid::Grid;
 use crate::{Comparison, Context, Error, Experiment, Job, Outcome, Result};
@@ -484,27 +485,7 @@ fn type2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
     let mut files = Vec::new();
     let reports = run_scenarios(ctx, jobs, &mut files)?;
     let off = Phases::new(report(&reports, "cc-off")?, grid)?;
-    let mut comparisons = Vec::new();
-    for (share, (&(src, _), paper)) in shares(&off, 4).into_iter().zip(CONTRIBUTORS.iter().zip([
-        1.0 / 6.0,
-        1.0 / 6.0,
-        1.0 / 3.0,
-        1.0 / 3.0,
-    ])) {
-        comparisons.push(
-            Comparison::new(
-                format!("CC off: {}'s share of H5's link", host(src)),
-                format!("{paper:.3} (the parking lot)"),
-                format!("{share:.3}"),
-                Some((share - paper).abs() <= 0.03),
-            )
-            .identified(
-                &format!("t2cc-off-share-{}", host(src).to_lowercase()),
-                Some(paper),
-                Some(share),
-            ),
-        );
-    }
+    let mut comparisons = sink_shares(&off, "t2cc-off", 4);
     let runs = |prefix: &str| -> Result<Vec<Phases>> {
         SEEDS
             .iter()
