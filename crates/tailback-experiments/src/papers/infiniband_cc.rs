@@ -38,6 +38,14 @@ pub fn experiments() -> Vec<Experiment> {
             run: s1,
         },
         Experiment {
+            name: "ib-timer-sweep",
+            title: "InfiniBand testbed, scenario 1 with all five flows, CC on: the victim, the contributors and their fairness against CCTI_Timer and Marking_Rate",
+            source: "Gran et al., IPDPS 2010 (Paper III), section VII, Figs. 11-14",
+            folder: &FOLDER,
+            jobs: sweep_jobs,
+            run: sweep,
+        },
+        Experiment {
             name: "ib-type1",
             title: "Type I network (one switch), CC off, with one threshold and with two thresholds several gaps apart: the newest flow ahead, and hysteresis restoring fairness",
             source: "Gran et al., Paper II of Gran's thesis, Figs. 3, 4 and 7",
@@ -566,4 +574,146 @@ fn type2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         );
     }
     Ok(Outcome { comparisons, files })
+}
+
+/// Scenario 1 with all five flows from the start, CC on, for every timer, marking rate and seed
+/// of the grid.
+fn sweep_jobs(grid: &Grid) -> Result<Vec<Job>> {
+    let timers: Vec<f64> = grid.param("timers_us")?;
+    let rates: Vec<u32> = grid.param("marking_rates")?;
+    let seeds: Vec<u64> = grid.param("seeds")?;
+    let mut jobs = Vec::new();
+    for &timer in &timers {
+        for &rate in &rates {
+            for &seed in &seeds {
+                jobs.push(scenario_job(
+                    grid,
+                    &SCENARIO_1_AT_ONCE,
+                    &sweep_id(timer, rate, seed),
+                    &[
+                        CC_ON.into(),
+                        format!("congestion.ccti_timer={timer}"),
+                        format!("congestion.marking_rate={rate}"),
+                        format!("seed={seed}"),
+                    ],
+                )?);
+            }
+        }
+    }
+    Ok(jobs)
+}
+
+/// The id of a sweep job.
+fn sweep_id(timer_us: f64, rate: u32, seed: u64) -> String {
+    format!("timer{timer_us}-mr{rate}-seed{seed}")
+}
+
+/// Paper III's treatment variation: the variance over the sampling instants of the spread
+/// (max - min) of the four contributors' throughput.
+fn treatment_variation(p: &Phases) -> f64 {
+    let samples: Vec<Vec<f64>> = CONTRIBUTORS.iter().map(|&c| p.samples(c, 0)).collect();
+    let n = samples.iter().map(Vec::len).min().unwrap_or(0);
+    let deltas: Vec<f64> = (0..n)
+        .map(|t| {
+            let (_, lo, hi) = spread(&samples.iter().map(|s| s[t]).collect::<Vec<_>>());
+            hi - lo
+        })
+        .collect();
+    let (mean, _, _) = spread(&deltas);
+    deltas.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / deltas.len().max(1) as f64
+}
+
+fn sweep(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+    let timers: Vec<f64> = grid.param("timers_us")?;
+    let rates: Vec<u32> = grid.param("marking_rates")?;
+    let seeds: Vec<u64> = grid.param("seeds")?;
+    let reports = ctx.run(jobs)?;
+    // Per timer and rate, over the seeds: the victim's mean, the contributors' mean and Var.
+    let mut table = String::from("timer_us,marking_rate,victim_gbps,contributor_gbps,var\n");
+    let mut by_timer: Vec<(f64, f64, f64, f64)> = Vec::new();
+    let mut victim_low_ok = true;
+    for &timer in &timers {
+        let (mut victims, mut contributors, mut vars) = (Vec::new(), Vec::new(), Vec::new());
+        for &rate in &rates {
+            let (mut v, mut c, mut var) = (Vec::new(), Vec::new(), Vec::new());
+            for &seed in &seeds {
+                let p = Phases::new(report(&reports, &sweep_id(timer, rate, seed))?, grid)?;
+                v.push(p.gbps((0, 3), 0));
+                c.push(CONTRIBUTORS.iter().map(|&f| p.gbps(f, 0)).sum::<f64>() / 4.0);
+                var.push(treatment_variation(&p));
+            }
+            let (v, c, var) = (spread(&v).0, spread(&c).0, spread(&var).0);
+            table.push_str(&format!("{timer},{rate},{v:.4},{c:.4},{var:.5}\n"));
+            if timer < 150.0 && v >= 6.5 {
+                victim_low_ok = false;
+            }
+            victims.push(v);
+            contributors.push(c);
+            vars.push(var);
+        }
+        by_timer.push((
+            timer,
+            spread(&victims).0,
+            spread(&contributors).0,
+            spread(&vars).0,
+        ));
+    }
+    let csv = ctx.out().join("timer_sweep.csv");
+    std::fs::write(&csv, &table).map_err(anyhow::Error::from)?;
+    let low_timers = by_timer
+        .iter()
+        .filter(|t| t.0 < 150.0)
+        .map(|t| format!("{:.0} µs: {:.2}", t.0, t.1))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut comparisons = vec![
+        Comparison::new(
+            "the victim below half its rate for every timer under 150 µs, at every rate",
+            "it collapses (the tree re-forms)",
+            low_timers,
+            Some(victim_low_ok),
+        )
+        .identified("sweep-victim-low-timers", None, None),
+    ];
+    let good: Vec<&(f64, f64, f64, f64)> = by_timer.iter().filter(|t| t.0 >= 150.0).collect();
+    if let (Some(first), Some(last)) = (good.first(), good.last()) {
+        let flat = good.iter().all(|t| (t.2 / first.2 - 1.0).abs() <= 0.10);
+        comparisons.push(
+            Comparison::new(
+                "the contributors' mean from 150 µs to the longest timer",
+                "flat (within 10 %)",
+                good.iter()
+                    .map(|t| format!("{:.0} µs: {:.2}", t.0, t.2))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                Some(flat),
+            )
+            .identified("sweep-contributors-flat", None, Some(last.2 / first.2)),
+        );
+        comparisons.push(
+            Comparison::new(
+                "the victim from 150 µs on",
+                "at its PCIe limit (13 Gbit/s)",
+                good.iter()
+                    .map(|t| format!("{:.0} µs: {:.2}", t.0, t.1))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                Some(good.iter().all(|t| t.1 >= 12.35)),
+            )
+            .identified("sweep-victim-good-timers", Some(13.0), Some(first.1)),
+        );
+        comparisons.push(
+            Comparison::new(
+                "the contributors' treatment variation (Var) from 150 µs to the longest timer",
+                "grows with the timer (fairness best at low timers)",
+                format!("{:.4} -> {:.4}", first.3, last.3),
+                Some(last.3 > first.3),
+            )
+            .identified("sweep-var-grows", None, Some(last.3 / first.3.max(1e-12))),
+        );
+    }
+    Ok(Outcome {
+        comparisons,
+        files: vec![csv],
+    })
 }
