@@ -328,6 +328,19 @@ impl Config {
 }
 
 impl Config {
+    /// The lane served before all others at every switch output and kept for control packets
+    /// at the adapters (InfiniBand congestion control with `cnp_vl = "priority"`).
+    pub(crate) fn priority_lane(&self) -> Option<usize> {
+        match &self.congestion {
+            CongestionConfig::IbCc(settings)
+                if settings.cnp_vl == crate::congestion::ib_settings::CnpLane::Priority =>
+            {
+                Some(self.router.vcs as usize - 1)
+            }
+            _ => None,
+        }
+    }
+
     /// What the buffered fabric cannot do: it switches whole packets on one logical network,
     /// follows one route per packet and runs without a congestion mechanism.
     fn check_buffered(&self, issues: &Issues) {

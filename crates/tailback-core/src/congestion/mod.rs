@@ -22,6 +22,7 @@ mod self_tuned;
 mod sideband;
 
 pub(crate) use entropy::settings as entropy_settings;
+pub(crate) use ib::settings as ib_settings;
 pub(crate) use nifdy::settings as nifdy_settings;
 pub(crate) use self_tuned::settings as self_tuned_settings;
 

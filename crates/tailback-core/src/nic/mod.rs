@@ -40,6 +40,17 @@ use crate::traffic::Offered;
 use crate::view::NetworkView;
 
 const NO_PACKET: u32 = u32::MAX;
+
+/// Of a network's VCs `all`, those a packet may use when `kept` are kept for control packets
+/// (`control`: it is one).
+#[inline]
+fn lanes(all: u32, kept: u32, control: bool) -> u32 {
+    match (kept, control) {
+        (0, _) => all,
+        (kept, true) => kept,
+        (kept, false) => all & !kept,
+    }
+}
 /// The pseudo VC of flits that arrive through the deadlock-recovery lane (they hold no credit).
 const RECOVERED: u8 = u8::MAX;
 
@@ -182,6 +193,8 @@ pub(crate) struct NicSet {
     cut_through: bool,
     /// Injection VCs of each logical network (request, reply).
     network_vcs: [u32; 2],
+    /// VCs kept for control packets, which use no others (0: none kept).
+    control_lanes: u32,
     /// The networks take turns on the links, a cycle each (requests in even cycles).
     time_multiplexed: bool,
     /// Whether there is a reply network besides the request network.
@@ -277,6 +290,7 @@ impl NicSet {
             ejection_rate: nic.ejection_rate,
             cut_through: router.switching.whole_packets(),
             network_vcs: router.network_vc_masks(),
+            control_lanes: 0,
             time_multiplexed: router.multiplexing == Some(Multiplexing::Time),
             replies: router.logical_networks == 2,
             nics,
@@ -293,6 +307,11 @@ impl NicSet {
             injected_flits: 0,
             trains,
         }
+    }
+
+    /// Keeps VC `lane` for control packets: they use it alone, and nothing else does.
+    pub(crate) fn reserve_control_lane(&mut self, lane: usize) {
+        self.control_lanes = 1 << lane;
     }
 
     /// The VC slot numbering of the channels.
@@ -640,7 +659,11 @@ impl NicSet {
                 // With a pacing mechanism, a destination whose next packet is not due yet keeps
                 // its turn too.
                 let (view, terminal) = (cx.view, nic.terminal_slot as usize);
-                let vcs = self.network_vcs[network as usize];
+                let vcs = lanes(
+                    self.network_vcs[network as usize],
+                    self.control_lanes,
+                    false,
+                );
                 let (queue_room, cut_through) = (self.queue_room, self.cut_through);
                 let control = &*cx.control;
                 let due =
@@ -683,16 +706,20 @@ impl NicSet {
                 return Injection::Idle;
             };
             let need = if self.cut_through { next.flits } else { 1 };
-            let free = bits32(self.network_vcs[network as usize])
-                .filter(|&vc| {
-                    nic.inj_free & (1 << vc) != 0
-                        && self.inj_credits[slots.port_vc(node, vc)] as u32 >= need
-                        && (!self.queue_room
-                            || cx
-                                .view
-                                .admits(nic.terminal_slot as usize + vc, next.dst, need))
-                })
-                .fold(0u32, |m, vc| m | 1 << vc);
+            let free = bits32(lanes(
+                self.network_vcs[network as usize],
+                self.control_lanes,
+                next.control,
+            ))
+            .filter(|&vc| {
+                nic.inj_free & (1 << vc) != 0
+                    && self.inj_credits[slots.port_vc(node, vc)] as u32 >= need
+                    && (!self.queue_room
+                        || cx
+                            .view
+                            .admits(nic.terminal_slot as usize + vc, next.dst, need))
+            })
+            .fold(0u32, |m, vc| m | 1 << vc);
             if free == 0 {
                 // With one network every VC is free here, so only credits reaching `need` on
                 // one of them can help.

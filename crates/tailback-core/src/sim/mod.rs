@@ -185,7 +185,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         }
         let fabric = F::build(cfg, &topology);
         let flows = C::FLOWS.then(|| control.flow_capacity(cfg.nic.source_queue_packets));
-        let nics = NicSet::new(
+        let mut nics = NicSet::new(
             &cfg.nic,
             &cfg.router,
             cfg.processor.is_some(),
@@ -194,6 +194,9 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             fabric.room_per_destination(),
             F::trains(),
         );
+        if let Some(lane) = cfg.priority_lane() {
+            nics.reserve_control_lane(lane);
+        }
         let program = cfg.traffic.process.program().map(|p| {
             Program::new(
                 p,

@@ -124,6 +124,8 @@ pub(crate) struct BufferedSwitches<S> {
     read_ports: u32,
     /// iSLIP iterations per cycle (0: each output picks on its own, round robin).
     islip_iterations: u32,
+    /// A lane every output serves before the others (congestion notifications).
+    priority_lane: Option<usize>,
     /// Queues per input pool.
     queues_per_pool: usize,
     first_port: Table<u32>,
@@ -237,6 +239,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             credit_latency: u64::from(cfg.router.credit_latency),
             read_ports: settings.read_ports.unwrap_or(u32::MAX),
             islip_iterations: settings.islip_iterations.unwrap_or(0),
+            priority_lane: cfg.priority_lane(),
             queues_per_pool,
             first_port: first_port.into(),
             ports: ports.into(),

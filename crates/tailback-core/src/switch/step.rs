@@ -232,8 +232,8 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         }
     }
 
-    /// The packet idle output `out` may start now: round robin over its VLs, then over the
-    /// input ports requesting it on that VL (skipping those in `taken`, a mask of local ports,
+    /// The packet idle output `out` may start now: round robin over its VLs (the priority
+    /// lane, if any, first), then over the input ports requesting it on that VL (skipping those in `taken`, a mask of local ports,
     /// and those without a free read port), then the first queue of the input's ready list
     /// whose head packet is due, has credits for all its blocks and room downstream. Returns
     /// it, or why there is none; records the credits the output waits for on each VL.
@@ -246,8 +246,14 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         if vls == 0 {
             return Err(outcome);
         }
-        for step in 1..=self.vls {
-            let vl = (port.vl_ptr as usize + step) % self.vls;
+        // The priority lane first, then round robin over the others.
+        let priority = self.priority_lane;
+        let lanes = priority.into_iter().chain(
+            (1..=self.vls)
+                .map(|step| (port.vl_ptr as usize + step) % self.vls)
+                .filter(move |&vl| Some(vl) != priority),
+        );
+        for vl in lanes {
             if vls & (1 << vl) == 0 {
                 continue;
             }

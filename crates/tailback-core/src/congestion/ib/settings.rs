@@ -97,6 +97,17 @@ choice_enum! {
     }
 }
 
+choice_enum! {
+    /// The lane congestion notifications travel on.
+    pub enum CnpLane {
+        /// The data lane, behind the data (Papers I-IV).
+        Data = "data",
+        /// A lane of their own, the highest (`router.vcs` - 1), served before the others at
+        /// every switch output (Papers V and VI); data keeps to the lanes below it.
+        Priority = "priority",
+    }
+}
+
 /// Settings of InfiniBand congestion control.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct IbCcConfig {
@@ -147,10 +158,12 @@ pub struct IbCcConfig {
     pub ird: Ird,
     /// Size of a congestion notification packet (CNP), bytes.
     pub cnp_bytes: u32,
+    /// The lane of congestion notifications.
+    pub cnp_vl: CnpLane,
 }
 
 /// The keys that belong to InfiniBand congestion control.
-pub(crate) const KEYS: [&str; 21] = [
+pub(crate) const KEYS: [&str; 22] = [
     "threshold_weight",
     "threshold_blocks",
     "hysteresis_blocks",
@@ -172,6 +185,7 @@ pub(crate) const KEYS: [&str; 21] = [
     "cct_top_us",
     "cct_table_us",
     "ird",
+    "cnp_vl",
 ];
 
 /// Blocks of the MTU the hysteresis default is counted in (2048 bytes).
@@ -206,6 +220,7 @@ impl Default for IbCcConfig {
             cct_table_us: None,
             ird: Ird::GapAfter,
             cnp_bytes: 64,
+            cnp_vl: CnpLane::Data,
         }
     }
 }
@@ -272,6 +287,7 @@ pub(crate) fn read(s: &Section<'_>) -> IbCcConfig {
         cct_table_us,
         ird: s.choice("ird", d.ird),
         cnp_bytes: d.cnp_bytes,
+        cnp_vl: s.choice("cnp_vl", d.cnp_vl),
     }
 }
 
@@ -299,6 +315,16 @@ pub(crate) fn check(settings: &IbCcConfig, name: &str, cfg: &Config, issues: &Is
             "congestion.mechanism",
             mechanism,
             "needs nic.queues = \"per_destination\" (an adapter's queue pairs)".into(),
+        );
+    }
+    if settings.cnp_vl == CnpLane::Priority && cfg.router.vcs < 2 {
+        problem(
+            "congestion.cnp_vl",
+            Some(toml::Value::String("priority".into())),
+            format!(
+                "needs a lane of its own besides the data: router.vcs must be at least 2 (it is {})",
+                cfg.router.vcs
+            ),
         );
     }
     if settings.ccti_min > settings.ccti_limit {
