@@ -38,25 +38,14 @@ struct Run {
 /// capped at 13.0 Gbit/s injected and 13.1 received, and `flows` (src, dst, start in phases)
 /// sending 64 KB messages as fast as allowed, for `phases` phases of [`PHASE_MS`].
 fn run(topo: &str, link: &str, flows: &[(u32, u32, u32)], phases: u32) -> Run {
-    run_with(topo, link, flows, phases, "", PHASE_MS)
-}
-
-/// [`run`] with `extra` (more `[fabric]` keys, or further tables) and phases of `phase_ms`.
-fn run_with(
-    topo: &str,
-    link: &str,
-    flows: &[(u32, u32, u32)],
-    phases: u32,
-    extra: &str,
-    phase_ms: f64,
-) -> Run {
     run_text(
-        &scenario_text(topo, link, flows, phases, extra, phase_ms),
-        phase_ms,
+        &scenario_text(topo, link, flows, phases, "", PHASE_MS),
+        PHASE_MS,
     )
 }
 
-/// The configuration of [`run_with`].
+/// The configuration of [`run`] with `extra` (more `[fabric]` keys, or further tables) and
+/// phases of `phase_ms`.
 fn scenario_text(
     topo: &str,
     link: &str,
@@ -97,9 +86,11 @@ fn run_text(text: &str, phase_ms: f64) -> Run {
     }
 }
 
-/// [`run_with`] on the testbed (QDR between the switches, DDR to the hosts).
+/// A run on the testbed (QDR between the switches, DDR to the hosts) with `extra` settings and
+/// phases of `phase_ms`.
 fn testbed(flows: &[(u32, u32, u32)], phases: u32, extra: &str, phase_ms: f64) -> Run {
-    run_with("ib-testbed", "qdr", flows, phases, extra, phase_ms)
+    let text = scenario_text("ib-testbed", "qdr", flows, phases, extra, phase_ms);
+    run_text(&text, phase_ms)
 }
 
 /// Flow `src` → `dst`'s mean Gbit/s over the second half of phase `phase`.
