@@ -488,9 +488,9 @@ pub trait CongestionControl {
         0
     }
 
-    /// The current value of each of [`GAUGES`](Self::GAUGES), in order (`None`: undefined
-    /// now). Called once per time-series window.
-    fn gauges(&self, _values: &mut [Option<f64>]) {}
+    /// The value of each of [`GAUGES`](Self::GAUGES) at cycle `now`, in order (`None`:
+    /// undefined now). Called once per time-series window.
+    fn gauges(&self, _now: u64, _values: &mut [Option<f64>]) {}
 
     /// Totals over the whole run the summary reports (name, count), e.g. packets marked.
     fn counts(&self) -> Vec<(&'static str, u64)> {

@@ -634,7 +634,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
     /// The mechanism's named values now.
     fn gauges(&self) -> Gauges {
         let mut values = vec![None; C::GAUGES.len()];
-        self.control.gauges(&mut values);
+        self.control.gauges(self.now, &mut values);
         Gauges::new(C::GAUGES, &values)
     }
 

@@ -285,7 +285,7 @@ impl CongestionControl for EntropyThrottling {
         self.throttled_node_cycles
     }
 
-    fn gauges(&self, values: &mut [Option<f64>]) {
+    fn gauges(&self, _now: u64, values: &mut [Option<f64>]) {
         let (valid, active) = self.totals;
         let routers = self.profiles.len() as f64;
         let ratio = if valid == 0 {

@@ -33,7 +33,6 @@ pub struct IbCc {
     cnp_blocks: u32,
     cnps: u64,
     becns: u64,
-    now: u64,
 }
 
 impl Registered for IbCc {
@@ -89,7 +88,6 @@ impl Registered for IbCc {
             cnp_blocks: settings.cnp_bytes.div_ceil(BLOCK_BYTES),
             cnps: 0,
             becns: 0,
-            now: 0,
         }
     }
 }
@@ -116,14 +114,12 @@ impl CongestionControl for IbCc {
     }
 
     fn on_injected(&mut self, cx: &mut Context<'_>, node: NodeId, packet: &Packet) {
-        self.now = cx.now;
         if !packet.control {
             self.adapters.sent(node, packet.dst, packet.flits, cx.now);
         }
     }
 
     fn on_delivered(&mut self, cx: &mut Context<'_>, node: NodeId, packet: &Packet) {
-        self.now = cx.now;
         if packet.marks & FECN != 0 {
             self.cnps += 1;
             cx.outbox.send(
@@ -137,7 +133,6 @@ impl CongestionControl for IbCc {
     }
 
     fn on_control(&mut self, cx: &mut Context<'_>, node: NodeId, packet: &Packet) {
-        self.now = cx.now;
         self.becns += 1;
         self.adapters.becn(node, packet.src, cx.now);
     }
@@ -150,11 +145,11 @@ impl CongestionControl for IbCc {
         ]
     }
 
-    fn gauges(&self, values: &mut [Option<f64>]) {
+    fn gauges(&self, now: u64, values: &mut [Option<f64>]) {
         values[0] = Some(self.switches.congested_count() as f64);
         values[1] = Some(self.switches.marks as f64);
         values[2] = Some(self.cnps as f64);
         values[3] = Some(self.becns as f64);
-        values[4] = Some(f64::from(self.adapters.max_ccti(self.now)));
+        values[4] = Some(f64::from(self.adapters.max_ccti(now)));
     }
 }

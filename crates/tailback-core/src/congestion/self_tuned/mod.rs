@@ -259,7 +259,7 @@ impl CongestionControl for SelfTuned {
         self.throttled_node_cycles
     }
 
-    fn gauges(&self, values: &mut [Option<f64>]) {
+    fn gauges(&self, _now: u64, values: &mut [Option<f64>]) {
         values.copy_from_slice(&[Some(self.threshold), Some(self.estimate)]);
     }
 }
