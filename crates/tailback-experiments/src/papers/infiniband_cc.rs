@@ -585,8 +585,23 @@ fn type2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
     Ok(Outcome { comparisons, files })
 }
 
-/// Scenario 1 with all five flows from the start, CC on, for every timer, marking rate and seed
-/// of the grid.
+/// The readings of the timer and of the injection rate delay the thesis leaves open (name,
+/// settings): free-running or restarted by each BECN; a gap after the packet or start to start.
+const READINGS: [(&str, &[&str]); 4] = [
+    ("per-sl-gap", &[]),
+    ("restart-gap", &["congestion.timer=\"per_flow_restart\""]),
+    ("per-sl-start", &["congestion.ird=\"start_to_start\""]),
+    (
+        "restart-start",
+        &[
+            "congestion.timer=\"per_flow_restart\"",
+            "congestion.ird=\"start_to_start\"",
+        ],
+    ),
+];
+
+/// Scenario 1 (the last contributor added after a phase), CC on, for every timer, marking rate
+/// and seed of the grid, and for every reading at a few timers and one marking rate.
 fn sweep_jobs(grid: &Grid) -> Result<Vec<Job>> {
     let timers: Vec<f64> = grid.param("timers_us")?;
     let rates: Vec<u32> = grid.param("marking_rates")?;
@@ -609,7 +624,100 @@ fn sweep_jobs(grid: &Grid) -> Result<Vec<Job>> {
             }
         }
     }
+    let reading_timers: Vec<f64> = grid.param("readings_timers_us")?;
+    let reading_rate: u32 = grid.param("readings_rate")?;
+    for (name, settings) in READINGS {
+        for &timer in &reading_timers {
+            for &seed in &seeds {
+                let mut all = vec![
+                    CC_ON.to_string(),
+                    format!("congestion.ccti_timer={timer}"),
+                    format!("congestion.marking_rate={reading_rate}"),
+                    format!("seed={seed}"),
+                ];
+                all.extend(settings.iter().map(|s| s.to_string()));
+                jobs.push(scenario_job(
+                    grid,
+                    &SCENARIO_1_LAST_ADDED,
+                    &format!("{name}-{}", sweep_id(timer, reading_rate, seed)),
+                    &all,
+                )?);
+            }
+        }
+    }
     Ok(jobs)
+}
+
+/// The victim's mean, the contributors' mean and Var of job `id`, over the phase after the
+/// last contributor joined.
+fn sweep_point(
+    reports: &std::collections::BTreeMap<String, RunReport>,
+    grid: &Grid,
+    id: &str,
+) -> Result<(f64, f64, f64)> {
+    let p = Phases::new(report(reports, id)?, grid)?;
+    Ok((
+        p.gbps((0, 3), 1),
+        CONTRIBUTORS.iter().map(|&f| p.gbps(f, 1)).sum::<f64>() / 4.0,
+        treatment_variation(&p),
+    ))
+}
+
+/// R3's shape under each reading of the timer and the delay: the victim's mean, the
+/// contributors' mean and Var at each timer (`timer_readings.csv`), and whether the victim
+/// collapses below 150 µs, keeps its rate from 150 µs on and Var grows with the timer.
+fn readings(
+    ctx: &Context,
+    grid: &Grid,
+    reports: &std::collections::BTreeMap<String, RunReport>,
+    seeds: &[u64],
+) -> Result<(Vec<Comparison>, std::path::PathBuf)> {
+    let timers: Vec<f64> = grid.param("readings_timers_us")?;
+    let rate: u32 = grid.param("readings_rate")?;
+    let mut table = String::from("reading,timer_us,victim_gbps,contributor_gbps,var\n");
+    let mut comparisons = Vec::new();
+    for (name, _) in READINGS {
+        let mut points = Vec::new();
+        for &timer in &timers {
+            let mut at = Vec::new();
+            for &seed in seeds {
+                let id = format!("{name}-{}", sweep_id(timer, rate, seed));
+                at.push(sweep_point(reports, grid, &id)?);
+            }
+            let mean =
+                |f: fn(&(f64, f64, f64)) -> f64| spread(&at.iter().map(f).collect::<Vec<_>>()).0;
+            let point = (timer, mean(|p| p.0), mean(|p| p.1), mean(|p| p.2));
+            table.push_str(&format!(
+                "{name},{timer},{:.4},{:.4},{:.5}\n",
+                point.1, point.2, point.3
+            ));
+            points.push(point);
+        }
+        let low = points.iter().filter(|p| p.0 < 150.0).all(|p| p.1 < 6.5);
+        let good: Vec<_> = points.iter().filter(|p| p.0 >= 150.0).collect();
+        let kept = good.iter().all(|p| p.1 >= 12.35);
+        let grows = match (good.first(), good.last()) {
+            (Some(first), Some(last)) => last.3 > first.3,
+            _ => false,
+        };
+        let ours = points
+            .iter()
+            .map(|p| format!("{:.0} µs: {:.2} ({:.3})", p.0, p.1, p.3))
+            .collect::<Vec<_>>()
+            .join(", ");
+        comparisons.push(
+            Comparison::new(
+                format!("reading {name}, Marking_Rate {rate}: the victim (Var) against the timer"),
+                "collapses below 150 µs, at its limit from 150 µs, Var growing",
+                ours,
+                Some(low && kept && grows),
+            )
+            .identified(&format!("sweep-reading-{name}"), None, None),
+        );
+    }
+    let csv = ctx.out().join("timer_readings.csv");
+    std::fs::write(&csv, &table).map_err(anyhow::Error::from)?;
+    Ok((comparisons, csv))
 }
 
 /// The id of a sweep job.
@@ -649,10 +757,11 @@ fn sweep(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         for &rate in &rates {
             let (mut v, mut c, mut var) = (Vec::new(), Vec::new(), Vec::new());
             for &seed in &seeds {
-                let p = Phases::new(report(&reports, &sweep_id(timer, rate, seed))?, grid)?;
-                v.push(p.gbps((0, 3), 1));
-                c.push(CONTRIBUTORS.iter().map(|&f| p.gbps(f, 1)).sum::<f64>() / 4.0);
-                var.push(treatment_variation(&p));
+                let (victim, contributor, variation) =
+                    sweep_point(&reports, grid, &sweep_id(timer, rate, seed))?;
+                v.push(victim);
+                c.push(contributor);
+                var.push(variation);
             }
             let (v, c, var) = (spread(&v).0, spread(&c).0, spread(&var).0);
             table.push_str(&format!("{timer},{rate},{v:.4},{c:.4},{var:.5}\n"));
@@ -724,8 +833,10 @@ fn sweep(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
             .identified("sweep-var-grows", None, Some(last.3 / first.3.max(1e-12))),
         );
     }
+    let (by_reading, readings_csv) = readings(ctx, grid, &reports, &seeds)?;
+    comparisons.extend(by_reading);
     Ok(Outcome {
         comparisons,
-        files: vec![csv],
+        files: vec![csv, readings_csv],
     })
 }
