@@ -1,0 +1,279 @@
+//! Paper II's fairness studies with IB CC: one threshold against hysteresis on the Type I
+//! network (R4), and the parking lot on the Type II network with Marking_Rate 1 and 10 (R5).
+
+use super::{CC_ON, CONTRIBUTORS, SEEDS, report, spread, with_spread};
+use crate::grid::Grid;
+use crate::papers::infiniband::{
+    Phases, SCENARIO_1, TYPE_1, host, run_scenarios, scenario_job, sink_shares,
+};
+use crate::{Comparison, Context, Job, Outcome, Result};
+
+/// Paper II's threshold variants on the Type I network: one threshold, or two with a gap of
+/// half, one, two and three MTU (plus a block), all with the same upper threshold (id,
+/// hysteresis blocks).
+const THRESHOLDS: [(&str, u32); 5] = [
+    ("one", 0),
+    ("gap16", 16),
+    ("gap32", 32),
+    ("gap64", 64),
+    ("gap97", 97),
+];
+
+/// The upper threshold of every Type I variant, blocks: the default's (the weight-15 value
+/// raised to the 97-block gap plus an MTU).
+const UPPER_BLOCKS: u32 = 129;
+
+/// The contributors active in `phase` and their greatest over least mean throughput.
+fn ratio(p: &Phases, phase: u32) -> f64 {
+    let rates: Vec<f64> = CONTRIBUTORS[..phase as usize]
+        .iter()
+        .map(|&c| p.gbps(c, phase))
+        .collect();
+    let (_, lo, hi) = spread(&rates);
+    hi / lo.max(1e-9)
+}
+
+/// Whether the newest contributor of `phase` gets the most.
+fn newest_ahead(p: &Phases, phase: u32) -> bool {
+    let active = &CONTRIBUTORS[..phase as usize];
+    let newest = p.gbps(active[active.len() - 1], phase);
+    active.iter().all(|&c| p.gbps(c, phase) <= newest)
+}
+
+/// The Type I scenario with CC off, and with each threshold variant over three seeds.
+pub(super) fn type1_jobs(grid: &Grid) -> Result<Vec<Job>> {
+    let mut jobs = vec![scenario_job(grid, &TYPE_1, "cc-off", &[])?];
+    for (id, gap) in THRESHOLDS {
+        for seed in SEEDS {
+            jobs.push(scenario_job(
+                grid,
+                &TYPE_1,
+                &format!("{id}-seed{seed}"),
+                &[
+                    CC_ON.into(),
+                    format!("congestion.threshold_blocks={UPPER_BLOCKS}"),
+                    format!("congestion.hysteresis_blocks={gap}"),
+                    format!("seed={seed}"),
+                ],
+            )?);
+        }
+    }
+    Ok(jobs)
+}
+
+pub(super) fn type1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+    let mut files = Vec::new();
+    let reports = run_scenarios(ctx, jobs, &mut files)?;
+    let off = Phases::new(report(&reports, "cc-off")?, grid)?;
+    let mut comparisons = Vec::new();
+    for phase in 2..5 {
+        let r = ratio(&off, phase);
+        comparisons.push(
+            Comparison::new(
+                format!("CC off: contributors' max / min with {phase} on"),
+                "1 (equal shares)",
+                format!("{r:.3}"),
+                Some(r <= 1.02),
+            )
+            .identified(&format!("t1cc-off-ratio-{phase}"), Some(1.0), Some(r)),
+        );
+    }
+    for (id, gap) in THRESHOLDS {
+        let runs: Vec<Phases> = SEEDS
+            .iter()
+            .map(|seed| Phases::new(report(&reports, &format!("{id}-seed{seed}"))?, grid))
+            .collect::<Result<_>>()?;
+        for phase in 2..5 {
+            let ratios: Vec<f64> = runs.iter().map(|p| ratio(p, phase)).collect();
+            let (mean, _, _) = spread(&ratios);
+            let (paper, agrees) = match gap {
+                0 => (
+                    "at least 1.3, the newest flow ahead (H6 about 2x H3)",
+                    mean >= 1.3,
+                ),
+                16 | 32 => (
+                    "above 1 (a gap of at most 1 MTU does not fix it)",
+                    mean > 1.1,
+                ),
+                _ => ("at most 1.1 (equal shares)", mean <= 1.1),
+            };
+            comparisons.push(
+                Comparison::new(
+                    format!("{}: contributors' max / min with {phase} on", variant(gap)),
+                    paper,
+                    with_spread(&ratios, 2),
+                    Some(agrees),
+                )
+                .identified(&format!("t1cc-{id}-ratio-{phase}"), None, Some(mean)),
+            );
+        }
+        if gap == 0 {
+            let ahead = runs
+                .iter()
+                .flat_map(|p| (2..5).map(move |phase| newest_ahead(p, phase)))
+                .filter(|&a| a)
+                .count();
+            let cases = runs.len() * 3;
+            comparisons.push(
+                Comparison::new(
+                    "one threshold: the newest contributor gets the most",
+                    "yes (after each addition)",
+                    format!("in {ahead} of {cases} phases and seeds"),
+                    Some(3 * ahead >= 2 * cases),
+                )
+                .identified(
+                    "t1cc-one-newest-ahead",
+                    Some(1.0),
+                    Some(ahead as f64 / cases as f64),
+                ),
+            );
+        }
+    }
+    Ok(Outcome { comparisons, files })
+}
+
+/// A threshold variant in words.
+fn variant(gap: u32) -> String {
+    match gap {
+        0 => "one threshold".into(),
+        _ => format!(
+            "two thresholds {gap} blocks apart ({:.1} MTU)",
+            f64::from(gap) / 32.0
+        ),
+    }
+}
+
+/// The Type II scenario (scenario 1's flows) with CC off, with Marking_Rate 1, and with
+/// Marking_Rate 10 and a timer ten times as long (Paper II's Fig. 12), over three seeds.
+pub(super) fn type2_jobs(grid: &Grid) -> Result<Vec<Job>> {
+    let mut jobs = vec![scenario_job(grid, &SCENARIO_1, "cc-off", &[])?];
+    for seed in SEEDS {
+        let seed_key = format!("seed={seed}");
+        jobs.push(scenario_job(
+            grid,
+            &SCENARIO_1,
+            &format!("mr1-seed{seed}"),
+            &[CC_ON.into(), seed_key.clone()],
+        )?);
+        jobs.push(scenario_job(
+            grid,
+            &SCENARIO_1,
+            &format!("mr10-seed{seed}"),
+            &[
+                CC_ON.into(),
+                "congestion.marking_rate=10".into(),
+                "congestion.ccti_timer=1500".into(),
+                seed_key,
+            ],
+        )?);
+    }
+    Ok(jobs)
+}
+
+/// The contributors' shares of H5's link in `phase`.
+fn shares(p: &Phases, phase: u32) -> Vec<f64> {
+    let rates: Vec<f64> = CONTRIBUTORS.iter().map(|&c| p.gbps(c, phase)).collect();
+    let total: f64 = rates.iter().sum();
+    rates.iter().map(|r| r / total.max(1e-9)).collect()
+}
+
+/// The contributors' greatest over least throughput in the first `windows` windows after
+/// phase `phase` starts.
+fn early_ratio(p: &Phases, phase: u32, windows: usize) -> f64 {
+    let rates: Vec<f64> = CONTRIBUTORS[..phase as usize]
+        .iter()
+        .map(|&c| {
+            let samples = p.phase_samples(c, phase, windows);
+            samples.iter().sum::<f64>() / samples.len().max(1) as f64
+        })
+        .collect();
+    let (_, lo, hi) = spread(&rates);
+    hi / lo.max(1e-9)
+}
+
+pub(super) fn type2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+    let mut files = Vec::new();
+    let reports = run_scenarios(ctx, jobs, &mut files)?;
+    let off = Phases::new(report(&reports, "cc-off")?, grid)?;
+    let mut comparisons = sink_shares(&off, "t2cc-off", 4);
+    let runs = |prefix: &str| -> Result<Vec<Phases>> {
+        SEEDS
+            .iter()
+            .map(|seed| Phases::new(report(&reports, &format!("{prefix}-seed{seed}"))?, grid))
+            .collect()
+    };
+    let (mr1, mr10) = (runs("mr1")?, runs("mr10")?);
+    for (i, &(src, _)) in CONTRIBUTORS.iter().enumerate() {
+        let values: Vec<f64> = mr1.iter().map(|p| shares(p, 4)[i]).collect();
+        let (mean, _, _) = spread(&values);
+        comparisons.push(
+            Comparison::new(
+                format!("Marking_Rate 1: {}'s share of H5's link", host(src)),
+                "0.250 (equal)",
+                with_spread(&values, 3),
+                Some((mean - 0.25).abs() <= 0.04),
+            )
+            .identified(
+                &format!("t2cc-mr1-share-{}", host(src).to_lowercase()),
+                Some(0.25),
+                Some(mean),
+            ),
+        );
+    }
+    let victim: Vec<f64> = mr1.iter().map(|p| p.gbps((0, 3), 4)).collect();
+    let (v, _, _) = spread(&victim);
+    comparisons.push(
+        Comparison::new(
+            "Marking_Rate 1: the victim H1 -> H4 with all contributors on",
+            "unblocked (13 Gbit/s)",
+            format!("{} Gbit/s", with_spread(&victim, 2)),
+            Some(v >= 12.35),
+        )
+        .identified("t2cc-mr1-victim", Some(13.0), Some(v)),
+    );
+    // A tenth of a second of windows after each addition, as long as the phase allows.
+    let window: f64 = grid.param("window_us")?;
+    let phase_us: f64 = grid.param("phase_us")?;
+    let windows = ((100_000.0_f64).min(phase_us / 2.0) / window).round() as usize;
+    for (name, runs, paper, unfair) in [
+        (
+            "Marking_Rate 1",
+            &mr1,
+            "fair soon after each addition",
+            false,
+        ),
+        (
+            "Marking_Rate 10, timer x10",
+            &mr10,
+            "unfair for a long time after each addition",
+            true,
+        ),
+    ] {
+        let ratios: Vec<f64> = runs
+            .iter()
+            .map(|p| {
+                (2..5)
+                    .map(|phase| early_ratio(p, phase, windows))
+                    .fold(0.0, f64::max)
+            })
+            .collect();
+        let (mean, _, _) = spread(&ratios);
+        comparisons.push(
+            Comparison::new(
+                format!(
+                    "{name}: contributors' max / min over the first {} ms after an addition (worst of three)",
+                    windows as f64 * window / 1000.0
+                ),
+                paper,
+                with_spread(&ratios, 2),
+                Some(if unfair { mean > 1.3 } else { mean <= 1.3 }),
+            )
+            .identified(
+                &format!("t2cc-{}-early-ratio", if unfair { "mr10" } else { "mr1" }),
+                None,
+                Some(mean),
+            ),
+        );
+    }
+    Ok(Outcome { comparisons, files })
+}
