@@ -136,14 +136,16 @@ pub(crate) struct Buffered {
 /// are per (input port, VC) and its credits per (output port, VC), counted in
 /// [`credit_unit`](Self::credit_unit)s.
 pub(crate) trait Fabric {
-    /// Empty switches with full credits, wired as `topology` says.
-    fn build(cfg: &Config, topology: &Topology) -> Self
+    /// Empty switches with full credits, wired as `topology` says; `port_vl_events`: the
+    /// mechanism watches the traffic queued for each output port and VC
+    /// ([`CongestionControl::PORT_VL_EVENTS`]).
+    fn build(cfg: &Config, topology: &Topology, port_vl_events: bool) -> Self
     where
         Self: Sized;
 
     /// Whether packets cross channels as *trains*: one arrival per packet per channel (its
-    /// head now, its other blocks following back to back at the channel's period, as
-    /// [`accept_train`](Self::accept_train)), and a packet's credits returned together when
+    /// head now, its other blocks following back to back at the channel's period, as one
+    /// [`accept_flit`](Self::accept_flit)), and a packet's credits returned together when
     /// its last block leaves (as [`add_credits`](Self::add_credits)); flit by flit otherwise.
     fn trains() -> bool
     where

@@ -24,7 +24,7 @@ impl RouterSet {
 }
 
 impl Fabric for RouterSet {
-    fn build(cfg: &Config, topology: &Topology) -> RouterSet {
+    fn build(cfg: &Config, topology: &Topology, _port_vl_events: bool) -> RouterSet {
         RouterSet::new(cfg, topology)
     }
 

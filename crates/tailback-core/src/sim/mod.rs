@@ -183,7 +183,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             }
             _ => {}
         }
-        let fabric = F::build(cfg, &topology);
+        let fabric = F::build(cfg, &topology, C::PORT_VL_EVENTS);
         let flows = C::FLOWS.then(|| control.flow_capacity(cfg.nic.source_queue_packets));
         let mut nics = NicSet::new(
             &cfg.nic,
@@ -688,7 +688,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             || self.config.sim.check_invariants
             || self.flit_wheel.pending() > 0
             || self.credit_wheel.pending() > 0
-            || self.credit_batches.pending() > 0
+            || (F::trains() && self.credit_batches.pending() > 0)
             || self.fabric.any_active()
             || self.nics.any_active()
         {

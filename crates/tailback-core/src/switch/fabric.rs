@@ -28,8 +28,8 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
         S::OWN_ROOM
     }
 
-    fn build(cfg: &Config, topology: &Topology) -> Self {
-        BufferedSwitches::new(cfg, topology)
+    fn build(cfg: &Config, topology: &Topology, port_vl_events: bool) -> Self {
+        BufferedSwitches::new(cfg, topology, port_vl_events)
     }
 
     fn trains() -> bool {

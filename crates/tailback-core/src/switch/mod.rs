@@ -142,8 +142,8 @@ pub(crate) struct BufferedSwitches<S> {
     /// Local ports per switch, at most (the ready lists' stride).
     max_ports: usize,
     /// With queues of their own room (`S::OWN_ROOM`): per input pool and destination, the
-    /// blocks reserved (a packet's, from when its sender starts it until each block leaves),
-    /// at most `room_blocks`; empty otherwise.
+    /// blocks reserved (a packet's, from when its sender starts it until its last block
+    /// leaves), at most `room_blocks`; empty otherwise.
     reserved: Table<u32>,
     room_blocks: u32,
     nodes: usize,
@@ -181,8 +181,9 @@ pub(crate) struct BufferedSwitches<S> {
 }
 
 impl<S: QueueScheme> BufferedSwitches<S> {
-    /// Empty switches with full credits, wired as `topology` says.
-    pub(crate) fn new(cfg: &Config, topology: &Topology) -> Self {
+    /// Empty switches with full credits, wired as `topology` says; with `watched`, they keep
+    /// the traffic queued for each Port VL for a mechanism.
+    pub(crate) fn new(cfg: &Config, topology: &Topology, watched: bool) -> Self {
         let FabricConfig::Buffered(settings) = &cfg.fabric else {
             unreachable!("buffered switches are built for fabric.kind = \"buffered\"");
         };
@@ -229,8 +230,6 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let n_slots = slots.nic_base as usize;
         let nodes = topology.node_count();
         let queues_per_pool = S::queues(topology.max_ports(), nodes);
-        // InfiniBand congestion control watches the traffic queued for each Port VL.
-        let watched = cfg.congestion.mechanism() == crate::config::Mechanism::IbCc;
         BufferedSwitches {
             vls,
             slots,
