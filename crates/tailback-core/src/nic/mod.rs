@@ -677,6 +677,8 @@ impl NicSet {
                 match nic.pairs.pop_next(sendable) {
                     Some(next) => nic.queue.push_back(next),
                     None if nic.pairs.len() > 0 && nic.control.is_empty() => {
+                        // Room comes back with the credits of the blocks that leave.
+                        nic.credits_wanted = 1;
                         if C::PACING {
                             // Sleep until the first destination is due (or credits return).
                             let wake = nic
@@ -686,12 +688,9 @@ impl NicSet {
                                 .min()
                                 .unwrap_or(now);
                             if wake > now {
-                                nic.credits_wanted = 1;
                                 return Injection::Wait(wake);
                             }
                         }
-                        // Room comes back with the credits of the blocks that leave.
-                        nic.credits_wanted = 1;
                         return Injection::NoCredit;
                     }
                     None => {}

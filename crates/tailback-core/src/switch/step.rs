@@ -1,5 +1,5 @@
 //! One cycle of the buffered switches: route the heads that arrived, then let every output
-//! with work send a block or choose its next packet.
+//! with work finish the packet whose last block has left, or choose and start its next one.
 
 use super::{BufferedSwitches, NONE, Queue, QueueScheme};
 use crate::bitset::{BitSet, bits64};
@@ -233,8 +233,9 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     }
 
     /// The packet idle output `out` may start now: round robin over its VLs (the priority
-    /// lane, if any, first), then over the input ports requesting it on that VL (skipping those in `taken`, a mask of local ports,
-    /// and those without a free read port), then the first queue of the input's ready list
+    /// lane, if any, first), then over the input ports requesting it on that VL (skipping
+    /// those in `taken`, a mask of local ports, and those without a free read port), then the
+    /// first queue of the input's ready list
     /// whose head packet is due, has credits for all its blocks and room downstream. Returns
     /// it, or why there is none; records the credits the output waits for on each VL.
     fn candidate(&mut self, out: usize, now: u64, taken: u64) -> Result<Pick, Choice> {

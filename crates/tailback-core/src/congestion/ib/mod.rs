@@ -17,20 +17,22 @@ use settings::IbCcConfig;
 use switch::{FECN, SwitchSide};
 
 use super::registry::Registered;
+use crate::config::Config;
 use crate::config::reader::{Choice, Issues, Section};
-use crate::config::{BLOCK_BYTES, Config};
 use crate::hooks::{CongestionControl, Context, PortVlEvent};
 use crate::ids::NodeId;
 use crate::packet::{LogicalNetwork, Packet};
 use crate::topology::Topology;
+
+/// Blocks of a congestion notification packet (a CNP is a header without payload: one
+/// 64-byte block).
+const CNP_BLOCKS: u32 = 1;
 
 /// InfiniBand congestion control at every switch and channel adapter.
 #[derive(Debug)]
 pub struct IbCc {
     switches: SwitchSide,
     adapters: AdapterSide,
-    /// Blocks of a CNP.
-    cnp_blocks: u32,
     cnps: u64,
     becns: u64,
 }
@@ -85,7 +87,6 @@ impl Registered for IbCc {
                 mtu,
             ),
             adapters: AdapterSide::new(settings, link_period, units.cycle_ns, mtu),
-            cnp_blocks: settings.cnp_bytes.div_ceil(BLOCK_BYTES),
             cnps: 0,
             becns: 0,
         }
@@ -125,7 +126,7 @@ impl CongestionControl for IbCc {
             cx.outbox.send(
                 node,
                 NodeId::new(packet.src as usize),
-                self.cnp_blocks,
+                CNP_BLOCKS,
                 LogicalNetwork::Request,
                 0,
             );

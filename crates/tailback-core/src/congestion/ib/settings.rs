@@ -156,8 +156,6 @@ pub struct IbCcConfig {
     pub cct_table_us: Option<Vec<f64>>,
     /// What the delay separates.
     pub ird: Ird,
-    /// Size of a congestion notification packet (CNP), bytes.
-    pub cnp_bytes: u32,
     /// The lane of congestion notifications.
     pub cnp_vl: CnpLane,
 }
@@ -219,7 +217,6 @@ impl Default for IbCcConfig {
             cct_top_us: 150.0,
             cct_table_us: None,
             ird: Ird::GapAfter,
-            cnp_bytes: 64,
             cnp_vl: CnpLane::Data,
         }
     }
@@ -286,7 +283,6 @@ pub(crate) fn read(s: &Section<'_>) -> IbCcConfig {
         ),
         cct_table_us,
         ird: s.choice("ird", d.ird),
-        cnp_bytes: d.cnp_bytes,
         cnp_vl: s.choice("cnp_vl", d.cnp_vl),
     }
 }
