@@ -109,6 +109,22 @@ pub struct PortVlEvent {
     pub credits: u32,
     /// Whether the port leads to a channel adapter (a node).
     pub to_node: bool,
+    /// The cycle.
+    pub now: u64,
+}
+
+/// A Port VL's congestion record since the start of the run, as a mechanism reports it for the
+/// time series ([`CongestionControl::port_vl_totals`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PortVlTotals {
+    /// The output port.
+    pub port: PortId,
+    /// The virtual lane.
+    pub vl: u8,
+    /// Cycles spent in the congestion state.
+    pub congested_cycles: u64,
+    /// Packets marked.
+    pub marks: u64,
 }
 
 /// A control packet a mechanism sends.
@@ -373,6 +389,9 @@ pub trait CongestionControl {
     /// Names (snake case) of the values the mechanism reports in every time-series row
     /// ([`gauges`](Self::gauges)): columns of the series after the engine's own.
     const GAUGES: &'static [&'static str] = &[];
+    /// Name (snake case) of the value the mechanism keeps per flow, reported with each flow's
+    /// throughput in every series window ([`flow_gauge`](Self::flow_gauge)).
+    const FLOW_GAUGE: Option<&'static str> = None;
 
     /// Packets a NIC's flows may hold before the processor (or source) must wait, given the
     /// configured source-queue limit (only if `FLOWS`).
@@ -491,6 +510,15 @@ pub trait CongestionControl {
     /// The value of each of [`GAUGES`](Self::GAUGES) at cycle `now`, in order (`None`:
     /// undefined now). Called once per time-series window.
     fn gauges(&self, _now: u64, _values: &mut [Option<f64>]) {}
+
+    /// The value of [`FLOW_GAUGE`](Self::FLOW_GAUGE) for `src`'s flow to `dst` at cycle `now`.
+    fn flow_gauge(&self, _src: NodeId, _dst: u32, _now: u64) -> f64 {
+        0.0
+    }
+
+    /// Appends the congestion record at cycle `now` of every Port VL that has been congested
+    /// or marked a packet (buffered switches; called once per time-series window).
+    fn port_vl_totals(&self, _now: u64, _out: &mut Vec<PortVlTotals>) {}
 
     /// Totals over the whole run the summary reports (name, count), e.g. packets marked.
     fn counts(&self) -> Vec<(&'static str, u64)> {

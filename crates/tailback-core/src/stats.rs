@@ -10,12 +10,15 @@ use serde::{Deserialize, Serialize};
 mod classes;
 mod flows;
 mod gauges;
+mod port_vls;
 
 pub(crate) use classes::hot_destinations;
 pub use classes::{ClassRate, ReceiveByClass};
 pub(crate) use flows::FlowLog;
 pub use flows::{FlowStats, jain_index, shares, treatment_variation};
 pub use gauges::Gauges;
+pub(crate) use port_vls::PortVlLog;
+pub use port_vls::PortVlSeries;
 
 use crate::config::Units;
 use crate::packet::{LogicalNetwork, Packet};
@@ -255,6 +258,13 @@ pub struct RunReport {
     /// Throughput per flow (with `record.flows`), by source then destination.
     #[serde(default)]
     pub flows: Vec<FlowStats>,
+    /// The name of the mechanism's per-flow value in [`FlowStats::gauge`] (IB CC: `ccti`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow_gauge: Option<String>,
+    /// Congestion per Port VL every series window (buffered switches whose mechanism detects
+    /// congestion, e.g. IB CC), for the Port VLs ever congested, by switch, port and lane.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub port_vls: Vec<PortVlSeries>,
 }
 
 /// Counters updated while the simulation runs.

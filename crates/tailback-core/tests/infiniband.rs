@@ -266,6 +266,53 @@ fn congestion_control_frees_the_victim_and_shares_the_hot_link_equally() {
             0.15,
         );
     }
+    time_series_show_the_throttled_flows_and_the_congested_port(&report.report);
+}
+
+/// The time series of scenario 1 with CC: every flow's CCTI in [0, CCTI_Limit], the
+/// contributors throttled (a positive CCTI in some window of the last phase); one Port VL
+/// congested longest, S2's port to H5 (switch 1, port 1), carrying most marks; each window's
+/// congested fraction in [0, 1] and the windows' marks at most the run's.
+fn time_series_show_the_throttled_flows_and_the_congested_port(report: &RunReport) {
+    assert_eq!(report.flow_gauge.as_deref(), Some("ccti"));
+    let windows = report.series.len();
+    for flow in &report.flows {
+        assert_eq!(flow.gauge.len(), windows);
+        assert!(
+            flow.gauge
+                .iter()
+                .flatten()
+                .all(|&c| (0.0..=127.0).contains(&c))
+        );
+    }
+    let last_phase = windows - windows / 5..windows;
+    for &(src, dst, _) in &SCENARIO_1[1..] {
+        let flow = report.flows.iter().find(|f| (f.src, f.dst) == (src, dst));
+        let ccti = &flow.unwrap().gauge[last_phase.clone()];
+        assert!(ccti.iter().flatten().any(|&c| c > 0.0), "{src} -> {dst}");
+    }
+    let total = |s: &tailback_core::stats::PortVlSeries| s.congested.iter().sum::<f64>();
+    let hot = report
+        .port_vls
+        .iter()
+        .max_by(|a, b| total(a).total_cmp(&total(b)))
+        .expect("a congested Port VL");
+    assert_eq!((hot.switch, hot.port, hot.vl), (1, 1, 0));
+    let marks: Vec<u64> = report
+        .port_vls
+        .iter()
+        .map(|s| s.marks.iter().sum())
+        .collect();
+    let all = report.summary.mechanism_counts["marks"];
+    assert!(marks.iter().sum::<u64>() <= all);
+    assert!(
+        hot.marks.iter().sum::<u64>() * 10 >= all * 8,
+        "{marks:?} of {all}"
+    );
+    for s in &report.port_vls {
+        assert_eq!(s.congested.len(), windows);
+        assert!(s.congested.iter().all(|c| (0.0..=1.0).contains(c)));
+    }
 }
 
 /// Congestion notifications on a lane of their own, served first at every switch output

@@ -128,6 +128,15 @@ fn write_outputs(out: &Path, cfg: &Config, report: &RunReport) -> anyhow::Result
         &title,
         cfg.record.series_window,
         &report.flows,
+        report.flow_gauge.as_deref(),
+        cfg.fabric.units(),
+    )?);
+    written.extend(tailback_experiments::files::port_vls::write(
+        out,
+        "",
+        &title,
+        cfg.record.series_window,
+        &report.port_vls,
         cfg.fabric.units(),
     )?);
     if !report.series.is_empty() {

@@ -374,17 +374,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             self.post_control_packets();
         }
         if now == self.recorder.next_due() {
-            self.recorder.record(
-                now,
-                &recorder::Sample {
-                    fabric: &self.fabric,
-                    stats: &self.stats,
-                    in_flight_packets: self.packets.live() as u64,
-                    queued_packets: self.queued_packets(),
-                    throttled_node_cycles: self.control.throttled_node_cycles(),
-                    gauges: self.gauges(),
-                },
-            );
+            self.record(now);
         }
         if self.config.sim.check_invariants {
             invariants::check(self);
@@ -517,6 +507,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             _ => {}
         }
         let flows = self.stats.flow_report(series.len());
+        let port_vls = self.recorder.port_vls.report(series.len());
         let report = RunReport {
             summary,
             latency_cdf: self.stats.latency_cdf(),
@@ -524,7 +515,12 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             series,
             occupancy: std::mem::take(&mut self.recorder.occupancy),
             pending: std::mem::take(&mut self.recorder.pending),
+            flow_gauge: (!flows.is_empty())
+                .then_some(C::FLOW_GAUGE)
+                .flatten()
+                .map(str::to_string),
             flows,
+            port_vls,
         };
         (report, self.trace.take())
     }
@@ -629,6 +625,33 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             .filter_map(|n| self.workload.last_time(n))
             .max()
             .unwrap_or(0)
+    }
+
+    /// Records the time series, snapshots and per-flow values due at the end of cycle `now`.
+    fn record(&mut self, now: u64) {
+        let window_ends = self.recorder.window_ends(now);
+        let mut port_vls = Vec::new();
+        if window_ends {
+            self.control.port_vl_totals(now + 1, &mut port_vls);
+            if let (Some(log), Some(_)) = (&mut self.stats.flows, C::FLOW_GAUGE) {
+                let control = &self.control;
+                log.sample(self.recorder.series.len(), |src, dst| {
+                    control.flow_gauge(NodeId::new(src as usize), dst, now + 1)
+                });
+            }
+        }
+        self.recorder.record(
+            now,
+            &recorder::Sample {
+                fabric: &self.fabric,
+                stats: &self.stats,
+                in_flight_packets: self.packets.live() as u64,
+                queued_packets: self.queued_packets(),
+                throttled_node_cycles: self.control.throttled_node_cycles(),
+                gauges: self.gauges(),
+                port_vls,
+            },
+        );
     }
 
     /// The mechanism's named values now.

@@ -2,8 +2,9 @@
 
 use crate::config::RecordConfig;
 use crate::fabric::Fabric;
+use crate::hooks::PortVlTotals;
 use crate::ids::PortId;
-use crate::stats::{Collector, Gauges, Occupancy, Pending, SeriesRow};
+use crate::stats::{Collector, Gauges, Occupancy, Pending, PortVlLog, SeriesRow};
 use crate::topology::{Link, Topology};
 
 /// Cumulative counters at the start of the current window.
@@ -26,6 +27,8 @@ pub(super) struct Sample<'a> {
     /// The mechanism's refused node-cycles since the start.
     pub(super) throttled_node_cycles: u64,
     pub(super) gauges: Gauges,
+    /// The mechanism's Port VL records (empty without).
+    pub(super) port_vls: Vec<PortVlTotals>,
 }
 
 /// Records the time series and the occupancy snapshots of a run.
@@ -46,6 +49,7 @@ pub(super) struct Recorder {
     pub(super) series: Vec<SeriesRow>,
     pub(super) occupancy: Vec<Occupancy>,
     pub(super) pending: Vec<Pending>,
+    pub(super) port_vls: PortVlLog,
 }
 
 impl Recorder {
@@ -71,6 +75,14 @@ impl Recorder {
             series: Vec::new(),
             occupancy: Vec::new(),
             pending: Vec::new(),
+            port_vls: PortVlLog::new(
+                cfg.series_window,
+                topology
+                    .ports()
+                    .iter()
+                    .map(|p| (p.router.index() as u32, p.local))
+                    .collect(),
+            ),
         };
         recorder.next = recorder.first_due(0);
         recorder
@@ -92,9 +104,14 @@ impl Recorder {
         window_end.min(snapshot.max(from))
     }
 
+    /// Whether a series window ends with cycle `now`.
+    pub(super) fn window_ends(&self, now: u64) -> bool {
+        self.window > 0 && (now + 1).is_multiple_of(self.window)
+    }
+
     /// Records what is due at the end of cycle `now` (the [`next_due`](Self::next_due) cycle).
     pub(super) fn record(&mut self, now: u64, sample: &Sample<'_>) {
-        if self.window > 0 && (now + 1).is_multiple_of(self.window) {
+        if self.window_ends(now) {
             self.record_row(now + 1, sample);
         }
         while self.snapshots_due.last().is_some_and(|&c| c <= now) {
@@ -136,6 +153,10 @@ impl Recorder {
             }),
             gauges: sample.gauges.clone(),
         });
+        if !sample.port_vls.is_empty() {
+            self.port_vls
+                .record(self.series.len() - 1, &sample.port_vls);
+        }
         if self.pending_per_receiver {
             self.pending.push(Pending {
                 cycle: end,

@@ -18,14 +18,28 @@ pub struct FlowStats {
     /// Flits delivered per cycle in each series window (window `i` covers cycles
     /// `i * w .. (i + 1) * w`); empty without a time series.
     pub windows: Vec<f64>,
+    /// The mechanism's value for the flow (its `flow_gauge`, e.g. IB CC's CCTI) at the end of
+    /// each series window (`None` before the flow's first delivery); empty without one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gauge: Vec<Option<f64>>,
+}
+
+/// What the log keeps of one flow.
+#[derive(Debug, Default)]
+struct FlowEntry {
+    /// Flits delivered in the measurement window.
+    measured: u64,
+    /// Flits delivered in each series window.
+    windows: Vec<u64>,
+    /// The mechanism's value at the end of each series window so far.
+    gauge: Vec<Option<f64>>,
 }
 
 /// Counts delivered flits per flow while a run goes on.
 #[derive(Debug, Default)]
 pub(crate) struct FlowLog {
-    /// By (source, destination): flits delivered in the measurement window, and per series
-    /// window.
-    flows: BTreeMap<(u32, u32), (u64, Vec<u64>)>,
+    /// By (source, destination).
+    flows: BTreeMap<(u32, u32), FlowEntry>,
     /// Series window (0: totals only).
     window: u64,
 }
@@ -40,16 +54,24 @@ impl FlowLog {
 
     /// `flits` of flow `src`→`dst` were delivered at `now` (`measured`: inside the window).
     pub(crate) fn add(&mut self, src: u32, dst: u32, flits: u32, now: u64, measured: bool) {
-        let (in_window, per_window) = self.flows.entry((src, dst)).or_default();
+        let entry = self.flows.entry((src, dst)).or_default();
         if measured {
-            *in_window += u64::from(flits);
+            entry.measured += u64::from(flits);
         }
         if let Some(i) = now.checked_div(self.window) {
             let i = i as usize;
-            if per_window.len() <= i {
-                per_window.resize(i + 1, 0);
+            if entry.windows.len() <= i {
+                entry.windows.resize(i + 1, 0);
             }
-            per_window[i] += u64::from(flits);
+            entry.windows[i] += u64::from(flits);
+        }
+    }
+
+    /// Series window `window` is over: records `value(src, dst)` for every flow seen so far.
+    pub(crate) fn sample(&mut self, window: usize, value: impl Fn(u32, u32) -> f64) {
+        for (&(src, dst), entry) in &mut self.flows {
+            entry.gauge.resize(window, None);
+            entry.gauge.push(Some(value(src, dst)));
         }
     }
 
@@ -59,15 +81,23 @@ impl FlowLog {
         let per_cycle = |flits: u64, cycles: u64| flits as f64 / cycles.max(1) as f64;
         self.flows
             .iter()
-            .map(|(&(src, dst), (measured, counts))| {
-                let mut series: Vec<f64> =
-                    counts.iter().map(|&f| per_cycle(f, self.window)).collect();
+            .map(|(&(src, dst), entry)| {
+                let mut series: Vec<f64> = entry
+                    .windows
+                    .iter()
+                    .map(|&f| per_cycle(f, self.window))
+                    .collect();
                 series.resize(windows.max(series.len()), 0.0);
+                let mut gauge = entry.gauge.clone();
+                if !gauge.is_empty() {
+                    gauge.resize(series.len(), None);
+                }
                 FlowStats {
                     src,
                     dst,
-                    accepted: per_cycle(*measured, window_cycles),
+                    accepted: per_cycle(entry.measured, window_cycles),
                     windows: if self.window > 0 { series } else { Vec::new() },
+                    gauge,
                 }
             })
             .collect()
@@ -129,5 +159,17 @@ mod tests {
         assert_eq!((flows[0].src, flows[0].accepted), (1, 0.2));
         assert_eq!(flows[0].windows, vec![0.4, 0.4, 0.0]);
         assert_eq!(flows[1].windows, vec![0.0, 0.0, 0.8]);
+    }
+
+    #[test]
+    fn flow_gauges_are_sampled_per_window_from_the_first_delivery() {
+        let mut log = FlowLog::new(10);
+        log.add(1, 0, 4, 5, false);
+        log.sample(0, |src, _| f64::from(src));
+        log.add(2, 0, 4, 15, true);
+        log.sample(1, |src, _| f64::from(src) * 10.0);
+        let flows = log.report(20, 3);
+        assert_eq!(flows[0].gauge, vec![Some(1.0), Some(10.0), None]);
+        assert_eq!(flows[1].gauge, vec![None, Some(20.0), None]);
     }
 }

@@ -438,7 +438,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         self.credits[slots.port_vc(out, vl)] -= r.blocks;
         if C::PORT_VL_EVENTS {
             // The packet counts as queued for its Port VL until it starts.
-            let event = self.port_vl_event(from, r.out);
+            let event = self.port_vl_event(from, r.out, now);
             cx.control.on_departure(event, cx.packets.get_mut(r.packet));
             self.port_vl_change(from, r.out, r.blocks, false, cx);
         }
@@ -477,13 +477,13 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         } else if is_empty && !was_empty {
             self.port_vl_inputs[out_slot] -= 1;
         }
-        let event = self.port_vl_event(slot, out);
+        let event = self.port_vl_event(slot, out, cx.now);
         cx.control.on_port_vl(event);
     }
 
     /// The Port VL of local output `out` on the VL of input VC slot `slot`, as that input sees
     /// it.
-    fn port_vl_event(&self, slot: usize, out: u8) -> PortVlEvent {
+    fn port_vl_event(&self, slot: usize, out: u8, now: u64) -> PortVlEvent {
         let slots = self.slots;
         let in_port = slots.owner(slot);
         let first = self.ports[in_port].first as usize;
@@ -499,6 +499,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             contributors: self.port_vl_inputs[out_slot],
             credits: self.credits[out_slot],
             to_node: !slots.is_router(self.ports[out_port].downstream as usize),
+            now,
         }
     }
 

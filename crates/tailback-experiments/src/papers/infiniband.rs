@@ -257,13 +257,23 @@ pub(super) fn run_scenarios(
         } else {
             format!("{}-", job.id)
         };
+        let (window, units) = (job.config.record.series_window, job.config.fabric.units());
         files.extend(crate::files::flows::write(
             ctx.out(),
             &prefix,
-            &format!("throughput per flow ({})", job.id),
-            job.config.record.series_window,
+            &job.id,
+            window,
             &report.flows,
-            job.config.fabric.units(),
+            report.flow_gauge.as_deref(),
+            units,
+        )?);
+        files.extend(crate::files::port_vls::write(
+            ctx.out(),
+            &prefix,
+            &job.id,
+            window,
+            &report.port_vls,
+            units,
         )?);
     }
     Ok(reports)

@@ -125,7 +125,6 @@ impl AdapterSide {
     }
 
     /// The index of `node`'s flow to `dst` at cycle `now`.
-    #[cfg(test)]
     pub(super) fn ccti(&self, node: NodeId, dst: u32, now: u64) -> u32 {
         let flow = &self.flows[self.flow(node, dst)];
         self.ccti_at(flow, now as f64)

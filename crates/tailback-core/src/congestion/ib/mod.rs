@@ -19,7 +19,7 @@ use switch::{FECN, SwitchSide};
 use super::registry::Registered;
 use crate::config::Config;
 use crate::config::reader::{Choice, Issues, Section};
-use crate::hooks::{CongestionControl, Context, PortVlEvent};
+use crate::hooks::{CongestionControl, Context, PortVlEvent, PortVlTotals};
 use crate::ids::NodeId;
 use crate::packet::{LogicalNetwork, Packet};
 use crate::topology::Topology;
@@ -98,6 +98,7 @@ impl CongestionControl for IbCc {
     const PACING: bool = true;
     const GAUGES: &'static [&'static str] =
         &["congested_port_vls", "marks", "cnps", "becns", "max_ccti"];
+    const FLOW_GAUGE: Option<&'static str> = Some("ccti");
 
     #[inline]
     fn on_port_vl(&mut self, event: PortVlEvent) {
@@ -136,6 +137,14 @@ impl CongestionControl for IbCc {
     fn on_control(&mut self, cx: &mut Context<'_>, node: NodeId, packet: &Packet) {
         self.becns += 1;
         self.adapters.becn(node, packet.src, cx.now);
+    }
+
+    fn flow_gauge(&self, src: NodeId, dst: u32, now: u64) -> f64 {
+        f64::from(self.adapters.ccti(src, dst, now))
+    }
+
+    fn port_vl_totals(&self, now: u64, out: &mut Vec<PortVlTotals>) {
+        self.switches.totals(now, out);
     }
 
     fn counts(&self) -> Vec<(&'static str, u64)> {

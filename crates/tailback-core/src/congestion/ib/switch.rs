@@ -7,7 +7,8 @@
 use rand::RngExt;
 
 use super::settings::{Detect, IbCcConfig, Marking, RootTest, VictimMask};
-use crate::hooks::PortVlEvent;
+use crate::hooks::{PortVlEvent, PortVlTotals};
+use crate::ids::PortId;
 use crate::packet::Packet;
 use crate::rng::{Purpose, StreamRng, stream};
 
@@ -36,6 +37,11 @@ pub(super) struct SwitchSide {
     since_mark: Vec<u32>,
     voq_above: Vec<bool>,
     voqs_above: Vec<u32>,
+    /// Per Port VL: the cycle it last entered the congestion state, cycles spent in it before
+    /// that, and packets marked.
+    entered: Vec<u64>,
+    congested_cycles: Vec<u64>,
+    port_vl_marks: Vec<u64>,
     /// Per output port: its marking stream.
     rngs: Vec<StreamRng>,
     /// Packets marked so far.
@@ -81,6 +87,9 @@ impl SwitchSide {
                 Vec::new()
             },
             voqs_above: vec![0; port_vls],
+            entered: vec![0; port_vls],
+            congested_cycles: vec![0; port_vls],
+            port_vl_marks: vec![0; port_vls],
             rngs: (0..ports)
                 .map(|p| stream(seed, p as u64, Purpose::Marking))
                 .collect(),
@@ -95,6 +104,18 @@ impl SwitchSide {
             return;
         };
         let i = e.port.index() * self.vls + e.vl as usize;
+        let was = self.congested[i];
+        self.detect(i, e, hi, lo);
+        match (was, self.congested[i]) {
+            (false, true) => self.entered[i] = e.now,
+            (true, false) => self.congested_cycles[i] += e.now - self.entered[i],
+            _ => {}
+        }
+    }
+
+    /// Applies the detector to Port VL `i` after event `e`.
+    #[inline]
+    fn detect(&mut self, i: usize, e: &PortVlEvent, hi: u32, lo: u32) {
         let root = e.credits >= self.root_credits
             || match self.victim_mask {
                 VictimMask::CaPorts => e.to_node,
@@ -147,12 +168,33 @@ impl SwitchSide {
         if mark {
             packet.marks |= FECN;
             self.marks += 1;
+            self.port_vl_marks[i] += 1;
         }
     }
 
     /// Port VLs in the congestion state now.
     pub(super) fn congested_count(&self) -> usize {
         self.congested.iter().filter(|&&c| c).count()
+    }
+
+    /// Appends the record at `now` of every Port VL that has been congested or marked.
+    pub(super) fn totals(&self, now: u64, out: &mut Vec<PortVlTotals>) {
+        for i in 0..self.congested.len() {
+            let congested_cycles = self.congested_cycles[i]
+                + if self.congested[i] {
+                    now - self.entered[i]
+                } else {
+                    0
+                };
+            if congested_cycles > 0 || self.congested[i] || self.port_vl_marks[i] > 0 {
+                out.push(PortVlTotals {
+                    port: PortId::new(i / self.vls),
+                    vl: (i % self.vls) as u8,
+                    congested_cycles,
+                    marks: self.port_vl_marks[i],
+                });
+            }
+        }
     }
 }
 
@@ -226,6 +268,7 @@ mod tests {
             contributors: 1,
             credits,
             to_node,
+            now: 0,
         }
     }
 

@@ -1,7 +1,11 @@
 //! Paper II's fairness studies with IB CC: one threshold against hysteresis on the Type I
 //! network (R4), and the parking lot on the Type II network with Marking_Rate 1 and 10 (R5).
 
-use super::{CC_ON, CONTRIBUTORS, SEEDS, report, spread, with_spread};
+use std::collections::BTreeMap;
+
+use tailback_core::stats::RunReport;
+
+use super::{CC_ON, CONTRIBUTORS, READINGS, SEEDS, report, spread, with_spread};
 use crate::grid::Grid;
 use crate::papers::infiniband::{
     Phases, SCENARIO_1, TYPE_1, host, run_scenarios, scenario_job, sink_shares,
@@ -40,25 +44,70 @@ fn newest_ahead(p: &Phases, phase: u32) -> bool {
     active.iter().all(|&c| p.gbps(c, phase) <= newest)
 }
 
-/// The Type I scenario with CC off, and with each threshold variant over three seeds.
+/// The variants run under every reading of the timer and the delay: one threshold, and the
+/// widest gap.
+const READING_VARIANTS: [(&str, u32); 2] = [THRESHOLDS[0], THRESHOLDS[4]];
+
+/// The Type I scenario with CC off, with each threshold variant over three seeds, and with one
+/// threshold and the widest gap under the other readings of the timer and the delay.
 pub(super) fn type1_jobs(grid: &Grid) -> Result<Vec<Job>> {
     let mut jobs = vec![scenario_job(grid, &TYPE_1, "cc-off", &[])?];
+    let variant_job = |id: &str, gap: u32, seed: u64, reading: &[&str]| {
+        let mut settings = vec![
+            CC_ON.into(),
+            format!("congestion.threshold_blocks={UPPER_BLOCKS}"),
+            format!("congestion.hysteresis_blocks={gap}"),
+            format!("seed={seed}"),
+        ];
+        settings.extend(reading.iter().map(|s| s.to_string()));
+        scenario_job(grid, &TYPE_1, &format!("{id}-seed{seed}"), &settings)
+    };
     for (id, gap) in THRESHOLDS {
         for seed in SEEDS {
-            jobs.push(scenario_job(
-                grid,
-                &TYPE_1,
-                &format!("{id}-seed{seed}"),
-                &[
-                    CC_ON.into(),
-                    format!("congestion.threshold_blocks={UPPER_BLOCKS}"),
-                    format!("congestion.hysteresis_blocks={gap}"),
-                    format!("seed={seed}"),
-                ],
-            )?);
+            jobs.push(variant_job(id, gap, seed, &[])?);
+        }
+    }
+    for (reading, settings) in &READINGS[1..] {
+        for (id, gap) in READING_VARIANTS {
+            for seed in SEEDS {
+                jobs.push(variant_job(
+                    &format!("{reading}-{id}"),
+                    gap,
+                    seed,
+                    settings,
+                )?);
+            }
         }
     }
     Ok(jobs)
+}
+
+/// The runs of variant `id` (prefixed by its reading, but for the default), one per seed.
+fn variant_runs<'a>(
+    reports: &'a BTreeMap<String, RunReport>,
+    grid: &Grid,
+    id: &str,
+) -> Result<Vec<Phases<'a>>> {
+    SEEDS
+        .iter()
+        .map(|seed| Phases::new(report(reports, &format!("{id}-seed{seed}"))?, grid))
+        .collect()
+}
+
+/// What Paper II says of the contributors' max/min with a hysteresis of `gap` blocks, and
+/// whether `mean` agrees.
+fn paper_ratio(gap: u32, mean: f64) -> (&'static str, bool) {
+    match gap {
+        0 => (
+            "at least 1.3, the newest flow ahead (H6 about 2x H3)",
+            mean >= 1.3,
+        ),
+        16 | 32 => (
+            "above 1 (a gap of at most 1 MTU does not fix it)",
+            mean > 1.1,
+        ),
+        _ => ("at most 1.1 (equal shares)", mean <= 1.1),
+    }
 }
 
 pub(super) fn type1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
@@ -79,24 +128,11 @@ pub(super) fn type1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome>
         );
     }
     for (id, gap) in THRESHOLDS {
-        let runs: Vec<Phases> = SEEDS
-            .iter()
-            .map(|seed| Phases::new(report(&reports, &format!("{id}-seed{seed}"))?, grid))
-            .collect::<Result<_>>()?;
+        let runs = variant_runs(&reports, grid, id)?;
         for phase in 2..5 {
             let ratios: Vec<f64> = runs.iter().map(|p| ratio(p, phase)).collect();
             let (mean, _, _) = spread(&ratios);
-            let (paper, agrees) = match gap {
-                0 => (
-                    "at least 1.3, the newest flow ahead (H6 about 2x H3)",
-                    mean >= 1.3,
-                ),
-                16 | 32 => (
-                    "above 1 (a gap of at most 1 MTU does not fix it)",
-                    mean > 1.1,
-                ),
-                _ => ("at most 1.1 (equal shares)", mean <= 1.1),
-            };
+            let (paper, agrees) = paper_ratio(gap, mean);
             comparisons.push(
                 Comparison::new(
                     format!("{}: contributors' max / min with {phase} on", variant(gap)),
@@ -125,6 +161,37 @@ pub(super) fn type1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome>
                     "t1cc-one-newest-ahead",
                     Some(1.0),
                     Some(ahead as f64 / cases as f64),
+                ),
+            );
+        }
+    }
+    for (reading, _) in &READINGS[1..] {
+        for (id, gap) in READING_VARIANTS {
+            let runs = variant_runs(&reports, grid, &format!("{reading}-{id}"))?;
+            let means: Vec<f64> = (2..5)
+                .map(|phase| spread(&runs.iter().map(|p| ratio(p, phase)).collect::<Vec<_>>()).0)
+                .collect();
+            let worst = means.iter().copied().fold(0.0, f64::max);
+            let (paper, agrees) = paper_ratio(gap, worst);
+            let ours = means
+                .iter()
+                .map(|m| format!("{m:.2}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            comparisons.push(
+                Comparison::new(
+                    format!(
+                        "reading {reading}, {}: contributors' max / min with 2, 3, 4 on",
+                        variant(gap)
+                    ),
+                    paper,
+                    format!("{ours} (mean of {} seeds)", runs.len()),
+                    Some(agrees),
+                )
+                .identified(
+                    &format!("t1cc-{reading}-{id}-ratio"),
+                    None,
+                    Some(worst),
                 ),
             );
         }

@@ -32,6 +32,22 @@ pub(super) const SEEDS: [u64; 3] = [1, 2, 3];
 /// (phases 1 to 4).
 pub(super) const CONTRIBUTORS: [(u32, u32); 4] = [(1, 4), (2, 4), (5, 4), (6, 4)];
 
+/// The readings of the timer and of the injection rate delay the thesis leaves open (name,
+/// settings): free-running or restarted by each BECN; a gap after the packet or start to start.
+/// The default comes first.
+pub(super) const READINGS: [(&str, &[&str]); 4] = [
+    ("per-sl-gap", &[]),
+    ("restart-gap", &["congestion.timer=\"per_flow_restart\""]),
+    ("per-sl-start", &["congestion.ird=\"start_to_start\""]),
+    (
+        "restart-start",
+        &[
+            "congestion.timer=\"per_flow_restart\"",
+            "congestion.ird=\"start_to_start\"",
+        ],
+    ),
+];
+
 /// The experiments with congestion control on.
 pub fn experiments() -> Vec<Experiment> {
     vec![

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use tailback_core::stats::RunReport;
 
-use super::{CC_ON, CONTRIBUTORS, report, spread};
+use super::{CC_ON, CONTRIBUTORS, READINGS, report, spread};
 use crate::grid::Grid;
 use crate::papers::infiniband::{Phases, Scenario, scenario_job};
 use crate::{Comparison, Context, Job, Outcome, Result};
@@ -19,21 +19,6 @@ const SCENARIO_1_LAST_ADDED: Scenario = Scenario {
     link: "qdr",
     flows: &[(0, 3, 0), (1, 4, 0), (2, 4, 0), (5, 4, 0), (6, 4, 1)],
 };
-
-/// The readings of the timer and of the injection rate delay the thesis leaves open (name,
-/// settings): free-running or restarted by each BECN; a gap after the packet or start to start.
-const READINGS: [(&str, &[&str]); 4] = [
-    ("per-sl-gap", &[]),
-    ("restart-gap", &["congestion.timer=\"per_flow_restart\""]),
-    ("per-sl-start", &["congestion.ird=\"start_to_start\""]),
-    (
-        "restart-start",
-        &[
-            "congestion.timer=\"per_flow_restart\"",
-            "congestion.ird=\"start_to_start\"",
-        ],
-    ),
-];
 
 /// Scenario 1 (the last contributor added after a phase), CC on, for every timer, marking rate
 /// and seed of the grid, and for every reading at a few timers and one marking rate.
