@@ -139,11 +139,55 @@ fn replay(cfg: &Config) -> Option<String> {
     })
 }
 
+/// Flows or a congestion forest in words, if the traffic is one.
+fn messages(cfg: &Config) -> Option<String> {
+    let packets = cfg.traffic.packet_flits;
+    match &cfg.traffic.process {
+        ProcessConfig::Flows(f) => Some(format!(
+            "{} flows, {}-flit messages in {packets}-flit packets",
+            f.flows.len(),
+            f.message_flits
+        )),
+        ProcessConfig::Forest(f) => {
+            let percent = |x: f64| format!("{:.0} %", x * 100.0);
+            let b = if f.b_nodes > 0.0 {
+                format!(
+                    "{} B nodes (hot share {}), ",
+                    percent(f.b_nodes),
+                    percent(f.b_share)
+                )
+            } else {
+                String::new()
+            };
+            let moving = f
+                .hotspot_lifetime
+                .map_or(String::new(), |c| format!(", moving every {c} cycles"));
+            let quiet = if f.hot_traffic {
+                ""
+            } else {
+                ", hot sources off"
+            };
+            Some(format!(
+                "congestion forest: {} hot spots{moving}, {b}the rest {} C / {} V{quiet}; \
+                 {}-flit messages in {packets}-flit packets",
+                f.hotspots,
+                percent(f.contributors),
+                percent(1.0 - f.contributors),
+                f.message_flits
+            ))
+        }
+        _ => None,
+    }
+}
+
 /// One line naming the workload.
 pub fn traffic(cfg: &Config) -> String {
     let t = &cfg.traffic;
     if let Some(replay) = replay(cfg) {
         return replay;
+    }
+    if let Some(messages) = messages(cfg) {
+        return messages;
     }
     if let (Some(name), Some(p)) = (program(cfg), t.process.program()) {
         let [low, high] = p.phase_packets;

@@ -30,6 +30,8 @@ pub enum Purpose {
     Program = 7,
     /// Congestion marks of one switch output port (InfiniBand congestion control).
     Marking = 8,
+    /// The roles and hot spots of a congestion forest (one per run).
+    Forest = 9,
 }
 
 /// The stream for `owner` (a node index, or 0 for run-wide streams) and `purpose`.

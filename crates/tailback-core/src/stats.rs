@@ -274,6 +274,8 @@ pub(crate) struct Collector {
     window_end: u64,
     offered_flits: Vec<u64>,
     accepted_flits: Vec<u64>,
+    /// Flits consumed in the first half of the window, per node.
+    accepted_first_half: Vec<u64>,
     latency: Histogram<u64>,
     latency_sum: u128,
     network_latency_sum: u128,
@@ -314,6 +316,7 @@ impl Collector {
             window_end,
             offered_flits: vec![0; nodes],
             accepted_flits: vec![0; nodes],
+            accepted_first_half: vec![0; nodes],
             latency: Histogram::new(3).expect("3 significant digits is a valid precision"),
             latency_sum: 0,
             network_latency_sum: 0,
@@ -371,6 +374,9 @@ impl Collector {
         self.delivered_flits += u64::from(flits);
         if self.in_window(now) {
             self.accepted_flits[node] += u64::from(flits);
+            if now < self.window_start + (self.window_end - self.window_start) / 2 {
+                self.accepted_first_half[node] += u64::from(flits);
+            }
         }
     }
 
@@ -463,6 +469,24 @@ impl Collector {
             .iter()
             .map(|&f| f as f64 / window)
             .collect()
+    }
+
+    /// Accepted throughput of every node in the first and in the second half of the window.
+    pub(crate) fn accepted_halves(&self) -> [Vec<f64>; 2] {
+        let first = (self.window_end - self.window_start) / 2;
+        let second = self.window_end - self.window_start - first;
+        let rate = |flits: u64, cycles: u64| flits as f64 / cycles.max(1) as f64;
+        [
+            self.accepted_first_half
+                .iter()
+                .map(|&f| rate(f, first))
+                .collect(),
+            self.accepted_flits
+                .iter()
+                .zip(&self.accepted_first_half)
+                .map(|(&all, &f)| rate(all - f, second))
+                .collect(),
+        ]
     }
 
     /// The summary of a run that ended at `cycles`.

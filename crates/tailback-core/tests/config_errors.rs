@@ -707,3 +707,43 @@ fn times_need_the_link_rate_and_one_unit_per_key() {
     };
     assert_eq!(b.switch_latency, 3);
 }
+
+/// A forest names what it needs: per-destination queues, fewer hot spots than nodes, fractions
+/// in range, and its table only with `process = "forest"`.
+#[test]
+fn forest_settings_are_checked() {
+    let base = "[topology]\nkind = \"folded_clos\"\nradix = 8\nlevels = 2\n\
+                [routing]\nalgorithm = \"d_mod_k\"\n[router]\nvcs = 1\nvc_buffer_flits = 64\n\
+                switching = \"virtual_cut_through\"\n[fabric]\nkind = \"buffered\"\n\
+                [traffic]\npacket_flits = 32\n";
+    let issue = single_issue(&format!("{base}process = \"forest\"\n"));
+    assert_issue(&issue, "nic.queues", Some("\"fifo\""), &["per_destination"]);
+    let queues = "[nic]\nqueues = \"per_destination\"\n";
+    let issue = single_issue(&format!(
+        "{base}process = \"forest\"\n[traffic.forest]\nhotspots = 32\n{queues}"
+    ));
+    assert_issue(
+        &issue,
+        "traffic.forest.hotspots",
+        Some("32"),
+        &["fewer than", "32 nodes"],
+    );
+    let issue = single_issue(&format!(
+        "{base}process = \"forest\"\n[traffic.forest]\nb_share = 1.5\n{queues}"
+    ));
+    assert_issue(
+        &issue,
+        "traffic.forest.b_share",
+        Some("1.5"),
+        &["from 0 to 1"],
+    );
+    let issue = single_issue(&format!(
+        "{base}rate = 0.5\n[traffic.forest]\nb_nodes = 0.5\n{queues}"
+    ));
+    assert_issue(
+        &issue,
+        "traffic.forest",
+        Some("{...}"),
+        &["only applies", "forest"],
+    );
+}

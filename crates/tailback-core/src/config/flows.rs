@@ -125,7 +125,7 @@ fn read_flow(f: Section<'_>, units: Option<Units>) -> FlowConfig {
 }
 
 /// `message_flits`, or `message_bytes` rounded up to whole blocks; `default` without either.
-fn read_message(s: &Section<'_>, default: u32) -> u32 {
+pub(super) fn read_message(s: &Section<'_>, default: u32) -> u32 {
     const MAX: u32 = 1 << 24;
     let flits = s.opt_int("message_flits", 1, MAX);
     let bytes = s.opt_int("message_bytes", 1, MAX * BLOCK_BYTES);

@@ -10,6 +10,7 @@ mod congestion;
 mod error;
 mod fabric;
 mod flows;
+mod forest;
 mod nic;
 mod overrides;
 mod processor;
@@ -28,6 +29,7 @@ pub use congestion::*;
 pub use error::{ConfigError, ConfigIssue};
 pub use fabric::{BufferedConfig, FabricConfig, FabricKind, QueueKind};
 pub use flows::{FlowConfig, FlowsConfig, MAX_FLOWS};
+pub use forest::ForestConfig;
 pub use nic::{NicConfig, NicQueues};
 pub use overrides::{merge_tables, parse_assignment, set_path};
 pub use processor::ProcessorConfig;
@@ -211,6 +213,25 @@ impl Config {
                     "nic.queues",
                     Some(toml::Value::String("per_destination".into())),
                     format!("cannot be combined with {clash}"),
+                );
+            }
+        }
+        if let ProcessConfig::Forest(forest) = &self.traffic.process {
+            if self.nic.queues != NicQueues::PerDestination {
+                report(
+                    "nic.queues",
+                    Some(toml::Value::String(self.nic.queues.name().into())),
+                    "traffic.process = \"forest\" needs nic.queues = \"per_destination\" (a \
+                     destination held back must not block the others)"
+                        .to_string(),
+                );
+            }
+            let nodes = self.node_count();
+            if shape && forest.hotspots as usize >= nodes {
+                report(
+                    "traffic.forest.hotspots",
+                    Some(toml::Value::Integer(forest.hotspots.into())),
+                    format!("must be fewer than the network's {nodes} nodes"),
                 );
             }
         }

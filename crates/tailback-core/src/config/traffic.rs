@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::reader::{Section, choice_enum};
-use super::{FlowsConfig, ProgramConfig, Units};
+use super::{FlowsConfig, ForestConfig, ProgramConfig, Units};
 
 choice_enum! {
     /// Destination pattern. Bit patterns act on the node index (dimension 0 least significant).
@@ -72,6 +72,9 @@ choice_enum! {
         /// Explicit flows (`[[traffic.flows]]`): messages from a source to a destination at a
         /// rate (or as fast as the source may inject), between a start and a stop time.
         Flows = "flows",
+        /// Congestion forests (`[traffic.forest]`): contributors, victims and nodes that do
+        /// both, sending at their injection rate to hot spots that may move.
+        Forest = "forest",
     }
 }
 
@@ -146,6 +149,8 @@ pub enum ProcessConfig {
     Trace(TraceReplay),
     /// Explicit flows.
     Flows(FlowsConfig),
+    /// Congestion forests.
+    Forest(ForestConfig),
 }
 
 /// The settings of `traffic.process = "ramp"`.
@@ -181,6 +186,7 @@ impl ProcessConfig {
             ProcessConfig::Cshift(_) => ProcessKind::Cshift,
             ProcessConfig::Trace(_) => ProcessKind::Trace,
             ProcessConfig::Flows(_) => ProcessKind::Flows,
+            ProcessConfig::Forest(_) => ProcessKind::Forest,
         }
     }
 
@@ -202,7 +208,11 @@ impl ProcessKind {
 
     /// Whether the workload's destinations come from `traffic.pattern`.
     pub fn has_pattern(self) -> bool {
-        !self.is_program() && !matches!(self, ProcessKind::Trace | ProcessKind::Flows)
+        !self.is_program()
+            && !matches!(
+                self,
+                ProcessKind::Trace | ProcessKind::Flows | ProcessKind::Forest
+            )
     }
 
     /// Whether the offered load is `traffic.rate`.
@@ -276,6 +286,8 @@ impl Serialize for TrafficConfig {
             message_flits: Option<u32>,
             #[serde(skip_serializing_if = "Option::is_none")]
             flows: Option<&'a Vec<super::FlowConfig>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            forest: Option<&'a ForestConfig>,
         }
         let single = self.phases.is_none();
         let kind = self.process.kind();
@@ -290,6 +302,10 @@ impl Serialize for TrafficConfig {
         };
         let flows = match &self.process {
             ProcessConfig::Flows(flows) => Some(flows),
+            _ => None,
+        };
+        let forest = match &self.process {
+            ProcessConfig::Forest(forest) => Some(forest),
             _ => None,
         };
         Written {
@@ -317,8 +333,11 @@ impl Serialize for TrafficConfig {
             program: self.process.program(),
             trace_file: trace.map(|t| &t.file),
             trace_time_scale: trace.map(|t| t.time_scale),
-            message_flits: flows.map(|f| f.message_flits),
+            message_flits: flows
+                .map(|f| f.message_flits)
+                .or(forest.map(|f| f.message_flits)),
             flows: flows.map(|f| &f.flows),
+            forest,
         }
         .serialize(ser)
     }
@@ -450,6 +469,8 @@ impl TrafficConfig {
                  defines"
             } else if process == ProcessKind::Flows {
                 "each [[traffic.flows]] entry gives its source, destination and rate"
+            } else if process == ProcessKind::Forest {
+                "nodes send at their injection rate to the destinations their roles in                  [traffic.forest] give"
             } else {
                 "the trace gives every packet's time, source, destination and length"
             };
@@ -495,6 +516,8 @@ impl TrafficConfig {
         let collective = process == ProcessKind::Collective;
         let ramp = process == ProcessKind::Ramp;
         let flows = process == ProcessKind::Flows;
+        let messages = flows || process == ProcessKind::Forest;
+        let messages_when = "traffic.process = \"flows\" or \"forest\"";
         for (key, applies, when) in [
             (
                 "jitter",
@@ -511,11 +534,18 @@ impl TrafficConfig {
             ("ramp_smoothing", ramp, "traffic.process = \"ramp\""),
             ("ramp_drop", ramp, "traffic.process = \"ramp\""),
             ("flows", flows, "traffic.process = \"flows\""),
-            ("message_flits", flows, "traffic.process = \"flows\""),
-            ("message_bytes", flows, "traffic.process = \"flows\""),
+            ("message_flits", messages, messages_when),
+            ("message_bytes", messages, messages_when),
+            (
+                "forest",
+                process == ProcessKind::Forest,
+                "traffic.process = \"forest\"",
+            ),
         ] {
             if s.has(key) && !applies {
                 s.problem(key, format!("only applies when {when}"));
+                // Reported once: not also as an unknown key.
+                s.value(key);
             }
         }
         let hotspot_nodes: Vec<u32> = s
@@ -622,6 +652,11 @@ fn read_process_settings(
             time_scale,
         }),
         ProcessKind::Flows => ProcessConfig::Flows(FlowsConfig::read(s, packet_flits, units)),
+        ProcessKind::Forest => ProcessConfig::Forest(ForestConfig::read(
+            s.section("forest"),
+            super::flows::read_message(s, 2 * packet_flits),
+            units,
+        )),
     }
 }
 

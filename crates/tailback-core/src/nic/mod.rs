@@ -226,6 +226,19 @@ pub(crate) struct NicSet {
     /// Packets cross the node links as trains ([`Fabric::trains`](crate::fabric::Fabric::trains)):
     /// injected and received a packet at a time, credits returned a packet at a time.
     trains: bool,
+    /// Nodes that started a request from their queue pairs this cycle, for sources that wait
+    /// for their adapters (`None`: nobody waits).
+    pub(crate) started: Option<Vec<u32>>,
+}
+
+impl crate::traffic::Backlog for NicSet {
+    fn queued_for(&self, node: usize, dst: u32) -> usize {
+        self.nics[node].pairs.queued(dst)
+    }
+
+    fn queued(&self, node: usize) -> usize {
+        self.nics[node].pairs.len()
+    }
 }
 
 impl NicSet {
@@ -306,7 +319,14 @@ impl NicSet {
             active: BitSet::new(nodes),
             injected_flits: 0,
             trains,
+            started: None,
         }
+    }
+
+    /// Records the nodes that start requests from their queue pairs (for sources that wait for
+    /// their adapters).
+    pub(crate) fn report_starts(&mut self) {
+        self.started = Some(Vec::new());
     }
 
     /// Keeps VC `lane` for control packets: they use it alone, and nothing else does.
@@ -675,7 +695,12 @@ impl NicSet {
                             || bits32(vcs).any(|vc| view.admits(terminal + vc, p.dst, need)))
                 };
                 match nic.pairs.pop_next(sendable) {
-                    Some(next) => nic.queue.push_back(next),
+                    Some(next) => {
+                        nic.queue.push_back(next);
+                        if let Some(started) = &mut self.started {
+                            started.push(node as u32);
+                        }
+                    }
                     None if nic.pairs.len() > 0 && nic.control.is_empty() => {
                         // Room comes back with the credits of the blocks that leave.
                         nic.credits_wanted = 1;

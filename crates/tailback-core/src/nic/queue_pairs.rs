@@ -23,9 +23,14 @@ impl QueuePairs {
         self.len
     }
 
+    /// Packets waiting for `dst`.
+    pub(crate) fn queued(&self, dst: u32) -> usize {
+        self.queues.get(&dst).map_or(0, VecDeque::len)
+    }
+
     /// Whether the queue for `dst` holds fewer than `limit` packets (`None`: no limit).
     pub(crate) fn has_room(&self, dst: u32, limit: Option<u32>) -> bool {
-        limit.is_none_or(|limit| self.queues.get(&dst).map_or(0, VecDeque::len) < limit as usize)
+        limit.is_none_or(|limit| self.queued(dst) < limit as usize)
     }
 
     /// The destinations with packets waiting, in round-robin order.

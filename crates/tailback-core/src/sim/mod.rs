@@ -173,13 +173,11 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                 workload = workload.replaying(&records, trace.time_scale);
             }
             ProcessConfig::Flows(flows) => {
-                // As fast as allowed: the injection cap, or the node link's rate.
-                let cap = |node: usize| {
-                    let port = topology.ejection_port(NodeId::new(node));
-                    let link = 1.0 / f64::from(topology.ports()[port.index()].output_period);
-                    cfg.nic.inject_rate.map_or(link, |rate| rate.min(link))
-                };
-                workload = workload.flowing(flows, cap);
+                workload = workload.flowing(flows, |node| node_rate(&topology, cfg, node));
+            }
+            ProcessConfig::Forest(forest) => {
+                workload =
+                    workload.foresting(forest, cfg.seed, |node| node_rate(&topology, cfg, node));
             }
             _ => {}
         }
@@ -196,6 +194,9 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         );
         if let Some(lane) = cfg.priority_lane() {
             nics.reserve_control_lane(lane);
+        }
+        if workload.closed_loop() {
+            nics.report_starts();
         }
         let program = cfg.traffic.process.program().map(|p| {
             Program::new(
@@ -351,6 +352,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             });
             self.hand_control_packets(now);
             self.post_control_packets();
+            self.wake_sources(now);
         }
         if self.fabric.any_active() {
             let mut cx = StepContext {
@@ -484,9 +486,15 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             self.topology.node_count() as f64 * self.now as f64 / wall.max(1e-9);
         let series = std::mem::take(&mut self.recorder.series);
         let accepted_per_node = self.stats.accepted_per_node();
+        let hot = match self.workload.forest_hotspots() {
+            Some(_) if self.workload.hotspots_move() => Vec::new(),
+            Some(hotspots) => hotspots,
+            None => crate::stats::hot_destinations(&self.config.traffic),
+        };
         summary.receive_by_class = crate::stats::ReceiveByClass::new(
             &accepted_per_node,
-            &crate::stats::hot_destinations(&self.config.traffic),
+            &self.stats.accepted_halves(),
+            &hot,
         );
         summary.mechanism_counts = self
             .control
@@ -799,7 +807,14 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             }
             self.creations.pop();
             let node = node as usize;
-            let packet = self.workload.take(node);
+            if self.workload.next_time(node) != t {
+                // A stale entry: a source that waited for its adapter was scheduled again.
+                continue;
+            }
+            let Some(packet) = self.workload.take_at(node, &self.nics) else {
+                self.schedule_creation(node);
+                continue;
+            };
             if let Some(processors) = &mut self.processors {
                 // The application's packets wait for the processor to send them.
                 self.stats.on_created(node, &packet, true);
@@ -813,12 +828,39 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                     self.nics.enqueue(node, packet);
                 }
             }
-            let next = self.workload.next_time(node);
-            if next != NEVER {
-                self.creations.push(Reverse((next, node as u32)));
-            }
+            self.schedule_creation(node);
         }
     }
+
+    /// Puts `node`'s next creation, if any, on the calendar.
+    fn schedule_creation(&mut self, node: usize) {
+        let next = self.workload.next_time(node);
+        if next != NEVER {
+            self.creations.push(Reverse((next, node as u32)));
+        }
+    }
+
+    /// Sources that waited for their adapters and may create messages again, after the NICs
+    /// started requests.
+    fn wake_sources(&mut self, now: u64) {
+        let Some(mut started) = self.nics.started.take() else {
+            return;
+        };
+        for &node in &started {
+            if self.workload.started(node as usize, now, &self.nics) {
+                self.schedule_creation(node as usize);
+            }
+        }
+        started.clear();
+        self.nics.started = Some(started);
+    }
+}
+
+/// The fastest `node` may send, flits per cycle: its injection cap, or its link's rate.
+fn node_rate(topology: &Topology, cfg: &Config, node: usize) -> f64 {
+    let port = topology.ejection_port(NodeId::new(node));
+    let link = 1.0 / f64::from(topology.ports()[port.index()].output_period);
+    cfg.nic.inject_rate.map_or(link, |rate| rate.min(link))
 }
 
 /// The packets of the trace at `path`, as a problem with `traffic.trace_file` if the file is

@@ -17,24 +17,39 @@ pub struct ClassRate {
     pub min: f64,
     /// Most of a node in the class.
     pub max: f64,
+    /// The mean in the first and in the second half of the measurement window.
+    #[serde(default)]
+    pub halves: [f64; 2],
 }
 
 impl ClassRate {
-    /// The rate of the nodes in `rates`; `None` for an empty class.
-    fn of(rates: impl Iterator<Item = f64>) -> Option<ClassRate> {
+    /// The rate of the nodes in `rates` (over the window, and in its two halves); `None` for
+    /// an empty class.
+    fn of(rates: impl Iterator<Item = (f64, f64, f64)>) -> Option<ClassRate> {
         let (mut nodes, mut sum, mut min, mut max) = (0, 0.0, f64::INFINITY, 0.0f64);
-        for rate in rates {
+        let mut halves = [0.0; 2];
+        for (rate, first, second) in rates {
             nodes += 1;
             sum += rate;
             min = min.min(rate);
             max = max.max(rate);
+            halves[0] += first;
+            halves[1] += second;
         }
         (nodes > 0).then(|| ClassRate {
             nodes,
             mean: sum / nodes as f64,
             min,
             max,
+            halves: halves.map(|h| h / nodes as f64),
         })
+    }
+
+    /// Whether the two halves of the window are within `tolerance` (relative to the larger)
+    /// of each other: the class's rate did not drift over the window.
+    pub fn stationary(&self, tolerance: f64) -> bool {
+        let [a, b] = self.halves;
+        (a - b).abs() <= tolerance * a.max(b)
     }
 }
 
@@ -50,23 +65,28 @@ pub struct ReceiveByClass {
 }
 
 impl ReceiveByClass {
-    /// The classes of `accepted_per_node` (flits/cycle by node) with `hot` (sorted node
-    /// indices) the hot ones; `None` without hot nodes.
-    pub(crate) fn new(accepted_per_node: &[f64], hot: &[u32]) -> Option<ReceiveByClass> {
+    /// The classes of `accepted_per_node` (flits/cycle by node; `halves`: in each half of the
+    /// window) with `hot` (sorted node indices) the hot ones; `None` without hot nodes.
+    pub(crate) fn new(
+        accepted_per_node: &[f64],
+        halves: &[Vec<f64>; 2],
+        hot: &[u32],
+    ) -> Option<ReceiveByClass> {
         let is_hot = |node: usize| hot.binary_search(&(node as u32)).is_ok();
+        let rates = (0..accepted_per_node.len())
+            .map(|n| (n, (accepted_per_node[n], halves[0][n], halves[1][n])));
         let class = |want_hot: bool| {
             ClassRate::of(
-                accepted_per_node
-                    .iter()
-                    .enumerate()
+                rates
+                    .clone()
                     .filter(move |&(node, _)| is_hot(node) == want_hot)
-                    .map(|(_, &rate)| rate),
+                    .map(|(_, r)| r),
             )
         };
         Some(ReceiveByClass {
             hot: class(true)?,
             others: class(false),
-            all: ClassRate::of(accepted_per_node.iter().copied())?,
+            all: ClassRate::of(rates.clone().map(|(_, r)| r))?,
         })
     }
 }
@@ -100,7 +120,10 @@ mod tests {
     #[test]
     fn hot_and_other_nodes_are_summarised_apart() {
         let rates = [0.1, 0.9, 0.2, 0.7, 0.3];
-        let classes = ReceiveByClass::new(&rates, &[1, 3]).unwrap();
+        let halves = [rates.to_vec(), rates.map(|r| r * 1.1).to_vec()];
+        let classes = ReceiveByClass::new(&rates, &halves, &[1, 3]).unwrap();
+        assert!((classes.hot.halves[1] - 0.88).abs() < 1e-12);
+        assert!(classes.hot.stationary(0.1) && !classes.hot.stationary(0.05));
         assert_eq!(classes.hot.nodes, 2);
         assert!((classes.hot.mean - 0.8).abs() < 1e-12);
         assert_eq!((classes.hot.min, classes.hot.max), (0.7, 0.9));
@@ -110,9 +133,9 @@ mod tests {
         assert_eq!((others.min, others.max), (0.1, 0.3));
         assert_eq!(classes.all.nodes, 5);
         assert!((classes.all.mean - 0.44).abs() < 1e-12);
-        assert!(ReceiveByClass::new(&rates, &[]).is_none());
+        assert!(ReceiveByClass::new(&rates, &halves, &[]).is_none());
         assert!(
-            ReceiveByClass::new(&rates[..2], &[0, 1])
+            ReceiveByClass::new(&rates[..2], &halves, &[0, 1])
                 .unwrap()
                 .others
                 .is_none()

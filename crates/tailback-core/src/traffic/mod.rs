@@ -15,9 +15,12 @@
 //! schedule starts over, or (with `repeat_phases = false`) sources fall silent.
 
 mod flows;
+mod forest;
 mod pattern;
 mod program;
 
+pub(crate) use forest::Backlog;
+pub use forest::Role;
 pub use pattern::Destinations;
 pub(crate) use pattern::check_pattern;
 pub(crate) use program::Program;
@@ -28,7 +31,7 @@ use rand::RngExt;
 use rand_distr::{Distribution, Geometric};
 
 use crate::config::{
-    FlowsConfig, PatternKind, ProcessConfig, ProcessKind, SelfPackets, TrafficConfig,
+    FlowsConfig, ForestConfig, PatternKind, ProcessConfig, ProcessKind, SelfPackets, TrafficConfig,
 };
 use crate::packet::LogicalNetwork;
 use crate::rng::{self, Purpose, StreamRng};
@@ -78,7 +81,8 @@ impl Process {
             ProcessConfig::Bsp(_)
             | ProcessConfig::Cshift(_)
             | ProcessConfig::Trace(_)
-            | ProcessConfig::Flows(_) => Process::Silent,
+            | ProcessConfig::Flows(_)
+            | ProcessConfig::Forest(_) => Process::Silent,
             ProcessConfig::Collective { packets_per_node } => {
                 Process::Collective((*packets_per_node).into())
             }
@@ -173,6 +177,8 @@ pub struct Workload {
     replay: Option<Vec<VecDeque<Offered>>>,
     /// Explicit flows instead (`traffic.process = "flows"`).
     flows: Option<flows::FlowSources>,
+    /// A congestion forest instead (`traffic.process = "forest"`).
+    forest: Option<forest::ForestSources>,
 }
 
 impl Workload {
@@ -227,6 +233,7 @@ impl Workload {
             sources: Vec::with_capacity(shape.nodes()),
             replay: None,
             flows: None,
+            forest: None,
         };
         for node in 0..shape.nodes() {
             let mut s = Source {
@@ -317,6 +324,41 @@ impl Workload {
         self
     }
 
+    /// Runs the congestion forest of `cfg` drawn from `seed` instead of generating packets;
+    /// nodes send at `cap(node)` flits per cycle.
+    pub fn foresting(
+        mut self,
+        cfg: &ForestConfig,
+        seed: u64,
+        cap: impl Fn(usize) -> f64,
+    ) -> Workload {
+        self.forest = Some(forest::ForestSources::new(
+            cfg,
+            self.sources.len(),
+            self.packet_flits,
+            seed,
+            cap,
+        ));
+        self
+    }
+
+    /// A forest's role of each node (`None` for other workloads).
+    pub fn roles(&self) -> Option<Vec<Role>> {
+        let forest = self.forest.as_ref()?;
+        Some((0..self.sources.len()).map(|n| forest.role(n)).collect())
+    }
+
+    /// A forest's hot spots, sorted: those of the whole run, or with moving hot spots those of
+    /// the first lifetime (`None` for other workloads).
+    pub fn forest_hotspots(&self) -> Option<Vec<u32>> {
+        Some(self.forest.as_ref()?.first_hotspots())
+    }
+
+    /// Whether the workload's hot spots move.
+    pub fn hotspots_move(&self) -> bool {
+        self.forest.as_ref().is_some_and(|f| f.moving())
+    }
+
     /// Creation time of `node`'s last packet, for a replayed trace (`None` otherwise, or when
     /// the node has none left).
     pub fn last_time(&self, node: usize) -> Option<u64> {
@@ -329,10 +371,35 @@ impl Workload {
         if let Some(flows) = &self.flows {
             return flows.next_time(node);
         }
+        if let Some(forest) = &self.forest {
+            return forest.next_time(node);
+        }
         match &self.replay {
             None => self.sources[node].next,
             Some(queues) => queues[node].front().map_or(NEVER, |p| p.created),
         }
+    }
+
+    /// Takes `node`'s next packet, created at [`next_time`](Self::next_time), as the node's
+    /// adapter `backlog` allows: `None` when a forest source waits for its adapter instead.
+    pub(crate) fn take_at(&mut self, node: usize, backlog: &impl Backlog) -> Option<Offered> {
+        match &mut self.forest {
+            Some(forest) => forest.take(node, backlog),
+            None => Some(self.take(node)),
+        }
+    }
+
+    /// `node`'s adapter started a request at `now`: whether a forest source that waited for it
+    /// creates its next message now.
+    pub(crate) fn started(&mut self, node: usize, now: u64, backlog: &impl Backlog) -> bool {
+        self.forest
+            .as_mut()
+            .is_some_and(|f| f.started(node, now, backlog))
+    }
+
+    /// Whether the sources wait for their adapters ([`started`](Self::started) must be called).
+    pub(crate) fn closed_loop(&self) -> bool {
+        self.forest.is_some()
     }
 
     /// Takes `node`'s next packet and draws the one after it. The packet's destination follows

@@ -29,6 +29,10 @@ pub(super) static FOLDER: Folder = Folder {
             "alltoone-tree.toml",
             include_str!("../../../../experiments/infiniband/alltoone-tree.toml"),
         ),
+        (
+            "forest.toml",
+            include_str!("../../../../experiments/infiniband/forest.toml"),
+        ),
     ],
 };
 

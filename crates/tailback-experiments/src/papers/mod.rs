@@ -1,6 +1,7 @@
 //! One module per paper: its experiments, the analysis of their runs and their plots.
 
 mod entropy;
+mod forests;
 mod infiniband;
 mod infiniband_cc;
 mod nifdy;
@@ -17,5 +18,6 @@ pub fn all() -> Vec<Experiment> {
     all.extend(predictor::experiments());
     all.extend(infiniband::experiments());
     all.extend(infiniband_cc::experiments());
+    all.extend(forests::experiments());
     all
 }
