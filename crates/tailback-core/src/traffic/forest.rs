@@ -146,10 +146,10 @@ impl ForestSources {
                 (Role::Victim, None)
             };
         }
-        let silent_hot = |node: usize| {
-            !cfg.hotspots_send && cfg.hotspot_lifetime.is_none() && {
-                sets.contains(&(node as u32))
-            }
+        // Fixed hot spots that do not send are silent for the whole run (moving ones while
+        // they are hot spots: `start_message`).
+        let silent = |node: usize| {
+            !cfg.hotspots_send && cfg.hotspot_lifetime.is_none() && sets.contains(&(node as u32))
         };
         let nodes_state = roles
             .into_iter()
@@ -160,7 +160,7 @@ impl ForestSources {
                     Role::Victim => 0.0,
                     Role::Both => cfg.b_share,
                 };
-                let rate = if silent_hot(node) { 0.0 } else { cap(node) };
+                let rate = if silent(node) { 0.0 } else { cap(node) };
                 let hot_rate = if cfg.hot_traffic { rate * share } else { 0.0 };
                 let mut rng = stream(seed, node as u64, Purpose::Destinations);
                 let (hot_phase, cold_phase) = (rng.random::<f64>(), rng.random::<f64>());

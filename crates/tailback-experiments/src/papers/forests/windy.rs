@@ -1,269 +1,16 @@
-//! Paper IV of Gran's thesis (E. G. Gran et al., "The scope of InfiniBand congestion
-//! control"; in E. G. Gran, PhD thesis, University of Oslo, 2013): congestion forests on the
-//! 648-node fat tree, with IB CC off and on: the silent forest (80 % contributors to 8 hot
-//! spots, 20 % victims; Table II) beside its no-hot-spot baseline, and the windy forests (a
-//! fraction x of B nodes sending a share p to their hot spots; Figs. 5-8).
-//!
-//! Jobs: built here from `experiments/infiniband/forest.toml`, with the warm-up and
-//! measurement of the grid (`warmup_us`, `measure_us`).
+//! The windy forests (Paper IV, Figs. 5-8; R7, R8): a fraction x of B nodes sending a share
+//! p of their rate to their hot spots, the rest 80 % contributors and 20 % victims, IB CC off
+//! and on, against p; and the CCT's top at the points of the dip and the peak.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
-use tailback_core::stats::{ClassRate, RunReport};
+use tailback_core::stats::RunReport;
 use tailback_plot::{Point, Series, YScale};
 
-use super::infiniband::FOLDER;
+use super::{Classes, forest_job, with_cc};
 use crate::grid::Grid;
-use crate::{Comparison, Context, Error, Experiment, Job, Outcome, Result};
-
-/// Paper IV's IB CC: Table I (threshold 15, Marking_Rate 0, Packet_Size 0, CCTI_Increase 1,
-/// CCTI_Limit 127, CCTI_Min 0, CCTI_Timer 150 µs), QP level, two thresholds, and a CCT
-/// "increased" from Paper III's (values not given): quadratic up to 150 µs at index 127.
-const PAPER4_CC: [&str; 4] = [
-    "congestion.mechanism=\"ib_cc\"",
-    "congestion.marking_rate=0",
-    "congestion.packet_size_bytes=0",
-    "congestion.cct=\"quadratic\"",
-];
-
-/// A class's two halves of the window may differ by this much before a run counts as not
-/// settled.
-const STATIONARY: f64 = 0.05;
-
-/// The experiments of Paper IV.
-pub fn experiments() -> Vec<Experiment> {
-    vec![
-        Experiment {
-            name: "ib-silent",
-            title: "Silent forest on the 648-node fat tree (80 % contributors to 8 hot spots, 20 % victims), IB CC off and on, beside the victims alone",
-            source: "Gran et al., Paper IV of Gran's thesis, Table II",
-            folder: &FOLDER,
-            jobs: silent_jobs,
-            run: silent,
-        },
-        Experiment {
-            name: "ib-windy",
-            title: "Windy forests on the 648-node fat tree: x % B nodes sending p % to their hot spots (the rest 80 % C / 20 % V), IB CC off and on, against p",
-            source: "Gran et al., Paper IV of Gran's thesis, Figs. 5-8",
-            folder: &FOLDER,
-            jobs: windy_jobs,
-            run: windy,
-        },
-    ]
-}
-
-/// A job of the forest with `settings`, measured as the grid says.
-fn forest_job(grid: &Grid, id: &str, settings: &[String]) -> Result<Job> {
-    let warmup: f64 = grid.param("warmup_us")?;
-    let measure: f64 = grid.param("measure_us")?;
-    let mut all = vec![
-        format!("sim.warmup_us={warmup}"),
-        format!("sim.measure_us={measure}"),
-    ];
-    all.extend_from_slice(settings);
-    grid.job(id.into(), &all)
-}
-
-/// `settings` with Paper IV's IB CC.
-fn with_cc(settings: &[&str]) -> Vec<String> {
-    PAPER4_CC
-        .iter()
-        .chain(settings)
-        .map(|s| s.to_string())
-        .collect()
-}
-
-/// The victims alone and the silent forest, CC off and on, and CC on with other tops of the
-/// CCT.
-fn silent_jobs(grid: &Grid) -> Result<Vec<Job>> {
-    let alone = "traffic.forest.hot_traffic=false";
-    let mut jobs = vec![
-        forest_job(grid, "victims-cc-off", &[alone.into()])?,
-        forest_job(grid, "victims-cc-on", &with_cc(&[alone]))?,
-        forest_job(grid, "forest-cc-off", &[])?,
-        forest_job(grid, "forest-cc-on", &with_cc(&[]))?,
-    ];
-    let tops: Vec<f64> = grid.param("cct_tops_us")?;
-    for top in tops {
-        let setting = format!("congestion.cct_top_us={top}");
-        jobs.push(forest_job(
-            grid,
-            &format!("forest-cc-on-top{top}"),
-            &with_cc(&[&setting]),
-        )?);
-    }
-    Ok(jobs)
-}
-
-/// What Table II reports of one run, Gbit/s per node: hot spots, the other nodes, all nodes,
-/// and the network's total.
-struct Classes {
-    hot: f64,
-    others: f64,
-    all: f64,
-    total: f64,
-    /// Whether each class kept its rate over the window.
-    stationary: bool,
-}
-
-impl Classes {
-    fn of(report: &RunReport) -> Result<Classes> {
-        let missing = || Error::Input("a forest run without receive rates by class".into());
-        let summary = &report.summary;
-        let units = summary.units.ok_or_else(missing)?;
-        let classes = summary.receive_by_class.ok_or_else(missing)?;
-        let others = classes.others.ok_or_else(missing)?;
-        let gbps = |c: &ClassRate| c.mean * units.link_gbps;
-        Ok(Classes {
-            hot: gbps(&classes.hot),
-            others: gbps(&others),
-            all: gbps(&classes.all),
-            total: gbps(&classes.all) * classes.all.nodes as f64,
-            stationary: [classes.hot, others]
-                .iter()
-                .all(|c| c.stationary(STATIONARY)),
-        })
-    }
-}
-
-fn silent(ctx: &Context, _grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
-    let reports: BTreeMap<String, RunReport> = ctx.run(jobs)?;
-    let classes: BTreeMap<&str, Classes> = reports
-        .iter()
-        .map(|(id, r)| Ok((id.as_str(), Classes::of(r)?)))
-        .collect::<Result<_>>()?;
-    let get = |id: &str| {
-        classes
-            .get(id)
-            .ok_or_else(|| Error::Input(format!("the run `{id}` is missing")))
-    };
-    let gbit = (3, " Gbit/s");
-    let (v_off, v_on) = (get("victims-cc-off")?, get("victims-cc-on")?);
-    let (off, on) = (get("forest-cc-off")?, get("forest-cc-on")?);
-    let mut comparisons = vec![
-        Comparison::numbers(
-            "silent-victims-off",
-            "victims alone, CC off: receive rate per node",
-            2.699,
-            v_off.all,
-            0.03,
-            gbit,
-        ),
-        Comparison::numbers(
-            "silent-victims-on",
-            "victims alone, CC on: receive rate per node",
-            2.701,
-            v_on.all,
-            0.03,
-            gbit,
-        ),
-        Comparison::numbers(
-            "silent-hot-off",
-            "forest, CC off: hot spots' receive rate",
-            13.602,
-            off.hot,
-            0.02,
-            gbit,
-        ),
-        Comparison::numbers(
-            "silent-hot-on",
-            "forest, CC on: hot spots' receive rate",
-            13.279,
-            on.hot,
-            0.05,
-            gbit,
-        ),
-        Comparison::new(
-            "forest, CC off: the other nodes' receive rate",
-            "0.168 Gbit/s (at most 0.4)",
-            format!("{:.3} Gbit/s", off.others),
-            Some(off.others <= 0.4),
-        )
-        .identified("silent-others-off", Some(0.168), Some(off.others)),
-        Comparison::new(
-            "forest, CC on: the other nodes' receive rate",
-            "2.246 Gbit/s (within a factor 1.5)",
-            format!("{:.3} Gbit/s", on.others),
-            Some(on.others / 2.246 <= 1.5 && 2.246 / on.others <= 1.5),
-        )
-        .identified("silent-others-on", Some(2.246), Some(on.others)),
-        Comparison::numbers(
-            "silent-total-off",
-            "forest, CC off: total network throughput",
-            216.073,
-            off.total,
-            0.25,
-            (1, " Gbit/s"),
-        ),
-        Comparison::numbers(
-            "silent-total-on",
-            "forest, CC on: total network throughput",
-            1543.793,
-            on.total,
-            0.25,
-            (1, " Gbit/s"),
-        ),
-        Comparison::numbers(
-            "silent-gain",
-            "improvement factor of the total with CC",
-            1543.793 / 216.073,
-            on.total / off.total,
-            0.25,
-            (2, "x"),
-        ),
-        Comparison::new(
-            "hot spots' loss with CC",
-            "2.5 % (at most 5 %)",
-            format!("{:.1} %", 100.0 * (1.0 - on.hot / off.hot)),
-            Some(on.hot >= 0.95 * off.hot),
-        )
-        .identified("silent-hot-loss", Some(0.025), Some(1.0 - on.hot / off.hot)),
-    ];
-    let unsettled: Vec<&str> = classes
-        .iter()
-        .filter(|(_, c)| !c.stationary)
-        .map(|(id, _)| *id)
-        .collect();
-    comparisons.push(
-        Comparison::new(
-            "every run settled: each class's rate in the two halves of the window within 5 %",
-            "yes",
-            if unsettled.is_empty() {
-                "yes".to_string()
-            } else {
-                format!("no: {}", unsettled.join(", "))
-            },
-            Some(unsettled.is_empty()),
-        )
-        .identified("silent-stationary", None, None),
-    );
-    for (id, c) in &classes {
-        if let Some(top) = id.strip_prefix("forest-cc-on-top") {
-            comparisons.push(
-                Comparison::new(
-                    format!("CC on with the CCT topping at {top} µs: hot spots / others"),
-                    "(sensitivity; Paper IV does not give its CCT)",
-                    format!("{:.3} / {:.3} Gbit/s", c.hot, c.others),
-                    None,
-                )
-                .identified(&format!("silent-top{top}"), None, Some(c.others)),
-            );
-        }
-    }
-    let csv = ctx.out().join("silent.csv");
-    let mut table = String::from("run,hot_gbps,others_gbps,all_gbps,total_gbps,stationary\n");
-    for (id, c) in &classes {
-        table.push_str(&format!(
-            "{id},{:.4},{:.4},{:.4},{:.2},{}\n",
-            c.hot, c.others, c.all, c.total, c.stationary
-        ));
-    }
-    std::fs::write(&csv, table).map_err(anyhow::Error::from)?;
-    Ok(Outcome {
-        comparisons,
-        files: vec![csv],
-    })
-}
+use crate::{Comparison, Context, Error, Job, Outcome, Result};
 
 /// The id of a windy run: B nodes `x` %, hot share `p` %, CC off or on.
 fn windy_id(x: u32, p: u32, cc: bool) -> String {
@@ -271,7 +18,7 @@ fn windy_id(x: u32, p: u32, cc: bool) -> String {
 }
 
 /// Every fraction of B nodes and hot share of the grid, CC off and on.
-fn windy_jobs(grid: &Grid) -> Result<Vec<Job>> {
+pub(super) fn jobs(grid: &Grid) -> Result<Vec<Job>> {
     let xs: Vec<u32> = grid.param("b_percents")?;
     let ps: Vec<u32> = grid.param("share_percents")?;
     let mut jobs = Vec::new();
@@ -287,8 +34,26 @@ fn windy_jobs(grid: &Grid) -> Result<Vec<Job>> {
             jobs.push(forest_job(grid, &windy_id(x, p, true), &with_cc(&refs))?);
         }
     }
+    // The CCT's top (Paper IV does not give its CCT) at the points that show the dip and the
+    // peak of the 25 % forest.
+    let tops: Vec<f64> = grid.param("cct_tops_us")?;
+    for top in tops {
+        for p in SENSITIVITY_SHARES {
+            let settings = [
+                "traffic.forest.b_nodes=0.25".to_string(),
+                format!("traffic.forest.b_share={}", f64::from(p) / 100.0),
+                format!("congestion.cct_top_us={top}"),
+            ];
+            let refs: Vec<&str> = settings.iter().map(String::as_str).collect();
+            let id = format!("{}-top{top}", windy_id(25, p, true));
+            jobs.push(forest_job(grid, &id, &with_cc(&refs))?);
+        }
+    }
     Ok(jobs)
 }
+
+/// The hot shares (%) of the CCT sensitivity runs, with 25 % B nodes.
+const SENSITIVITY_SHARES: [u32; 3] = [0, 10, 60];
 
 /// Paper IV's tmax: the most the non-hot-spot nodes could receive per node if the hot spots
 /// did not exist, Gbit/s, for B nodes `x` and hot share `p` (fractions): the uniform traffic
@@ -316,7 +81,7 @@ impl WindyPoint {
     }
 }
 
-fn windy(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
     let reports: BTreeMap<String, RunReport> = ctx.run(jobs)?;
     let xs: Vec<u32> = grid.param("b_percents")?;
     let ps: Vec<u32> = grid.param("share_percents")?;
@@ -446,6 +211,30 @@ fn windy(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
             );
         }
     }
+    let tops: Vec<f64> = grid.param("cct_tops_us")?;
+    for top in tops {
+        let shares: Vec<String> = SENSITIVITY_SHARES
+            .iter()
+            .map(|&p| {
+                let c = classes(&format!("{}-top{top}", windy_id(25, p, true)))?;
+                Ok(format!(
+                    "{:.2}",
+                    c.others / tmax(0.25, f64::from(p) / 100.0)
+                ))
+            })
+            .collect::<Result<_>>()?;
+        comparisons.push(
+            Comparison::new(
+                format!(
+                    "x = 25 %, CC on, the CCT topping at {top} µs: share of tmax at p = 0, 10, 60"
+                ),
+                "(sensitivity; Paper IV: 0.88, 0.60, 0.80 with its unpublished CCT)",
+                shares.join(", "),
+                None,
+            )
+            .identified(&format!("windy25-top{top}"), None, None),
+        );
+    }
     let unsettled: Vec<String> = points
         .iter()
         .flat_map(|q| {
@@ -472,7 +261,7 @@ fn windy(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
 }
 
 /// `windy.csv`: a row per point and CC setting.
-fn windy_table(ctx: &Context, points: &[WindyPoint]) -> Result<std::path::PathBuf> {
+fn windy_table(ctx: &Context, points: &[WindyPoint]) -> Result<PathBuf> {
     let mut table = String::from(
         "b_percent,share_percent,cc,hot_gbps,others_gbps,all_gbps,total_gbps,tmax_gbps,stationary\n",
     );
@@ -507,7 +296,7 @@ fn line(label: &str, points: impl Iterator<Item = (u32, f64)>) -> Series {
 
 /// Paper IV's Figs. 5-8 for `x` % B nodes: the non-hot-spot receive rate against p with CC off
 /// and on, beside tmax.
-fn windy_plot(ctx: &Context, points: &[WindyPoint], x: u32) -> Result<Vec<std::path::PathBuf>> {
+fn windy_plot(ctx: &Context, points: &[WindyPoint], x: u32) -> Result<Vec<PathBuf>> {
     let of_x = || points.iter().filter(move |q| q.x == x);
     let series = [
         line("CC on", of_x().map(|q| (q.p, q.on.others))),
@@ -528,7 +317,7 @@ fn windy_plot(ctx: &Context, points: &[WindyPoint], x: u32) -> Result<Vec<std::p
 }
 
 /// The total network throughput's gain with CC against p, a line per fraction of B nodes.
-fn gain_plot(ctx: &Context, points: &[WindyPoint], xs: &[u32]) -> Result<Vec<std::path::PathBuf>> {
+fn gain_plot(ctx: &Context, points: &[WindyPoint], xs: &[u32]) -> Result<Vec<PathBuf>> {
     let series: Vec<Series> = xs
         .iter()
         .map(|&x| {

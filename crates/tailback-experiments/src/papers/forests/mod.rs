@@ -1,0 +1,119 @@
+//! Paper IV of Gran's thesis (E. G. Gran et al., "The scope of InfiniBand congestion
+//! control"; in E. G. Gran, PhD thesis, University of Oslo, 2013): congestion forests on the
+//! 648-node fat tree, with IB CC off and on: the silent forest (80 % contributors to 8 hot
+//! spots, 20 % victims; Table II) beside its no-hot-spot baseline, the windy forests (a
+//! fraction x of B nodes sending a share p to their hot spots; Figs. 5-8) and the moving
+//! forests (hot spots that move every few milliseconds; Figs. 9-10).
+//!
+//! Jobs: built from `experiments/infiniband/forest.toml`, with the warm-up and measurement of
+//! the grid (`warmup_us`, `measure_us`).
+//!
+//! - `silent.rs`: the silent forest and the victims alone (R6);
+//! - `windy.rs`: the windy forests against p, and the CCT's top (R7, R8);
+//! - `moving.rs`: the moving forests against the hot spots' lifetime (R9).
+
+mod moving;
+mod silent;
+mod windy;
+
+use tailback_core::stats::{ClassRate, RunReport};
+
+use super::infiniband::FOLDER;
+use crate::grid::Grid;
+use crate::{Error, Experiment, Job, Result};
+
+/// Paper IV's IB CC: Table I (threshold 15, Marking_Rate 0, Packet_Size 0, CCTI_Increase 1,
+/// CCTI_Limit 127, CCTI_Min 0, CCTI_Timer 150 µs), QP level, two thresholds, and a CCT
+/// "increased" from Paper III's (values not given): quadratic up to 150 µs at index 127.
+const PAPER4_CC: [&str; 4] = [
+    "congestion.mechanism=\"ib_cc\"",
+    "congestion.marking_rate=0",
+    "congestion.packet_size_bytes=0",
+    "congestion.cct=\"quadratic\"",
+];
+
+/// A class's two halves of the window may differ by this much before a run counts as not
+/// settled.
+const STATIONARY: f64 = 0.05;
+
+/// The experiments of Paper IV.
+pub fn experiments() -> Vec<Experiment> {
+    vec![
+        Experiment {
+            name: "ib-silent",
+            title: "Silent forest on the 648-node fat tree (80 % contributors to 8 hot spots, 20 % victims), IB CC off and on, beside the victims alone",
+            source: "Gran et al., Paper IV of Gran's thesis, Table II",
+            folder: &FOLDER,
+            jobs: silent::jobs,
+            run: silent::run,
+        },
+        Experiment {
+            name: "ib-windy",
+            title: "Windy forests on the 648-node fat tree: x % B nodes sending p % to their hot spots (the rest 80 % C / 20 % V), IB CC off and on, against p",
+            source: "Gran et al., Paper IV of Gran's thesis, Figs. 5-8",
+            folder: &FOLDER,
+            jobs: windy::jobs,
+            run: windy::run,
+        },
+        Experiment {
+            name: "ib-moving",
+            title: "Moving forests on the 648-node fat tree: 8 hot spots moving every 10 ms down to 1 ms, for three mixes of nodes, IB CC off and on",
+            source: "Gran et al., Paper IV of Gran's thesis, Figs. 9 and 10",
+            folder: &FOLDER,
+            jobs: moving::jobs,
+            run: moving::run,
+        },
+    ]
+}
+
+/// A job of the forest with `settings`, measured as the grid says.
+pub(super) fn forest_job(grid: &Grid, id: &str, settings: &[String]) -> Result<Job> {
+    let warmup: f64 = grid.param("warmup_us")?;
+    let measure: f64 = grid.param("measure_us")?;
+    let mut all = vec![
+        format!("sim.warmup_us={warmup}"),
+        format!("sim.measure_us={measure}"),
+    ];
+    all.extend_from_slice(settings);
+    grid.job(id.into(), &all)
+}
+
+/// `settings` with Paper IV's IB CC.
+pub(super) fn with_cc(settings: &[&str]) -> Vec<String> {
+    PAPER4_CC
+        .iter()
+        .chain(settings)
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// What Table II reports of one run, Gbit/s per node: hot spots, the other nodes, all nodes,
+/// and the network's total.
+pub(super) struct Classes {
+    pub(super) hot: f64,
+    pub(super) others: f64,
+    pub(super) all: f64,
+    pub(super) total: f64,
+    /// Whether each class kept its rate over the window.
+    pub(super) stationary: bool,
+}
+
+impl Classes {
+    pub(super) fn of(report: &RunReport) -> Result<Classes> {
+        let missing = || Error::Input("a forest run without receive rates by class".into());
+        let summary = &report.summary;
+        let units = summary.units.ok_or_else(missing)?;
+        let classes = summary.receive_by_class.ok_or_else(missing)?;
+        let others = classes.others.ok_or_else(missing)?;
+        let gbps = |c: &ClassRate| c.mean * units.link_gbps;
+        Ok(Classes {
+            hot: gbps(&classes.hot),
+            others: gbps(&others),
+            all: gbps(&classes.all),
+            total: gbps(&classes.all) * classes.all.nodes as f64,
+            stationary: [classes.hot, others]
+                .iter()
+                .all(|c| c.stationary(STATIONARY)),
+        })
+    }
+}

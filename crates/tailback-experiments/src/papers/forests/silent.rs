@@ -1,0 +1,171 @@
+//! The silent forest (Paper IV, Table II; R6): 80 % contributors to 8 hot spots and 20 %
+//! victims, IB CC off and on, beside the victims alone, and CC with other tops of the CCT.
+
+use std::collections::BTreeMap;
+
+use tailback_core::stats::RunReport;
+
+use super::{Classes, forest_job, with_cc};
+use crate::grid::Grid;
+use crate::{Comparison, Context, Error, Job, Outcome, Result};
+
+/// The victims alone and the silent forest, CC off and on, and CC on with other tops of the
+/// CCT.
+pub(super) fn jobs(grid: &Grid) -> Result<Vec<Job>> {
+    let alone = "traffic.forest.hot_traffic=false";
+    let mut jobs = vec![
+        forest_job(grid, "victims-cc-off", &[alone.into()])?,
+        forest_job(grid, "victims-cc-on", &with_cc(&[alone]))?,
+        forest_job(grid, "forest-cc-off", &[])?,
+        forest_job(grid, "forest-cc-on", &with_cc(&[]))?,
+    ];
+    let tops: Vec<f64> = grid.param("cct_tops_us")?;
+    for top in tops {
+        let setting = format!("congestion.cct_top_us={top}");
+        jobs.push(forest_job(
+            grid,
+            &format!("forest-cc-on-top{top}"),
+            &with_cc(&[&setting]),
+        )?);
+    }
+    Ok(jobs)
+}
+
+pub(super) fn run(ctx: &Context, _grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+    let reports: BTreeMap<String, RunReport> = ctx.run(jobs)?;
+    let classes: BTreeMap<&str, Classes> = reports
+        .iter()
+        .map(|(id, r)| Ok((id.as_str(), Classes::of(r)?)))
+        .collect::<Result<_>>()?;
+    let get = |id: &str| {
+        classes
+            .get(id)
+            .ok_or_else(|| Error::Input(format!("the run `{id}` is missing")))
+    };
+    let gbit = (3, " Gbit/s");
+    let (v_off, v_on) = (get("victims-cc-off")?, get("victims-cc-on")?);
+    let (off, on) = (get("forest-cc-off")?, get("forest-cc-on")?);
+    let mut comparisons = vec![
+        Comparison::numbers(
+            "silent-victims-off",
+            "victims alone, CC off: receive rate per node",
+            2.699,
+            v_off.all,
+            0.03,
+            gbit,
+        ),
+        Comparison::numbers(
+            "silent-victims-on",
+            "victims alone, CC on: receive rate per node",
+            2.701,
+            v_on.all,
+            0.03,
+            gbit,
+        ),
+        Comparison::numbers(
+            "silent-hot-off",
+            "forest, CC off: hot spots' receive rate",
+            13.602,
+            off.hot,
+            0.02,
+            gbit,
+        ),
+        Comparison::numbers(
+            "silent-hot-on",
+            "forest, CC on: hot spots' receive rate",
+            13.279,
+            on.hot,
+            0.05,
+            gbit,
+        ),
+        Comparison::new(
+            "forest, CC off: the other nodes' receive rate",
+            "0.168 Gbit/s (at most 0.4)",
+            format!("{:.3} Gbit/s", off.others),
+            Some(off.others <= 0.4),
+        )
+        .identified("silent-others-off", Some(0.168), Some(off.others)),
+        Comparison::new(
+            "forest, CC on: the other nodes' receive rate",
+            "2.246 Gbit/s (within a factor 1.5)",
+            format!("{:.3} Gbit/s", on.others),
+            Some(on.others / 2.246 <= 1.5 && 2.246 / on.others <= 1.5),
+        )
+        .identified("silent-others-on", Some(2.246), Some(on.others)),
+        Comparison::numbers(
+            "silent-total-off",
+            "forest, CC off: total network throughput",
+            216.073,
+            off.total,
+            0.25,
+            (1, " Gbit/s"),
+        ),
+        Comparison::numbers(
+            "silent-total-on",
+            "forest, CC on: total network throughput",
+            1543.793,
+            on.total,
+            0.25,
+            (1, " Gbit/s"),
+        ),
+        Comparison::numbers(
+            "silent-gain",
+            "improvement factor of the total with CC",
+            1543.793 / 216.073,
+            on.total / off.total,
+            0.25,
+            (2, "x"),
+        ),
+        Comparison::new(
+            "hot spots' loss with CC",
+            "2.5 % (at most 5 %)",
+            format!("{:.1} %", 100.0 * (1.0 - on.hot / off.hot)),
+            Some(on.hot >= 0.95 * off.hot),
+        )
+        .identified("silent-hot-loss", Some(0.025), Some(1.0 - on.hot / off.hot)),
+    ];
+    let unsettled: Vec<&str> = classes
+        .iter()
+        .filter(|(_, c)| !c.stationary)
+        .map(|(id, _)| *id)
+        .collect();
+    comparisons.push(
+        Comparison::new(
+            "every run settled: each class's rate in the two halves of the window within 5 %",
+            "yes",
+            if unsettled.is_empty() {
+                "yes".to_string()
+            } else {
+                format!("no: {}", unsettled.join(", "))
+            },
+            Some(unsettled.is_empty()),
+        )
+        .identified("silent-stationary", None, None),
+    );
+    for (id, c) in &classes {
+        if let Some(top) = id.strip_prefix("forest-cc-on-top") {
+            comparisons.push(
+                Comparison::new(
+                    format!("CC on with the CCT topping at {top} µs: hot spots / others"),
+                    "(sensitivity; Paper IV does not give its CCT)",
+                    format!("{:.3} / {:.3} Gbit/s", c.hot, c.others),
+                    None,
+                )
+                .identified(&format!("silent-top{top}"), None, Some(c.others)),
+            );
+        }
+    }
+    let csv = ctx.out().join("silent.csv");
+    let mut table = String::from("run,hot_gbps,others_gbps,all_gbps,total_gbps,stationary\n");
+    for (id, c) in &classes {
+        table.push_str(&format!(
+            "{id},{:.4},{:.4},{:.4},{:.2},{}\n",
+            c.hot, c.others, c.all, c.total, c.stationary
+        ));
+    }
+    std::fs::write(&csv, table).map_err(anyhow::Error::from)?;
+    Ok(Outcome {
+        comparisons,
+        files: vec![csv],
+    })
+}
