@@ -272,6 +272,8 @@ pub struct RunReport {
 pub(crate) struct Collector {
     window_start: u64,
     window_end: u64,
+    /// The first cycle of the window's second half.
+    window_mid: u64,
     offered_flits: Vec<u64>,
     accepted_flits: Vec<u64>,
     /// Flits consumed in the first half of the window, per node.
@@ -314,6 +316,7 @@ impl Collector {
         Collector {
             window_start,
             window_end,
+            window_mid: window_start + (window_end - window_start) / 2,
             offered_flits: vec![0; nodes],
             accepted_flits: vec![0; nodes],
             accepted_first_half: vec![0; nodes],
@@ -374,7 +377,7 @@ impl Collector {
         self.delivered_flits += u64::from(flits);
         if self.in_window(now) {
             self.accepted_flits[node] += u64::from(flits);
-            if now < self.window_start + (self.window_end - self.window_start) / 2 {
+            if now < self.window_mid {
                 self.accepted_first_half[node] += u64::from(flits);
             }
         }
@@ -452,6 +455,7 @@ impl Collector {
     /// Ends an open-ended window (a collective's) at `end`, so rates are per cycle of the run.
     pub(crate) fn close_window(&mut self, end: u64) {
         self.window_end = end.max(self.window_start + 1);
+        self.window_mid = self.window_start + (self.window_end - self.window_start) / 2;
     }
 
     /// Throughput per flow (empty without `record.flows`); the run covered `windows` series
@@ -473,8 +477,8 @@ impl Collector {
 
     /// Accepted throughput of every node in the first and in the second half of the window.
     pub(crate) fn accepted_halves(&self) -> [Vec<f64>; 2] {
-        let first = (self.window_end - self.window_start) / 2;
-        let second = self.window_end - self.window_start - first;
+        let first = self.window_mid - self.window_start;
+        let second = self.window_end - self.window_mid;
         let rate = |flits: u64, cycles: u64| flits as f64 / cycles.max(1) as f64;
         [
             self.accepted_first_half

@@ -122,21 +122,12 @@ fn write_outputs(out: &Path, cfg: &Config, report: &RunReport) -> anyhow::Result
         cfg.record.series_window,
         &report.pending,
     )?);
-    written.extend(tailback_experiments::files::flows::write(
+    written.extend(tailback_experiments::files::flows_and_port_vls(
         out,
         "",
         &title,
         cfg.record.series_window,
-        &report.flows,
-        report.flow_gauge.as_deref(),
-        cfg.fabric.units(),
-    )?);
-    written.extend(tailback_experiments::files::port_vls::write(
-        out,
-        "",
-        &title,
-        cfg.record.series_window,
-        &report.port_vls,
+        report,
         cfg.fabric.units(),
     )?);
     if !report.series.is_empty() {

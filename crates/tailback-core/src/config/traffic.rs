@@ -470,7 +470,8 @@ impl TrafficConfig {
             } else if process == ProcessKind::Flows {
                 "each [[traffic.flows]] entry gives its source, destination and rate"
             } else if process == ProcessKind::Forest {
-                "nodes send at their injection rate to the destinations their roles in                  [traffic.forest] give"
+                "nodes send at their injection rate to the destinations their roles in \
+                 [traffic.forest] give"
             } else {
                 "the trace gives every packet's time, source, destination and length"
             };

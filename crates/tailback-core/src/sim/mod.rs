@@ -486,11 +486,10 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             self.topology.node_count() as f64 * self.now as f64 / wall.max(1e-9);
         let series = std::mem::take(&mut self.recorder.series);
         let accepted_per_node = self.stats.accepted_per_node();
-        let hot = match self.workload.forest_hotspots() {
-            Some(_) if self.workload.hotspots_move() => Vec::new(),
-            Some(hotspots) => hotspots,
-            None => crate::stats::hot_destinations(&self.config.traffic),
-        };
+        let hot = self
+            .workload
+            .forest_hotspots()
+            .unwrap_or_else(|| crate::stats::hot_destinations(&self.config.traffic));
         summary.receive_by_class = crate::stats::ReceiveByClass::new(
             &accepted_per_node,
             &self.stats.accepted_halves(),

@@ -32,7 +32,7 @@ pub(crate) trait Backlog {
 
 /// A node's role in the forest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
+enum Role {
     /// Sends only to its hot spot (C).
     Contributor,
     /// Sends only to uniform destinations (V).
@@ -91,7 +91,6 @@ impl Source {
 /// A node's sources.
 #[derive(Debug, Clone)]
 struct Node {
-    role: Role,
     hot: Source,
     cold: Source,
     /// Its hot spot's index in the set of hot spots (C and B nodes).
@@ -165,7 +164,6 @@ impl ForestSources {
                 let mut rng = stream(seed, node as u64, Purpose::Destinations);
                 let (hot_phase, cold_phase) = (rng.random::<f64>(), rng.random::<f64>());
                 Node {
-                    role,
                     hot: Source::new(hot_rate, cfg.message_flits, hot_phase),
                     cold: Source::new(rate * (1.0 - share), cfg.message_flits, cold_phase),
                     target,
@@ -186,11 +184,6 @@ impl ForestSources {
             cold_backlog_packets: (cfg.cold_backlog_messages * cfg.message_flits)
                 .div_ceil(packet_flits) as usize,
         }
-    }
-
-    /// Each node's role.
-    pub(crate) fn role(&self, node: usize) -> Role {
-        self.nodes[node].role
     }
 
     /// The hot spots of the first lifetime (of the whole run when they do not move), sorted.
@@ -306,22 +299,23 @@ impl ForestSources {
     /// `node`'s adapter started a packet at `now`: a source waiting for room may create its
     /// message now. Whether one does (the node's next creation is then `now`).
     pub(crate) fn started(&mut self, node: usize, now: u64, backlog: &impl Backlog) -> bool {
-        let mut woke = false;
-        if self.nodes[node].hot.parked {
-            let hotspot = self.hot_destination(node, now);
-            if hotspot.is_some_and(|h| backlog.queued_for(node, h) == 0) {
-                self.nodes[node].hot.unpark(now);
-                woke = true;
-            }
+        if !self.nodes[node].hot.parked && !self.nodes[node].cold.parked {
+            return false;
         }
-        if self.nodes[node].cold.parked {
-            let hot_waiting = self
-                .hot_destination(node, now)
-                .map_or(0, |h| backlog.queued_for(node, h));
-            if backlog.queued(node) - hot_waiting < self.cold_backlog_packets {
-                self.nodes[node].cold.unpark(now);
-                woke = true;
-            }
+        let hot_waiting = self
+            .hot_destination(node, now)
+            .map(|h| backlog.queued_for(node, h));
+        let n = &mut self.nodes[node];
+        let mut woke = false;
+        if n.hot.parked && hot_waiting == Some(0) {
+            n.hot.unpark(now);
+            woke = true;
+        }
+        if n.cold.parked
+            && backlog.queued(node) - hot_waiting.unwrap_or(0) < self.cold_backlog_packets
+        {
+            n.cold.unpark(now);
+            woke = true;
         }
         woke
     }
@@ -425,9 +419,19 @@ mod tests {
         (hot, cold)
     }
 
-    fn node_of(forest: &ForestSources, role: Role) -> usize {
+    /// `node`'s role, as its sources show it (a B node's hot share must be below 1).
+    fn role(forest: &ForestSources, node: usize) -> Role {
+        let n = &forest.nodes[node];
+        match n.target {
+            None => Role::Victim,
+            Some(_) if n.cold.interval.is_infinite() => Role::Contributor,
+            Some(_) => Role::Both,
+        }
+    }
+
+    fn node_of(forest: &ForestSources, wanted: Role) -> usize {
         (0..forest.nodes.len())
-            .find(|&n| forest.role(n) == role && !forest.first_hotspots().contains(&(n as u32)))
+            .find(|&n| role(forest, n) == wanted && !forest.first_hotspots().contains(&(n as u32)))
             .unwrap()
     }
 
@@ -435,7 +439,7 @@ mod tests {
     fn roles_and_hot_spots_come_from_the_seed_alone() {
         let forest = |seed| ForestSources::new(&config(0.25, 0.5), 648, 32, seed, |_| 0.84);
         let (a, b, c) = (forest(1), forest(1), forest(2));
-        let roles = |f: &ForestSources| (0..648).map(|n| f.role(n)).collect::<Vec<_>>();
+        let roles = |f: &ForestSources| (0..648).map(|n| role(f, n)).collect::<Vec<_>>();
         assert_eq!(roles(&a), roles(&b));
         assert_eq!(a.first_hotspots(), b.first_hotspots());
         assert_ne!(a.first_hotspots(), c.first_hotspots());
@@ -446,7 +450,7 @@ mod tests {
         // Contributors are split evenly over the hot spots.
         let mut per_hotspot = [0; 8];
         for n in 0..648 {
-            if a.role(n) == Role::Contributor {
+            if role(&a, n) == Role::Contributor {
                 per_hotspot[a.nodes[n].target.unwrap()] += 1;
             }
         }

@@ -20,7 +20,6 @@ mod pattern;
 mod program;
 
 pub(crate) use forest::Backlog;
-pub use forest::Role;
 pub use pattern::Destinations;
 pub(crate) use pattern::check_pattern;
 pub(crate) use program::Program;
@@ -342,21 +341,15 @@ impl Workload {
         self
     }
 
-    /// A forest's role of each node (`None` for other workloads).
-    pub fn roles(&self) -> Option<Vec<Role>> {
-        let forest = self.forest.as_ref()?;
-        Some((0..self.sources.len()).map(|n| forest.role(n)).collect())
-    }
-
-    /// A forest's hot spots, sorted: those of the whole run, or with moving hot spots those of
-    /// the first lifetime (`None` for other workloads).
+    /// A forest's hot spots for the whole run, sorted: empty when they move (`None` for other
+    /// workloads).
     pub fn forest_hotspots(&self) -> Option<Vec<u32>> {
-        Some(self.forest.as_ref()?.first_hotspots())
-    }
-
-    /// Whether the workload's hot spots move.
-    pub fn hotspots_move(&self) -> bool {
-        self.forest.as_ref().is_some_and(|f| f.moving())
+        let forest = self.forest.as_ref()?;
+        Some(if forest.moving() {
+            Vec::new()
+        } else {
+            forest.first_hotspots()
+        })
     }
 
     /// Creation time of `node`'s last packet, for a replayed trace (`None` otherwise, or when

@@ -7,3 +7,38 @@ pub mod occupancy;
 pub mod pending;
 pub mod port_vls;
 pub mod series;
+
+use std::path::{Path, PathBuf};
+
+use tailback_core::config::Units;
+use tailback_core::stats::RunReport;
+
+/// The per-flow files ([`flows::write`]) and the congestion per Port VL
+/// ([`port_vls::write`]) of `report`, series windows of `window` cycles.
+pub fn flows_and_port_vls(
+    dir: &Path,
+    prefix: &str,
+    title: &str,
+    window: u64,
+    report: &RunReport,
+    units: Option<Units>,
+) -> anyhow::Result<Vec<PathBuf>> {
+    let mut written = flows::write(
+        dir,
+        prefix,
+        title,
+        window,
+        &report.flows,
+        report.flow_gauge.as_deref(),
+        units,
+    )?;
+    written.extend(port_vls::write(
+        dir,
+        prefix,
+        title,
+        window,
+        &report.port_vls,
+        units,
+    )?);
+    Ok(written)
+}

@@ -261,23 +261,13 @@ pub(super) fn run_scenarios(
         } else {
             format!("{}-", job.id)
         };
-        let (window, units) = (job.config.record.series_window, job.config.fabric.units());
-        files.extend(crate::files::flows::write(
+        files.extend(crate::files::flows_and_port_vls(
             ctx.out(),
             &prefix,
             &job.id,
-            window,
-            &report.flows,
-            report.flow_gauge.as_deref(),
-            units,
-        )?);
-        files.extend(crate::files::port_vls::write(
-            ctx.out(),
-            &prefix,
-            &job.id,
-            window,
-            &report.port_vls,
-            units,
+            job.config.record.series_window,
+            report,
+            job.config.fabric.units(),
         )?);
     }
     Ok(reports)

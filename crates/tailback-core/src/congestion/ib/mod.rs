@@ -149,7 +149,7 @@ impl CongestionControl for IbCc {
 
     fn counts(&self) -> Vec<(&'static str, u64)> {
         vec![
-            ("marks", self.switches.marks),
+            ("marks", self.switches.marks()),
             ("cnps", self.cnps),
             ("becns", self.becns),
         ]
@@ -157,7 +157,7 @@ impl CongestionControl for IbCc {
 
     fn gauges(&self, now: u64, values: &mut [Option<f64>]) {
         values[0] = Some(self.switches.congested_count() as f64);
-        values[1] = Some(self.switches.marks as f64);
+        values[1] = Some(self.switches.marks() as f64);
         values[2] = Some(self.cnps as f64);
         values[3] = Some(self.becns as f64);
         values[4] = Some(f64::from(self.adapters.max_ccti(now)));

@@ -44,8 +44,6 @@ pub(super) struct SwitchSide {
     port_vl_marks: Vec<u64>,
     /// Per output port: its marking stream.
     rngs: Vec<StreamRng>,
-    /// Packets marked so far.
-    pub(super) marks: u64,
 }
 
 impl SwitchSide {
@@ -93,7 +91,6 @@ impl SwitchSide {
             rngs: (0..ports)
                 .map(|p| stream(seed, p as u64, Purpose::Marking))
                 .collect(),
-            marks: 0,
         }
     }
 
@@ -167,9 +164,13 @@ impl SwitchSide {
         };
         if mark {
             packet.marks |= FECN;
-            self.marks += 1;
             self.port_vl_marks[i] += 1;
         }
+    }
+
+    /// Packets marked so far.
+    pub(super) fn marks(&self) -> u64 {
+        self.port_vl_marks.iter().sum()
     }
 
     /// Port VLs in the congestion state now.

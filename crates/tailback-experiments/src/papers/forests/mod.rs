@@ -20,7 +20,7 @@ use tailback_core::stats::{ClassRate, RunReport};
 
 use super::infiniband::FOLDER;
 use crate::grid::Grid;
-use crate::{Error, Experiment, Job, Result};
+use crate::{Comparison, Error, Experiment, Job, Result};
 
 /// Paper IV's IB CC: Table I (threshold 15, Marking_Rate 0, Packet_Size 0, CCTI_Increase 1,
 /// CCTI_Limit 127, CCTI_Min 0, CCTI_Timer 150 µs), QP level, two thresholds, and a CCT
@@ -116,4 +116,20 @@ impl Classes {
                 .all(|c| c.stationary(STATIONARY)),
         })
     }
+}
+
+/// Whether every run settled: `unsettled` are the runs with a class whose two halves of the
+/// window differ by more than [`STATIONARY`].
+fn settled(id: &str, unsettled: &[String]) -> Comparison {
+    Comparison::new(
+        "every run settled (each class's two halves of the window within 5 %)",
+        "yes",
+        if unsettled.is_empty() {
+            "yes".to_string()
+        } else {
+            format!("no: {}", unsettled.join(", "))
+        },
+        Some(unsettled.is_empty()),
+    )
+    .identified(id, None, Some(unsettled.len() as f64))
 }

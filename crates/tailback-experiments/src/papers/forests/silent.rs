@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use tailback_core::stats::RunReport;
 
-use super::{Classes, forest_job, with_cc};
+use super::{Classes, forest_job, settled, with_cc};
 use crate::grid::Grid;
 use crate::{Comparison, Context, Error, Job, Outcome, Result};
 
@@ -124,24 +124,12 @@ pub(super) fn run(ctx: &Context, _grid: &Grid, jobs: &[Job]) -> Result<Outcome> 
         )
         .identified("silent-hot-loss", Some(0.025), Some(1.0 - on.hot / off.hot)),
     ];
-    let unsettled: Vec<&str> = classes
+    let unsettled: Vec<String> = classes
         .iter()
         .filter(|(_, c)| !c.stationary)
-        .map(|(id, _)| *id)
+        .map(|(id, _)| id.to_string())
         .collect();
-    comparisons.push(
-        Comparison::new(
-            "every run settled: each class's rate in the two halves of the window within 5 %",
-            "yes",
-            if unsettled.is_empty() {
-                "yes".to_string()
-            } else {
-                format!("no: {}", unsettled.join(", "))
-            },
-            Some(unsettled.is_empty()),
-        )
-        .identified("silent-stationary", None, None),
-    );
+    comparisons.push(settled("silent-stationary", &unsettled));
     for (id, c) in &classes {
         if let Some(top) = id.strip_prefix("forest-cc-on-top") {
             comparisons.push(

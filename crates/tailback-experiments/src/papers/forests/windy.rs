@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use tailback_core::stats::RunReport;
 use tailback_plot::{Point, Series, YScale};
 
-use super::{Classes, forest_job, with_cc};
+use super::{Classes, forest_job, settled, with_cc};
 use crate::grid::Grid;
 use crate::{Comparison, Context, Error, Job, Outcome, Result};
 
@@ -244,19 +244,7 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
                 .map(move |(cc, _)| windy_id(q.x, q.p, cc))
         })
         .collect();
-    comparisons.push(
-        Comparison::new(
-            "every run settled (each class's two halves of the window within 5 %)",
-            "yes",
-            if unsettled.is_empty() {
-                "yes".to_string()
-            } else {
-                format!("no: {}", unsettled.join(", "))
-            },
-            Some(unsettled.is_empty()),
-        )
-        .identified("windy-stationary", None, Some(unsettled.len() as f64)),
-    );
+    comparisons.push(settled("windy-stationary", &unsettled));
     Ok(Outcome { comparisons, files })
 }
 
