@@ -44,6 +44,7 @@ pub mod traffic;
 pub mod view;
 
 mod bitset;
+mod calendar;
 mod event;
 mod flit;
 mod nic;

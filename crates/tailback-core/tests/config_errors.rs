@@ -746,4 +746,19 @@ fn forest_settings_are_checked() {
         Some("{...}"),
         &["only applies", "forest"],
     );
+    let issue = single_issue(&format!(
+        "{base}process = \"forest\"\n[traffic.forest]\nposting = \"fifo\"\n{queues}"
+    ));
+    assert_issue(
+        &issue,
+        "traffic.forest.posting",
+        Some("\"fifo\""),
+        &["one_message", "per_class"],
+    );
+    // Every allowed key is named once, also those read twice.
+    let issue = single_issue(&format!(
+        "{base}process = \"forest\"\n[traffic.forest]\nhotspot = 2\n{queues}"
+    ));
+    assert_eq!(issue.message.matches("hotspots,").count(), 1, "{issue:?}");
+    assert_eq!(issue.message.matches("posting").count(), 1, "{issue:?}");
 }

@@ -93,3 +93,34 @@ fn forests_are_deterministic() {
     assert_eq!(a.accepted_per_node, b.accepted_per_node);
     assert_eq!(a.summary.packets_delivered, b.summary.packets_delivered);
 }
+
+/// Every node a B node sending 90 % to its hot spot, no CC: the hot spots saturate and every
+/// other node's link is held up by its hot packets. One message at a time (the default), a
+/// node then sends hot and cold messages in the ratio of their shares, so the cold traffic
+/// all nodes receive together is about (1 − p)/p of what the hot spots receive, plus the
+/// hot spots' own cold share (they send nothing hot): within 50 %. Each class on its own, the
+/// cold messages waiting beside the hot one take most turns: the others receive at least
+/// three times as much.
+#[test]
+fn one_message_at_a_time_keeps_the_shares_when_the_links_are_blocked() {
+    let keys = "b_nodes = 1\nb_share = 0.9";
+    let one = run(&forest(keys, "", 5000));
+    let per_class = run(&forest(
+        &format!("{keys}\nposting = \"per_class\""),
+        "",
+        5000,
+    ));
+    let (hot, others, _) = classes(&one);
+    assert!((hot / 13.6 - 1.0).abs() < 0.02, "{hot}");
+    let cold_received = others * 30.0;
+    let expected = (0.1 / 0.9) * 2.0 * hot + 2.0 * 0.1 * 13.5;
+    assert!(
+        (cold_received / expected - 1.0).abs() < 0.5,
+        "{cold_received} vs {expected}"
+    );
+    let (_, others_per_class, _) = classes(&per_class);
+    assert!(
+        others_per_class > 3.0 * others,
+        "{others_per_class} vs {others}"
+    );
+}

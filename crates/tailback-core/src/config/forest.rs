@@ -7,7 +7,21 @@
 use serde::Serialize;
 
 use super::Units;
-use super::reader::Section;
+use super::reader::{Section, choice_enum};
+
+choice_enum! {
+    /// How a node's two sources hand messages to its adapter.
+    pub enum ForestPosting {
+        /// Each source on its own: the hot one while its hot spot's queue pair is empty, the
+        /// cold one while fewer than `cold_backlog_messages` of its messages wait; the adapter
+        /// serves the queue pairs round robin.
+        PerClass = "per_class",
+        /// One message at a time: the next once every packet posted has started (a hot
+        /// packet that congestion control holds back does not count), from the source whose
+        /// budget is full, or, when both are, from the hot one with probability `b_share`.
+        OneMessage = "one_message",
+    }
+}
 
 /// `[traffic.forest]`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -30,12 +44,14 @@ pub struct ForestConfig {
     /// Most cold messages a node keeps waiting at its adapter; the cold source pauses (losing
     /// its share meanwhile) while that many wait.
     pub cold_backlog_messages: u32,
+    /// How the sources hand messages to the adapter.
+    pub posting: ForestPosting,
     /// Flits per message (`traffic.message_flits`/`message_bytes`; two packets by default).
     pub message_flits: u32,
 }
 
 /// The keys of `[traffic.forest]`.
-const KEYS: [&str; 9] = [
+const KEYS: [&str; 10] = [
     "hotspots",
     "b_nodes",
     "b_share",
@@ -45,6 +61,7 @@ const KEYS: [&str; 9] = [
     "hotspot_lifetime_cycles",
     "hotspot_lifetime_us",
     "cold_backlog_messages",
+    "posting",
 ];
 
 impl ForestConfig {
@@ -73,6 +90,7 @@ impl ForestConfig {
             hotspots_send: f.boolean("hotspots_send", true),
             hotspot_lifetime: lifetime,
             cold_backlog_messages: f.int("cold_backlog_messages", 4, 1, 1 << 16),
+            posting: f.choice("posting", ForestPosting::OneMessage),
             message_flits,
         };
         for key in KEYS {

@@ -29,7 +29,7 @@ pub use congestion::*;
 pub use error::{ConfigError, ConfigIssue};
 pub use fabric::{BufferedConfig, FabricConfig, FabricKind, QueueKind};
 pub use flows::{FlowConfig, FlowsConfig, MAX_FLOWS};
-pub use forest::ForestConfig;
+pub use forest::{ForestConfig, ForestPosting};
 pub use nic::{NicConfig, NicQueues};
 pub use overrides::{merge_tables, parse_assignment, set_path};
 pub use processor::ProcessorConfig;

@@ -137,7 +137,10 @@ impl<'a> Section<'a> {
     }
 
     fn raw(&self, key: &'static str) -> Option<&'a toml::Value> {
-        self.used.borrow_mut().push(key);
+        let mut used = self.used.borrow_mut();
+        if !used.contains(&key) {
+            used.push(key);
+        }
         self.table.get(key)
     }
 

@@ -21,13 +21,13 @@
 mod queue_pairs;
 mod trains;
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 use queue_pairs::QueuePairs;
 
 use crate::bitset::BitSet;
 use crate::bitset::{bits32, next_after_32};
+use crate::calendar::Calendar;
 use crate::config::{Multiplexing, NicConfig, NicQueues, RouterConfig};
 use crate::event::{CreditBatch, FlitArrival, VcSlots, Wheel};
 use crate::flit::Flit;
@@ -40,6 +40,11 @@ use crate::traffic::Offered;
 use crate::view::NetworkView;
 
 const NO_PACKET: u32 = u32::MAX;
+
+/// Cycles ahead a sleeping NIC's wake-up is kept in a per-cycle bucket (later ones in a heap):
+/// a link busy with a packet, a received packet being consumed and most injection-rate delays
+/// fall within it.
+const SLEEP_HORIZON: u64 = 4096;
 
 /// Of a network's VCs `all`, those a packet may use when `kept` are kept for control packets
 /// (`control`: it is one).
@@ -216,8 +221,9 @@ pub(crate) struct NicSet {
     /// The switch inputs keep a queue per destination with room of its own (VOQnet): a packet
     /// starts only when its queue there has room for it.
     queue_room: bool,
-    /// NICs waiting for their injection bucket, by the cycle it will hold their next packet.
-    sleepers: BinaryHeap<Reverse<(u64, u32)>>,
+    /// Sleeping NICs by the cycle they have work again (their injection bucket holds their
+    /// next packet, their link is free, a received packet is consumed).
+    sleepers: Calendar,
     /// Control packets (node, slot) completed this cycle, for the mechanism.
     pub(crate) control_inbox: Vec<(u32, u32)>,
     active: BitSet,
@@ -229,16 +235,6 @@ pub(crate) struct NicSet {
     /// Nodes that started a request from their queue pairs this cycle, for sources that wait
     /// for their adapters (`None`: nobody waits).
     pub(crate) started: Option<Vec<u32>>,
-}
-
-impl crate::traffic::Backlog for NicSet {
-    fn queued_for(&self, node: usize, dst: u32) -> usize {
-        self.nics[node].pairs.queued(dst)
-    }
-
-    fn queued(&self, node: usize) -> usize {
-        self.nics[node].pairs.len()
-    }
 }
 
 impl NicSet {
@@ -314,7 +310,7 @@ impl NicSet {
             per_destination: nic.queues == NicQueues::PerDestination,
             inject_rate: nic.inject_rate,
             queue_room,
-            sleepers: BinaryHeap::new(),
+            sleepers: Calendar::new(SLEEP_HORIZON),
             control_inbox: Vec::new(),
             active: BitSet::new(nodes),
             injected_flits: 0,
@@ -373,23 +369,18 @@ impl NicSet {
         }
     }
 
-    /// NICs whose injection bucket is full enough by `now` look again.
+    /// NICs whose wake-up cycle has come by `now` look again.
     #[inline]
     pub(crate) fn wake_due(&mut self, now: u64) {
-        while let Some(&Reverse((t, node))) = self.sleepers.peek() {
-            if t > now {
-                break;
-            }
-            self.sleepers.pop();
-            self.active.insert(node as usize);
-        }
+        let active = &mut self.active;
+        self.sleepers.take_due(now, |node| {
+            active.insert(node);
+        });
     }
 
     /// The next cycle a sleeping NIC wakes up ([`NEVER`](crate::traffic::NEVER): none).
     pub(crate) fn next_wake(&self) -> u64 {
-        self.sleepers
-            .peek()
-            .map_or(crate::traffic::NEVER, |Reverse((t, _))| *t)
+        self.sleepers.next_due()
     }
 
     /// Appends a packet to `node`'s source queue or its flow (a request), its control queue
@@ -457,6 +448,16 @@ impl NicSet {
         }
     }
 
+    /// Requests of `node` waiting for `dst`, not yet started.
+    pub(crate) fn queued_for(&self, node: usize, dst: u32) -> usize {
+        self.nics[node].pairs.queued(dst)
+    }
+
+    /// Requests of `node` waiting in its queue pairs, not yet started.
+    pub(crate) fn queued(&self, node: usize) -> usize {
+        self.nics[node].pairs.len()
+    }
+
     /// Whether any NIC has work to do.
     pub(crate) fn any_active(&self) -> bool {
         !self.active.is_empty()
@@ -482,7 +483,7 @@ impl NicSet {
             self.consume(node, cx);
             let injection = self.inject(node, cx);
             if let Injection::Wait(t) = injection {
-                self.sleepers.push(Reverse((t, node as u32)));
+                self.sleepers.schedule(t, node as u32);
             }
             let nic = &self.nics[node];
             // A NIC waiting for credits sleeps until one returns (which wakes it); one held back

@@ -1,18 +1,21 @@
 //! Per-destination request queues served round robin (an InfiniBand channel adapter's queue
 //! pairs): a packet waits only behind packets for its own destination.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap;
 
 use crate::traffic::Offered;
 
-/// A NIC's requests, one queue per destination, and the destinations with packets in
-/// round-robin order.
+/// A NIC's requests, one queue per destination, and the queues with packets in round-robin
+/// order.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct QueuePairs {
-    /// Packets by destination; a queue is kept once created, so steady traffic allocates
-    /// nothing.
-    queues: BTreeMap<u32, VecDeque<Offered>>,
-    /// Destinations whose queue holds packets, next to serve first.
+    /// The queue of each destination that ever had one (an index into `queues`).
+    index: FxHashMap<u32, u32>,
+    /// Packets by queue; a queue is kept once created, so steady traffic allocates nothing.
+    queues: Vec<VecDeque<Offered>>,
+    /// Queues holding packets, next to serve first.
     ready: VecDeque<u32>,
     len: usize,
 }
@@ -25,7 +28,9 @@ impl QueuePairs {
 
     /// Packets waiting for `dst`.
     pub(crate) fn queued(&self, dst: u32) -> usize {
-        self.queues.get(&dst).map_or(0, VecDeque::len)
+        self.index
+            .get(&dst)
+            .map_or(0, |&q| self.queues[q as usize].len())
     }
 
     /// Whether the queue for `dst` holds fewer than `limit` packets (`None`: no limit).
@@ -35,14 +40,26 @@ impl QueuePairs {
 
     /// The destinations with packets waiting, in round-robin order.
     pub(crate) fn waiting(&self) -> impl Iterator<Item = u32> + '_ {
-        self.ready.iter().copied()
+        self.ready.iter().map(|&q| self.first(q).dst)
+    }
+
+    /// The first packet of ready queue `q`.
+    fn first(&self, q: u32) -> &Offered {
+        self.queues[q as usize]
+            .front()
+            .expect("a ready queue holds a packet")
     }
 
     /// Appends a packet to its destination's queue.
     pub(crate) fn push(&mut self, packet: Offered) {
-        let queue = self.queues.entry(packet.dst).or_default();
+        let queues = &mut self.queues;
+        let q = *self.index.entry(packet.dst).or_insert_with(|| {
+            queues.push(VecDeque::new());
+            (queues.len() - 1) as u32
+        });
+        let queue = &mut self.queues[q as usize];
         if queue.is_empty() {
-            self.ready.push_back(packet.dst);
+            self.ready.push_back(q);
         }
         queue.push_back(packet);
         self.len += 1;
@@ -55,18 +72,12 @@ impl QueuePairs {
         &mut self,
         mut sendable: impl FnMut(&Offered) -> bool,
     ) -> Option<Offered> {
-        let turn = self.ready.iter().position(|dst| {
-            let queue = &self.queues[dst];
-            sendable(queue.front().expect("a ready queue holds a packet"))
-        })?;
-        let dst = self.ready.remove(turn).expect("the position is in range");
-        let queue = self
-            .queues
-            .get_mut(&dst)
-            .expect("a ready destination has a queue");
+        let turn = self.ready.iter().position(|&q| sendable(self.first(q)))?;
+        let q = self.ready.remove(turn).expect("the position is in range");
+        let queue = &mut self.queues[q as usize];
         let packet = queue.pop_front().expect("a ready queue holds a packet");
         if !queue.is_empty() {
-            self.ready.push_back(dst);
+            self.ready.push_back(q);
         }
         self.len -= 1;
         Some(packet)

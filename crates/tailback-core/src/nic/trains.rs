@@ -3,8 +3,6 @@
 //! consumed at the ejection rate in arrival order and delivered, its credits returned
 //! together, in the cycle its last block is consumed. Between these known cycles a NIC sleeps.
 
-use std::cmp::Reverse;
-
 use super::{Injection, NicContext, NicSet};
 use crate::bitset::BitSet;
 use crate::event::CreditBatch;
@@ -48,7 +46,7 @@ impl NicSet {
                 wake = wake.min(next.due);
             }
             if wake != NEVER {
-                self.sleepers.push(Reverse((wake, node as u32)));
+                self.sleepers.schedule(wake, node as u32);
             }
             matches!(injection, Injection::Held | Injection::Busy)
         });

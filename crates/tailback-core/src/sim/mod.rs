@@ -31,7 +31,7 @@ use crate::routing::Routing;
 use crate::stats::{Collector, Gauges, RunReport, RunSummary, SeriesRow};
 use crate::topology::Topology;
 use crate::trace::{TraceRecord, TraceSink};
-use crate::traffic::{NEVER, Offered, Program, Workload};
+use crate::traffic::{Backlog, NEVER, Offered, Program, Workload};
 use crate::view::NetworkView;
 
 /// Totals over the run so far.
@@ -810,7 +810,12 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                 // A stale entry: a source that waited for its adapter was scheduled again.
                 continue;
             }
-            let Some(packet) = self.workload.take_at(node, &self.nics) else {
+            let adapters = Adapters {
+                nics: &self.nics,
+                control: &self.control,
+                now,
+            };
+            let Some(packet) = self.workload.take_at(node, &adapters) else {
                 self.schedule_creation(node);
                 continue;
             };
@@ -846,12 +851,39 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             return;
         };
         for &node in &started {
-            if self.workload.started(node as usize, now, &self.nics) {
+            let adapters = Adapters {
+                nics: &self.nics,
+                control: &self.control,
+                now,
+            };
+            if self.workload.started(node as usize, now, &adapters) {
                 self.schedule_creation(node as usize);
             }
         }
         started.clear();
         self.nics.started = Some(started);
+    }
+}
+
+/// The channel adapters as the workload's closed-loop sources see them at `now`: the requests
+/// waiting there, and which queues congestion control holds back.
+struct Adapters<'a, C> {
+    nics: &'a NicSet,
+    control: &'a C,
+    now: u64,
+}
+
+impl<C: CongestionControl> Backlog for Adapters<'_, C> {
+    fn queued_for(&self, node: usize, dst: u32) -> usize {
+        self.nics.queued_for(node, dst)
+    }
+
+    fn queued(&self, node: usize) -> usize {
+        self.nics.queued(node)
+    }
+
+    fn held(&self, node: usize, dst: u32) -> bool {
+        C::PACING && self.control.send_time(NodeId::new(node), dst, self.now) > self.now
     }
 }
 

@@ -57,7 +57,7 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
 
     #[inline]
     fn any_active(&self) -> bool {
-        !self.active.is_empty() || !self.unrouted.is_empty()
+        !self.active.is_empty() || !self.unrouted.is_empty() || !self.sending.is_empty()
     }
 
     #[inline(never)]

@@ -18,9 +18,10 @@
 //! room in the pool is freed and its credits go back upstream together (as InfiniBand's
 //! flow-control packets return credits in batches, not one per block).
 //!
-//! Work: an output is evaluated only while it sends, or has a head packet that is not yet due;
-//! an output whose candidates all lack credits (or read ports) sleeps until credits return
-//! (or a read port frees), so blocked traffic costs nothing. A packet keeps its VL from
+//! Work: an output is evaluated when it may start a packet, and while it has a head packet that
+//! is not yet due; one sending a packet sleeps until its last block leaves, and one whose
+//! candidates all lack credits (or read ports) sleeps until credits return (or a read port
+//! frees), so neither a train in flight nor blocked traffic costs anything per cycle. A packet keeps its VL from
 //! injection to delivery; routes that need VL changes are refused by the configuration.
 
 mod check;
@@ -33,6 +34,7 @@ pub(crate) use queues::{Fifo, QueueScheme, Voq, VoqNet};
 use std::marker::PhantomData;
 
 use crate::bitset::BitSet;
+use crate::calendar::Calendar;
 use crate::config::{Config, FabricConfig};
 use crate::event::VcSlots;
 use crate::fabric::Buffered;
@@ -42,6 +44,10 @@ use crate::topology::{Link, Topology};
 
 /// Marks a missing resident, queue entry, stream or unconnected port.
 const NONE: u32 = u32::MAX;
+
+/// Cycles ahead an output's wake-up is kept in a per-cycle bucket (later ones in a heap): a
+/// packet of up to 1024 blocks on a full-speed link.
+const SENDING_HORIZON: u64 = 1024;
 
 /// A packet in an input pool, from the arrival of its head until its last block leaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,6 +183,8 @@ pub(crate) struct BufferedSwitches<S> {
     /// the active ones step.
     active: BitSet,
     woken: BitSet,
+    /// Outputs sending a packet, by the cycle its last block leaves: they sleep until then.
+    sending: Calendar,
     scheme: PhantomData<S>,
 }
 
@@ -272,6 +280,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             early_starts: 0,
             active: BitSet::new(topo_ports.len()),
             woken: BitSet::new(topo_ports.len()),
+            sending: Calendar::new(SENDING_HORIZON),
             scheme: PhantomData,
         }
     }

@@ -34,6 +34,10 @@ pub(super) struct Pick {
 impl<S: QueueScheme> BufferedSwitches<S> {
     /// Routes new heads and steps every output with work; outputs left without work sleep.
     pub(super) fn step_all<C: CongestionControl>(&mut self, cx: &mut StepContext<'_, C>) {
+        let active = &mut self.active;
+        self.sending.take_due(cx.now, |out| {
+            active.insert(out);
+        });
         if !self.unrouted.is_empty() {
             self.route_heads(cx);
         }
@@ -83,7 +87,10 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             self.islip(group, now, &mut outcomes);
             for (&out, &outcome) in group.iter().zip(outcomes.iter()) {
                 match outcome {
-                    Choice::Started => self.start_train(out as usize, cx),
+                    Choice::Started => {
+                        self.start_train(out as usize, cx);
+                        active.remove(out as usize);
+                    }
                     Choice::NotYet => {}
                     Choice::Blocked => active.remove(out as usize),
                 }
@@ -193,7 +200,8 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     }
 
     /// Steps output `out`: finishes the packet it sends once its last block has left, and
-    /// chooses a new one when the link is free. Returns whether it still has work.
+    /// chooses a new one when the link is free. Returns whether it has work next cycle (one
+    /// that started a packet sleeps until its last block leaves).
     #[inline(always)]
     fn step_output<C: CongestionControl>(
         &mut self,
@@ -204,7 +212,8 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let port = self.ports[out];
         if port.stream != NONE {
             if now < port.tail_at {
-                return true;
+                // Woken when the last block leaves.
+                return false;
             }
             self.finish(out, cx);
         }
@@ -214,7 +223,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         match self.choose(out, now) {
             Choice::Started => {
                 self.start_train(out, cx);
-                true
+                false
             }
             Choice::NotYet => true,
             Choice::Blocked => false,
@@ -419,6 +428,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let period = u64::from(port.period);
         port.tail_at = now + rest * period;
         port.free_at = port.tail_at + period;
+        self.sending.schedule(port.tail_at, out as u32);
         // Every block leaves no earlier than it arrives.
         self.early_starts +=
             u64::from(now < r.arrived || port.tail_at < r.arrived + rest * in_period);

@@ -10,6 +10,14 @@
 //!   its messages wait in their destinations' queue pairs, so a throttled destination does not
 //!   hold the others back.
 //!
+//! That is `posting = "per_class"`; with `posting = "one_message"` the node hands its adapter
+//! one message at a time instead: the next once every packet it posted has started (a hot
+//! packet held back by congestion control does not count, so throttled hot traffic never
+//! blocks the cold), from the source whose budget is full or, when both are, from the hot one
+//! with probability p. An adapter blocked by its link then sends hot and cold messages in the
+//! ratio of their shares, where round robin over the queue pairs favours whichever class has
+//! more destinations waiting.
+//!
 //! Neither class can take the other's share: a class never creates more than its share of the
 //! time since the start plus one message. Roles and hot spots come from the run's seed only,
 //! so runs with and without congestion control see the same forest.
@@ -17,7 +25,7 @@
 use rand::RngExt;
 
 use super::{NEVER, Offered};
-use crate::config::ForestConfig;
+use crate::config::{ForestConfig, ForestPosting};
 use crate::packet::LogicalNetwork;
 use crate::rng::{Purpose, StreamRng, stream};
 
@@ -28,6 +36,9 @@ pub(crate) trait Backlog {
     fn queued_for(&self, node: usize, dst: u32) -> usize;
     /// Packets of `node` waiting for any destination.
     fn queued(&self, node: usize) -> usize;
+    /// Whether congestion control holds back `node`'s queue for `dst` (its next packet may
+    /// not start yet).
+    fn held(&self, node: usize, dst: u32) -> bool;
 }
 
 /// A node's role in the forest.
@@ -93,6 +104,8 @@ impl Source {
 struct Node {
     hot: Source,
     cold: Source,
+    /// The share of its rate sent to its hot spot (p).
+    hot_share: f64,
     /// Its hot spot's index in the set of hot spots (C and B nodes).
     target: Option<usize>,
     /// Cold destinations.
@@ -116,6 +129,7 @@ pub(crate) struct ForestSources {
     message_flits: u32,
     packet_flits: u32,
     cold_backlog_packets: usize,
+    posting: ForestPosting,
 }
 
 impl ForestSources {
@@ -164,6 +178,7 @@ impl ForestSources {
                 let mut rng = stream(seed, node as u64, Purpose::Destinations);
                 let (hot_phase, cold_phase) = (rng.random::<f64>(), rng.random::<f64>());
                 Node {
+                    hot_share: share,
                     hot: Source::new(hot_rate, cfg.message_flits, hot_phase),
                     cold: Source::new(rate * (1.0 - share), cfg.message_flits, cold_phase),
                     target,
@@ -183,6 +198,7 @@ impl ForestSources {
             packet_flits,
             cold_backlog_packets: (cfg.cold_backlog_messages * cfg.message_flits)
                 .div_ceil(packet_flits) as usize,
+            posting: cfg.posting,
         }
     }
 
@@ -245,9 +261,8 @@ impl ForestSources {
         Some(packet)
     }
 
-    /// Starts the message of the source whose budget fills first (hot on a tie), if it may.
+    /// Starts the message of the next source, if it may (as `posting` says).
     fn start_message(&mut self, node: usize, backlog: &impl Backlog) -> Option<()> {
-        let hot_first = self.nodes[node].hot.next() <= self.nodes[node].cold.next();
         let t = self.next_time(node);
         if t == NEVER {
             return None;
@@ -255,6 +270,21 @@ impl ForestSources {
         let hotspot = self.hot_destination(node, t);
         let silent =
             !self.hotspots_send && self.moving() && self.hotspots_at(t).contains(&(node as u32));
+        let hot_first = match self.posting {
+            ForestPosting::PerClass => self.nodes[node].hot.next() <= self.nodes[node].cold.next(),
+            ForestPosting::OneMessage => {
+                if self.adapter_busy(node, hotspot, backlog) {
+                    let n = &mut self.nodes[node];
+                    for source in [&mut n.hot, &mut n.cold] {
+                        source.parked |= source.next() <= t;
+                    }
+                    return None;
+                }
+                let n = &mut self.nodes[node];
+                let (hot_full, cold_full) = (n.hot.next() <= t, n.cold.next() <= t);
+                hot_full && (!cold_full || n.rng.random::<f64>() < n.hot_share)
+            }
+        };
         let nodes = self.nodes.len() as u32;
         let n = &mut self.nodes[node];
         if hot_first {
@@ -274,10 +304,12 @@ impl ForestSources {
                 n.cold.spend();
                 return None;
             }
-            let hot_waiting = hotspot.map_or(0, |h| backlog.queued_for(node, h));
-            if backlog.queued(node) - hot_waiting >= self.cold_backlog_packets {
-                n.cold.parked = true;
-                return None;
+            if self.posting == ForestPosting::PerClass {
+                let hot_waiting = hotspot.map_or(0, |h| backlog.queued_for(node, h));
+                if backlog.queued(node) - hot_waiting >= self.cold_backlog_packets {
+                    n.cold.parked = true;
+                    return None;
+                }
             }
             n.cold.spend();
             let mut dst = n.rng.random_range(0..nodes - 1);
@@ -287,6 +319,15 @@ impl ForestSources {
             n.message = Some((dst, t, self.message_flits));
         }
         Some(())
+    }
+
+    /// With one message at a time: whether `node`'s adapter still holds a packet it has not
+    /// started, other than its hot spot's held back by congestion control.
+    fn adapter_busy(&self, node: usize, hotspot: Option<u32>, backlog: &impl Backlog) -> bool {
+        let held = hotspot
+            .filter(|&h| backlog.held(node, h))
+            .map_or(0, |h| backlog.queued_for(node, h));
+        backlog.queued(node) > held
     }
 
     /// `node`'s hot spot at cycle `t` (C and B nodes).
@@ -302,18 +343,26 @@ impl ForestSources {
         if !self.nodes[node].hot.parked && !self.nodes[node].cold.parked {
             return false;
         }
-        let hot_waiting = self
-            .hot_destination(node, now)
-            .map(|h| backlog.queued_for(node, h));
+        let hotspot = self.hot_destination(node, now);
+        let hot_waiting = hotspot.map(|h| backlog.queued_for(node, h));
+        let cold_room = match self.posting {
+            ForestPosting::PerClass => {
+                backlog.queued(node) - hot_waiting.unwrap_or(0) < self.cold_backlog_packets
+            }
+            ForestPosting::OneMessage => {
+                if self.adapter_busy(node, hotspot, backlog) {
+                    return false;
+                }
+                true
+            }
+        };
         let n = &mut self.nodes[node];
         let mut woke = false;
         if n.hot.parked && hot_waiting == Some(0) {
             n.hot.unpark(now);
             woke = true;
         }
-        if n.cold.parked
-            && backlog.queued(node) - hot_waiting.unwrap_or(0) < self.cold_backlog_packets
-        {
+        if n.cold.parked && cold_room {
             n.cold.unpark(now);
             woke = true;
         }
@@ -370,6 +419,10 @@ mod tests {
                 .map(|(_, n)| n)
                 .sum()
         }
+
+        fn held(&self, _node: usize, dst: u32) -> bool {
+            self.held.contains(&dst)
+        }
     }
 
     fn config(b_nodes: f64, b_share: f64) -> ForestConfig {
@@ -382,6 +435,7 @@ mod tests {
             hotspots_send: true,
             hotspot_lifetime: None,
             cold_backlog_messages: 4,
+            posting: ForestPosting::PerClass,
             message_flits: 64,
         }
     }
@@ -515,6 +569,95 @@ mod tests {
         adapter.waiting.borrow_mut().clear();
         assert!(forest.started(node, 100_000, &adapter));
         assert_eq!(forest.nodes[node].hot.next(), 100_000);
+    }
+
+    /// Runs `node`'s sources until `until` in front of an adapter whose link starts the
+    /// oldest waiting packet every `period` cycles (none held back by congestion control);
+    /// returns flits started by class (hot, cold).
+    fn run_link_blocked(
+        forest: &mut ForestSources,
+        node: usize,
+        until: u64,
+        period: u64,
+    ) -> (u64, u64) {
+        let adapter = Adapter::default();
+        let mut queue = std::collections::VecDeque::new();
+        let (mut hot, mut cold, mut from_hot) = (0, 0, false);
+        for t in 0..until {
+            while forest.next_time(node) <= t {
+                let before = forest.nodes[node].hot.ready;
+                let Some(p) = forest.take(node, &adapter) else {
+                    continue;
+                };
+                if forest.nodes[node].hot.ready != before {
+                    from_hot = true;
+                } else if p.message_rest == 1 {
+                    from_hot = false;
+                }
+                *adapter
+                    .waiting
+                    .borrow_mut()
+                    .entry((node, p.dst))
+                    .or_default() += 1;
+                queue.push_back((p.dst, p.flits, from_hot));
+            }
+            if t % period == 0
+                && let Some((dst, flits, is_hot)) = queue.pop_front()
+            {
+                *adapter.waiting.borrow_mut().get_mut(&(node, dst)).unwrap() -= 1;
+                if is_hot {
+                    hot += u64::from(flits);
+                } else {
+                    cold += u64::from(flits);
+                }
+                forest.started(node, t, &adapter);
+            }
+        }
+        (hot, cold)
+    }
+
+    #[test]
+    fn one_message_at_a_time_sends_the_shares_ratio_when_the_link_is_the_limit() {
+        for share in [0.1, 0.5, 0.9] {
+            let mut cfg = config(1.0, share);
+            cfg.posting = ForestPosting::OneMessage;
+            let mut forest = ForestSources::new(&cfg, 64, 32, 7, |_| 0.84);
+            let node = node_of(&forest, Role::Both);
+            // The link takes a packet every 400 cycles, a tenth of the node's rate: both
+            // budgets are always full, and each message is hot with probability p.
+            let (hot, cold) = run_link_blocked(&mut forest, node, 1_000_000, 400);
+            let fraction = hot as f64 / (hot + cold) as f64;
+            assert!((fraction - share).abs() < 0.03, "p = {share}: {fraction}");
+            // The link idles only before the first message.
+            assert!(hot + cold >= 2_499 * 32, "{hot} + {cold}");
+        }
+        // Each class on its own: the four cold messages waiting beside the hot one take four
+        // turns in five, whatever p.
+        let mut forest = ForestSources::new(&config(1.0, 0.9), 64, 32, 7, |_| 0.84);
+        let node = node_of(&forest, Role::Both);
+        let (hot, cold) = run_link_blocked(&mut forest, node, 1_000_000, 400);
+        assert!(hot * 2 < cold, "{hot} hot, {cold} cold");
+    }
+
+    #[test]
+    fn one_message_at_a_time_does_not_wait_for_a_hot_queue_pair_held_back() {
+        let rate = 0.84;
+        let mut cfg = config(1.0, 0.5);
+        cfg.posting = ForestPosting::OneMessage;
+        let mut forest = ForestSources::new(&cfg, 64, 32, 5, |_| rate);
+        let node = node_of(&forest, Role::Both);
+        let hotspot = forest.hot_destination(node, 0).unwrap();
+        let adapter = Adapter {
+            held: vec![hotspot],
+            ..Adapter::default()
+        };
+        let (hot, cold) = run(&mut forest, &adapter, node, 100_000);
+        assert_eq!(hot, 64, "one hot message, then the hot source waits");
+        let expected = 0.5 * rate * 100_000.0;
+        assert!(
+            (cold as f64 - expected).abs() <= 128.0,
+            "{cold} vs {expected}"
+        );
     }
 
     #[test]
