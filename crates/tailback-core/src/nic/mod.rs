@@ -458,6 +458,11 @@ impl NicSet {
         self.nics[node].pairs.len()
     }
 
+    /// The destinations `node` has requests waiting for.
+    pub(crate) fn waiting(&self, node: usize) -> impl Iterator<Item = u32> + '_ {
+        self.nics[node].pairs.waiting()
+    }
+
     /// Whether any NIC has work to do.
     pub(crate) fn any_active(&self) -> bool {
         !self.active.is_empty()

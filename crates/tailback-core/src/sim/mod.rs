@@ -882,8 +882,13 @@ impl<C: CongestionControl> Backlog for Adapters<'_, C> {
         self.nics.queued(node)
     }
 
-    fn held(&self, node: usize, dst: u32) -> bool {
-        C::PACING && self.control.send_time(NodeId::new(node), dst, self.now) > self.now
+    fn has_unheld(&self, node: usize) -> bool {
+        let held = |dst| self.control.send_time(NodeId::new(node), dst, self.now) > self.now;
+        if C::PACING {
+            self.nics.waiting(node).any(|dst| !held(dst))
+        } else {
+            self.nics.queued(node) > 0
+        }
     }
 }
 

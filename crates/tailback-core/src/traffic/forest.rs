@@ -11,10 +11,10 @@
 //!   hold the others back.
 //!
 //! That is `posting = "per_class"`; with `posting = "one_message"` the node hands its adapter
-//! one message at a time instead: the next once every packet it posted has started (a hot
-//! packet held back by congestion control does not count, so throttled hot traffic never
-//! blocks the cold), from the source whose budget is full or, when both are, from the hot one
-//! with probability p. An adapter blocked by its link then sends hot and cold messages in the
+//! one message at a time instead: the next once every packet it posted has started (packets
+//! whose queue pair congestion control holds back do not count, so a throttled destination
+//! never blocks the others), from the source whose budget is full or, when both are, from the
+//! hot one with probability p. An adapter blocked by its link then sends hot and cold messages in the
 //! ratio of their shares, where round robin over the queue pairs favours whichever class has
 //! more destinations waiting.
 //!
@@ -36,9 +36,9 @@ pub(crate) trait Backlog {
     fn queued_for(&self, node: usize, dst: u32) -> usize;
     /// Packets of `node` waiting for any destination.
     fn queued(&self, node: usize) -> usize;
-    /// Whether congestion control holds back `node`'s queue for `dst` (its next packet may
-    /// not start yet).
-    fn held(&self, node: usize, dst: u32) -> bool;
+    /// Whether `node` has a packet waiting whose queue congestion control does not hold back
+    /// (it may start as soon as the link lets it).
+    fn has_unheld(&self, node: usize) -> bool;
 }
 
 /// A node's role in the forest.
@@ -273,7 +273,7 @@ impl ForestSources {
         let hot_first = match self.posting {
             ForestPosting::PerClass => self.nodes[node].hot.next() <= self.nodes[node].cold.next(),
             ForestPosting::OneMessage => {
-                if self.adapter_busy(node, hotspot, backlog) {
+                if backlog.has_unheld(node) {
                     let n = &mut self.nodes[node];
                     for source in [&mut n.hot, &mut n.cold] {
                         source.parked |= source.next() <= t;
@@ -321,15 +321,6 @@ impl ForestSources {
         Some(())
     }
 
-    /// With one message at a time: whether `node`'s adapter still holds a packet it has not
-    /// started, other than its hot spot's held back by congestion control.
-    fn adapter_busy(&self, node: usize, hotspot: Option<u32>, backlog: &impl Backlog) -> bool {
-        let held = hotspot
-            .filter(|&h| backlog.held(node, h))
-            .map_or(0, |h| backlog.queued_for(node, h));
-        backlog.queued(node) > held
-    }
-
     /// `node`'s hot spot at cycle `t` (C and B nodes).
     fn hot_destination(&mut self, node: usize, t: u64) -> Option<u32> {
         let target = self.nodes[node].target?;
@@ -343,19 +334,15 @@ impl ForestSources {
         if !self.nodes[node].hot.parked && !self.nodes[node].cold.parked {
             return false;
         }
-        let hotspot = self.hot_destination(node, now);
-        let hot_waiting = hotspot.map(|h| backlog.queued_for(node, h));
-        let cold_room = match self.posting {
-            ForestPosting::PerClass => {
-                backlog.queued(node) - hot_waiting.unwrap_or(0) < self.cold_backlog_packets
-            }
-            ForestPosting::OneMessage => {
-                if self.adapter_busy(node, hotspot, backlog) {
-                    return false;
-                }
-                true
-            }
-        };
+        let one_message = self.posting == ForestPosting::OneMessage;
+        if one_message && backlog.has_unheld(node) {
+            return false;
+        }
+        let hot_waiting = self
+            .hot_destination(node, now)
+            .map(|h| backlog.queued_for(node, h));
+        let cold_room = one_message
+            || backlog.queued(node) - hot_waiting.unwrap_or(0) < self.cold_backlog_packets;
         let n = &mut self.nodes[node];
         let mut woke = false;
         if n.hot.parked && hot_waiting == Some(0) {
@@ -420,8 +407,11 @@ mod tests {
                 .sum()
         }
 
-        fn held(&self, _node: usize, dst: u32) -> bool {
-            self.held.contains(&dst)
+        fn has_unheld(&self, node: usize) -> bool {
+            self.waiting
+                .borrow()
+                .range((node, 0)..=(node, u32::MAX))
+                .any(|(&(_, dst), &n)| n > 0 && !self.held.contains(&dst))
         }
     }
 
