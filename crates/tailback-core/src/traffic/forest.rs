@@ -539,26 +539,30 @@ mod tests {
     #[test]
     fn a_held_hot_queue_pair_neither_backs_up_nor_takes_the_cold_share() {
         let rate = 0.84;
-        let mut forest = ForestSources::new(&config(1.0, 0.5), 64, 32, 5, |_| rate);
-        let node = node_of(&forest, Role::Both);
-        let hotspot = forest.hot_destination(node, 0).unwrap();
-        let adapter = Adapter {
-            held: vec![hotspot],
-            ..Adapter::default()
-        };
-        let (hot, cold) = run(&mut forest, &adapter, node, 100_000);
-        // One hot message, then the hot source waits for its queue pair.
-        assert_eq!(hot, 64);
-        assert!(forest.nodes[node].hot.parked);
-        let expected = 0.5 * rate * 100_000.0;
-        assert!(
-            (cold as f64 - expected).abs() <= 128.0,
-            "{cold} vs {expected}"
-        );
-        // The queue pair empties: the hot source creates its next message at once.
-        adapter.waiting.borrow_mut().clear();
-        assert!(forest.started(node, 100_000, &adapter));
-        assert_eq!(forest.nodes[node].hot.next(), 100_000);
+        for posting in [ForestPosting::PerClass, ForestPosting::OneMessage] {
+            let mut cfg = config(1.0, 0.5);
+            cfg.posting = posting;
+            let mut forest = ForestSources::new(&cfg, 64, 32, 5, |_| rate);
+            let node = node_of(&forest, Role::Both);
+            let hotspot = forest.hot_destination(node, 0).unwrap();
+            let adapter = Adapter {
+                held: vec![hotspot],
+                ..Adapter::default()
+            };
+            let (hot, cold) = run(&mut forest, &adapter, node, 100_000);
+            // One hot message, then the hot source waits for its queue pair.
+            assert_eq!(hot, 64, "{posting:?}");
+            assert!(forest.nodes[node].hot.parked);
+            let expected = 0.5 * rate * 100_000.0;
+            assert!(
+                (cold as f64 - expected).abs() <= 128.0,
+                "{posting:?}: {cold} vs {expected}"
+            );
+            // The queue pair empties: the hot source creates its next message at once.
+            adapter.waiting.borrow_mut().clear();
+            assert!(forest.started(node, 100_000, &adapter));
+            assert_eq!(forest.nodes[node].hot.next(), 100_000);
+        }
     }
 
     /// Runs `node`'s sources until `until` in front of an adapter whose link starts the
@@ -627,27 +631,6 @@ mod tests {
         let node = node_of(&forest, Role::Both);
         let (hot, cold) = run_link_blocked(&mut forest, node, 1_000_000, 400);
         assert!(hot * 2 < cold, "{hot} hot, {cold} cold");
-    }
-
-    #[test]
-    fn one_message_at_a_time_does_not_wait_for_a_hot_queue_pair_held_back() {
-        let rate = 0.84;
-        let mut cfg = config(1.0, 0.5);
-        cfg.posting = ForestPosting::OneMessage;
-        let mut forest = ForestSources::new(&cfg, 64, 32, 5, |_| rate);
-        let node = node_of(&forest, Role::Both);
-        let hotspot = forest.hot_destination(node, 0).unwrap();
-        let adapter = Adapter {
-            held: vec![hotspot],
-            ..Adapter::default()
-        };
-        let (hot, cold) = run(&mut forest, &adapter, node, 100_000);
-        assert_eq!(hot, 64, "one hot message, then the hot source waits");
-        let expected = 0.5 * rate * 100_000.0;
-        assert!(
-            (cold as f64 - expected).abs() <= 128.0,
-            "{cold} vs {expected}"
-        );
     }
 
     #[test]
