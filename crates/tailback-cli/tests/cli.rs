@@ -253,6 +253,31 @@ fn check_describes_the_network_and_its_bounds() {
         "{text}"
     );
     assert!(text.contains("ideal throughput"), "{text}");
+    assert!(!text.contains("load analysis"), "{text}");
+    assert_eq!(json["workload_pattern"], true);
+}
+
+/// A workload without a destination pattern of its own (here a forest) says the channel-load
+/// rows are for uniform traffic.
+#[test]
+fn check_says_which_traffic_its_bounds_are_for() {
+    let forest = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../experiments/infiniband/forest.toml"
+    );
+    let json = stdout_json(
+        &tailback()
+            .args(["check", forest, "--format", "json"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(json["workload_pattern"], false);
+    let table = tailback().args(["check", forest]).output().unwrap();
+    let text = String::from_utf8(table.stdout).unwrap();
+    assert!(
+        text.contains("load analysis      under uniform traffic"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -56,6 +56,9 @@ struct NetworkReport {
     /// escape graph acyclic, Disha's recovery path acyclic (`None`: network too large to
     /// analyse).
     deadlock_free: Option<bool>,
+    /// Whether the channel-load rows below are for the workload's own pattern; `false` for a
+    /// workload without one (flows, forests, traces, programs), analysed under uniform traffic.
+    workload_pattern: bool,
     /// Channel-load bound on throughput for the configured pattern (the first phase's, for a
     /// phased workload), flits/node/cycle.
     ideal_throughput: Option<f64>,
@@ -167,6 +170,7 @@ fn analyse(cfg: &Config) -> NetworkReport {
         global_view_delay: tailback_core::congestion::view_staleness(&cfg.congestion, &topology),
         routing: cfg.routing.algorithm,
         deadlock_free: small.then(|| is_deadlock_free(&topology, &routing)),
+        workload_pattern: cfg.traffic.process.kind().has_pattern(),
         phase_ideal_throughput: (loads.len() > 1)
             .then(|| loads.iter().map(|l| l.ideal_throughput).collect()),
         ideal_throughput: load.map(|l| l.ideal_throughput),
@@ -292,6 +296,15 @@ fn print_table(source: &str, r: &NetworkReport) {
                     "POSSIBLE: the channel dependency graph has a cycle".to_string()
                 }
                 (None, _) => skipped(),
+            },
+        ),
+        (
+            "load analysis",
+            if r.workload_pattern || r.ideal_throughput.is_none() {
+                String::new()
+            } else {
+                "under uniform traffic (the workload has no destination pattern of its own)"
+                    .to_string()
             },
         ),
         (
