@@ -78,6 +78,34 @@ pub(super) fn forest_job(grid: &Grid, id: &str, settings: &[String]) -> Result<J
     grid.job(id.into(), &all)
 }
 
+/// A reading of what Paper IV leaves open, run beside the defaults at a few points: the CCT's
+/// top (grid `cct_tops_us`) or the Port VL detection mode (grid `detect_modes`).
+pub(super) struct Reading {
+    /// The suffix of its runs' ids (`top80`, `per-voq`).
+    pub(super) id: String,
+    /// Its setting.
+    pub(super) setting: String,
+    /// In words, for the tables.
+    pub(super) words: String,
+}
+
+/// The grid's readings: the CCT's tops, then the detection modes.
+pub(super) fn readings(grid: &Grid) -> Result<Vec<Reading>> {
+    let tops: Vec<f64> = grid.param("cct_tops_us")?;
+    let modes: Vec<String> = grid.param("detect_modes")?;
+    let tops = tops.into_iter().map(|top| Reading {
+        id: format!("top{top}"),
+        setting: format!("congestion.cct_top_us={top}"),
+        words: format!("the CCT topping at {top} µs"),
+    });
+    let modes = modes.into_iter().map(|mode| Reading {
+        id: mode.replace('_', "-"),
+        setting: format!("congestion.detect=\"{mode}\""),
+        words: format!("detection `{mode}`"),
+    });
+    Ok(tops.chain(modes).collect())
+}
+
 /// `settings` with Paper IV's IB CC.
 pub(super) fn with_cc(settings: &[&str]) -> Vec<String> {
     PAPER4_CC
