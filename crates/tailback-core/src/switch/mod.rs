@@ -21,8 +21,9 @@
 //! Work: an output is evaluated when it may start a packet, and while it has a head packet that
 //! is not yet due; one sending a packet sleeps until its last block leaves, and one whose
 //! candidates all lack credits (or read ports) sleeps until credits return (or a read port
-//! frees), so neither a train in flight nor blocked traffic costs anything per cycle. A packet keeps its VL from
-//! injection to delivery; routes that need VL changes are refused by the configuration.
+//! frees), so neither a train in flight nor blocked traffic costs anything per cycle. A packet
+//! keeps its VL from injection to delivery; routes that need VL changes are refused by the
+//! configuration.
 
 mod check;
 mod fabric;

@@ -10,13 +10,13 @@
 //!   its messages wait in their destinations' queue pairs, so a throttled destination does not
 //!   hold the others back.
 //!
-//! That is `posting = "per_class"`; with `posting = "one_message"` the node hands its adapter
-//! one message at a time instead: the next once every packet it posted has started (packets
-//! whose queue pair congestion control holds back do not count, so a throttled destination
-//! never blocks the others), from the source whose budget is full or, when both are, from the
-//! hot one with probability p. An adapter blocked by its link then sends hot and cold messages in the
-//! ratio of their shares, where round robin over the queue pairs favours whichever class has
-//! more destinations waiting.
+//! That is `posting = "per_class"`; with `posting = "one_message"` (the default) the node
+//! hands its adapter one message at a time instead: the next once every packet it posted has
+//! started (packets whose queue pair congestion control holds back do not count, so a
+//! throttled destination never blocks the others), from the source whose budget is full or,
+//! when both are, from the hot one with probability p. An adapter blocked by its link then
+//! sends hot and cold messages in the ratio of their shares, where round robin over the queue
+//! pairs favours whichever class has more destinations waiting.
 //!
 //! Neither class can take the other's share: a class never creates more than its share of the
 //! time since the start plus one message. Roles and hot spots come from the run's seed only,
