@@ -18,6 +18,17 @@ fn windy_id(x: u32, p: u32, cc: bool) -> String {
     format!("x{x}-p{p}-cc-{}", if cc { "on" } else { "off" })
 }
 
+/// The settings of `x` % B nodes sending `p` % to their hot spots, then `extra`.
+fn windy_settings(x: u32, p: u32, extra: Option<&str>) -> Vec<String> {
+    [
+        format!("traffic.forest.b_nodes={}", f64::from(x) / 100.0),
+        format!("traffic.forest.b_share={}", f64::from(p) / 100.0),
+    ]
+    .into_iter()
+    .chain(extra.map(str::to_string))
+    .collect()
+}
+
 /// Every fraction of B nodes and hot share of the grid, CC off and on.
 pub(super) fn jobs(grid: &Grid) -> Result<Vec<Job>> {
     let xs: Vec<u32> = grid.param("b_percents")?;
@@ -25,12 +36,8 @@ pub(super) fn jobs(grid: &Grid) -> Result<Vec<Job>> {
     let mut jobs = Vec::new();
     for &x in &xs {
         for &p in &ps {
-            let forest = [
-                format!("traffic.forest.b_nodes={}", f64::from(x) / 100.0),
-                format!("traffic.forest.b_share={}", f64::from(p) / 100.0),
-            ];
-            let off: Vec<String> = forest.to_vec();
-            let refs: Vec<&str> = forest.iter().map(String::as_str).collect();
+            let off = windy_settings(x, p, None);
+            let refs: Vec<&str> = off.iter().map(String::as_str).collect();
             jobs.push(forest_job(grid, &windy_id(x, p, false), &off)?);
             jobs.push(forest_job(grid, &windy_id(x, p, true), &with_cc(&refs))?);
         }
@@ -40,11 +47,7 @@ pub(super) fn jobs(grid: &Grid) -> Result<Vec<Job>> {
     for reading in readings(grid)? {
         for x in SENSITIVITY_FRACTIONS {
             for p in SENSITIVITY_SHARES {
-                let settings = [
-                    format!("traffic.forest.b_nodes={}", f64::from(x) / 100.0),
-                    format!("traffic.forest.b_share={}", f64::from(p) / 100.0),
-                    reading.setting.clone(),
-                ];
+                let settings = windy_settings(x, p, Some(&reading.setting));
                 let refs: Vec<&str> = settings.iter().map(String::as_str).collect();
                 let id = format!("{}-{}", windy_id(x, p, true), reading.id);
                 jobs.push(forest_job(grid, &id, &with_cc(&refs))?);
