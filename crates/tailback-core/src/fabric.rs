@@ -203,16 +203,32 @@ pub(crate) trait Fabric {
     /// Whether output VC `vc` of `port` may be allocated to a new packet.
     fn output_vc_free(&self, port: PortId, vc: usize) -> bool;
 
-    /// Whether its inputs keep a queue per destination with room of its own, which senders
-    /// (NICs included) must ask [`admits`](Self::admits) about before starting a packet.
+    /// Whether its inputs keep a queue per destination with room of its own, or may hold
+    /// back single destinations, which senders (NICs included) must ask
+    /// [`admits`](Self::admits) about before starting a packet.
     fn room_per_destination(&self) -> bool {
         false
     }
 
-    /// Whether the input at router VC slot `slot` has room for `flits` more flits for node
-    /// `dst` (fabrics whose queues per destination have room of their own; always otherwise).
+    /// Whether the input at router VC slot `slot` takes `flits` more flits for node `dst` now
+    /// (fabrics whose queues per destination have room of their own, or that hold back
+    /// destinations; always otherwise).
     fn admits(&self, _slot: usize, _dst: u32, _flits: u32) -> bool {
         true
+    }
+
+    /// Hands `wake` the nodes whose adapters may send again because the fabric lifted a
+    /// hold that [`admits`](Self::admits) reported (no credits came back with it).
+    fn wake_adapters(&mut self, _wake: &mut dyn FnMut(usize)) {}
+
+    /// Counts of what the fabric did over the run, by name (reported beside the mechanism's).
+    fn counts(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+
+    /// The fabric's named values now, for the time series (beside the mechanism's gauges).
+    fn gauges(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
     }
 
     /// Flits buffered in all switches.

@@ -93,7 +93,7 @@ fn run_with(
     trace: Option<Box<dyn Write + Send>>,
 ) -> Result<(RunReport, io::Result<u64>), ConfigError> {
     use config::{FabricConfig, QueueKind};
-    use switch::{Fifo, Voq, VoqNet};
+    use switch::{Fifo, NfqCfq, Voq, VoqNet};
     match &spec.fabric {
         FabricConfig::Vc => spec.congestion.apply(Run {
             spec,
@@ -105,6 +105,7 @@ fn run_with(
             QueueKind::Voq => run_buffered::<Voq>(spec, every, observer, trace),
             QueueKind::Fifo => run_buffered::<Fifo>(spec, every, observer, trace),
             QueueKind::VoqNet => run_buffered::<VoqNet>(spec, every, observer, trace),
+            QueueKind::NfqCfq => run_buffered::<NfqCfq>(spec, every, observer, trace),
         },
     }
 }

@@ -57,7 +57,8 @@ fn assert_once_and_in_order(records: &[TraceRecord], ordered: bool) {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
-    /// On random trees, queue schemes (VOQ, FIFO, VOQnet), read ports (with and without iSLIP),
+    /// On random trees, queue schemes (VOQ, FIFO, VOQnet, NFQ + CFQs with random thresholds
+    /// and control delays, in band or not), read ports (with and without iSLIP),
     /// lanes, buffers and loads, the invariant checker finds nothing (credits and blocks
     /// conserved on every link and lane, pools equal to their queues, no packet started before
     /// its blocks can leave back to back), every measured packet is delivered (no deadlock)
@@ -65,7 +66,7 @@ proptest! {
     #[test]
     fn invariants_hold_on_random_trees(
         (k, n) in prop_oneof![Just((2u32, 3u32)), Just((4, 2)), Just((3, 2)), Just((4, 1))],
-        scheme in 0usize..3,
+        scheme in 0usize..4,
         one_read_port in any::<bool>(),
         islip in 0u32..=2,
         vls in 1u32..=2,
@@ -76,6 +77,23 @@ proptest! {
         hotspot in any::<bool>(),
         seed in 0u64..1000,
     ) {
+        let pool = packet + extra;
+        // Congested-flow isolation needs thresholds inside the pool (and a queue per
+        // destination in the adapters): with a pool of fewer than 3 blocks, VOQs instead.
+        let scheme = if scheme == 3 && pool < 3 { 0 } else { scheme };
+        let isolation = if scheme == 3 {
+            let stop = (2 * pool / 3).clamp(1, pool - 1);
+            format!(
+                "queues = \"per_destination\"\n\
+                 [fabric.isolation]\ndetect_blocks = {}\nstop_blocks = {stop}\n\
+                 go_blocks = {}\ncontrol_delay = {latency}\ncontrol_in_band = {}\n",
+                (pool / 2).clamp(1, pool - 1),
+                stop / 2,
+                seed % 2 == 0,
+            )
+        } else {
+            String::new()
+        };
         let pattern = if hotspot {
             "pattern = \"hotspot\"\nhotspot_nodes = [0]\nhotspot_fraction = 0.5"
         } else {
@@ -87,11 +105,11 @@ proptest! {
             &format!("vcs = {vls}\nvc_buffer_flits = {}", packet + extra),
             &format!(
                 "queues = \"{}\"\nread_ports = {}{}\nswitch_latency = {latency}\n\
-                 [nic]\nsource_queue_packets = 8\n\
+                 [nic]\nsource_queue_packets = 8\n{isolation}\
                  [traffic]\n{pattern}\npacket_flits = {packet}\nrate = {rate}\n\
                  [sim]\nwarmup_cycles = 200\nmeasure_cycles = 600\ndrain_cycles_max = 200000\n\
                  check_invariants = true",
-                ["voq", "fifo", "voqnet"][scheme],
+                ["voq", "fifo", "voqnet", "nfq_cfq"][scheme],
                 if one_read_port { "1" } else { "\"unlimited\"" },
                 // iSLIP (1 or 2 iterations) or each output on its own, with one read port.
                 if one_read_port && islip > 0 {

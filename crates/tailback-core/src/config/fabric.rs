@@ -26,6 +26,81 @@ choice_enum! {
         Fifo = "fifo",
         /// A queue per destination node with room of its own, respected upstream (VOQnet).
         VoqNet = "voqnet",
+        /// A normal flow queue and a few congested-flow queues claimed for congestion trees
+        /// as they are detected, with a control plane between neighbours (FBICM; CCFIT with
+        /// InfiniBand congestion control): `[fabric.isolation]`.
+        NfqCfq = "nfq_cfq",
+    }
+}
+
+choice_enum! {
+    /// When a congested-flow queue tells the sender upstream of its tree.
+    pub enum Propagate {
+        /// As soon as it is claimed.
+        OnAllocate = "on_allocate",
+        /// When it first passes the Stop threshold.
+        OnStop = "on_stop",
+    }
+}
+
+/// Blocks of a 2048-byte packet, the unit the isolation defaults are given in.
+const MTU_BLOCKS: u32 = 32;
+
+/// `[fabric.isolation]`: congested-flow isolation (`queues = "nfq_cfq"`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IsolationConfig {
+    /// Congested-flow queues (and CAM lines) per input pool.
+    pub cfqs: u32,
+    /// A normal queue holding more blocks than this after an arrival declares congestion at
+    /// the output its head packet asks for.
+    pub detect_blocks: u32,
+    /// A congested-flow queue above this many blocks stops its tree's queue upstream...
+    pub stop_blocks: u32,
+    /// ...and lets it go again below this many.
+    pub go_blocks: u32,
+    /// Destinations one CAM line may hold.
+    pub cam_destinations: u32,
+    /// When a queue tells its upstream neighbour of its tree.
+    pub propagate: Propagate,
+    /// Cycles a control message takes beyond the link's latency.
+    pub control_delay: u32,
+    /// Whether a control message takes a block's time on the link it crosses (otherwise it
+    /// travels out of band).
+    pub control_in_band: bool,
+}
+
+impl IsolationConfig {
+    /// Most destinations a CAM line can hold.
+    pub const MAX_DESTINATIONS: u32 = 32;
+
+    fn read(s: Section<'_>, units: Option<Units>) -> IsolationConfig {
+        let cfg = IsolationConfig {
+            cfqs: s.int("cfqs", 2, 1, 8),
+            detect_blocks: s.int("detect_blocks", 8 * MTU_BLOCKS, 1, 1 << 20),
+            stop_blocks: s.int("stop_blocks", 10 * MTU_BLOCKS, 1, 1 << 20),
+            go_blocks: s.int("go_blocks", 4 * MTU_BLOCKS, 0, 1 << 20),
+            cam_destinations: s.int("cam_destinations", 8, 1, Self::MAX_DESTINATIONS),
+            propagate: s.choice("propagate", Propagate::OnAllocate),
+            control_delay: s.duration(
+                "control_delay",
+                "control_delay_ns",
+                0,
+                (0, u64::from(MAX_LATENCY)),
+                units,
+            ) as u32,
+            control_in_band: s.boolean("control_in_band", false),
+        };
+        if cfg.go_blocks >= cfg.stop_blocks {
+            s.problem(
+                "go_blocks",
+                format!(
+                    "must be below stop_blocks ({}): a stopped queue must be able to go again",
+                    cfg.stop_blocks
+                ),
+            );
+        }
+        s.finish();
+        cfg
     }
 }
 
@@ -61,6 +136,9 @@ pub struct BufferedConfig {
     /// picks on its own, round robin).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub islip_iterations: Option<u32>,
+    /// Congested-flow isolation (`nfq_cfq` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub isolation: Option<IsolationConfig>,
     /// Data rate of the fastest links in Gbit/s, which fixes the time unit (`None`: times and
     /// rates in cycles and blocks only).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -94,9 +172,10 @@ impl FabricConfig {
 
     pub(crate) fn read(s: Section<'_>) -> Self {
         let kind = s.choice("kind", FabricKind::Vc);
-        const BUFFERED_KEYS: [&str; 7] = [
+        const BUFFERED_KEYS: [&str; 8] = [
             "queues",
             "voqnet_queue_blocks",
+            "isolation",
             "read_ports",
             "islip_iterations",
             "switch_latency",
@@ -134,9 +213,15 @@ impl FabricConfig {
                     );
                 }
                 let queue_blocks = s.int("voqnet_queue_blocks", 64, 1, 1 << 20);
+                let isolating = queues == QueueKind::NfqCfq;
+                if s.has("isolation") && !isolating {
+                    s.problem("isolation", "only applies when fabric.queues = \"nfq_cfq\"");
+                }
+                let isolation = isolating.then(|| IsolationConfig::read(s.section("isolation"), units));
                 FabricConfig::Buffered(BufferedConfig {
                     queues,
                     voqnet_queue_blocks: voqnet.then_some(queue_blocks),
+                    isolation,
                     read_ports,
                     islip_iterations,
                     switch_latency: s.duration(

@@ -7,13 +7,42 @@ use super::Units;
 use super::reader::Section;
 use super::units::BLOCK_BYTES;
 
+/// Where a flow's messages go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlowDst {
+    /// One node.
+    Node(u32),
+    /// A node drawn uniformly at random for each message from the other nodes (from the
+    /// source's own stream).
+    Uniform,
+}
+
+impl FlowDst {
+    /// The node, for a flow to one node.
+    pub fn node(self) -> Option<u32> {
+        match self {
+            FlowDst::Node(n) => Some(n),
+            FlowDst::Uniform => None,
+        }
+    }
+}
+
+impl Serialize for FlowDst {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            FlowDst::Node(n) => s.serialize_u32(*n),
+            FlowDst::Uniform => s.serialize_str("uniform"),
+        }
+    }
+}
+
 /// One `[[traffic.flows]]` entry.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FlowConfig {
     /// Source node.
     pub src: u32,
-    /// Destination node.
-    pub dst: u32,
+    /// Destination node, or `"uniform"`.
+    pub dst: FlowDst,
     /// Cycle of the first message.
     pub start: u64,
     /// No message is created from this cycle on (`None`: never stops).
@@ -98,13 +127,20 @@ fn read_flow(f: Section<'_>, units: Option<Units>) -> FlowConfig {
     const MAX_CYCLES: (u64, u64) = (0, 1 << 40);
     let flow = FlowConfig {
         src: f.int("src", 0, 0, u32::MAX),
-        dst: f.int("dst", 0, 0, u32::MAX),
+        dst: match f.value("dst") {
+            Some(toml::Value::String(text)) if text == "uniform" => FlowDst::Uniform,
+            Some(toml::Value::Integer(_)) | None => FlowDst::Node(f.int("dst", 0, 0, u32::MAX)),
+            Some(_) => {
+                f.problem("dst", "must be a node index or \"uniform\"");
+                FlowDst::Node(0)
+            }
+        },
         start: f.duration("start_cycle", "start_us", 0, MAX_CYCLES, units),
         stop: (f.has("stop_cycle") || f.has("stop_us"))
             .then(|| f.duration("stop_cycle", "stop_us", 0, MAX_CYCLES, units)),
         rate: f.opt_rate("rate", "gbps", units),
     };
-    if flow.src == flow.dst && f.has("src") && f.has("dst") {
+    if flow.dst == FlowDst::Node(flow.src) && f.has("src") && f.has("dst") {
         f.problem("dst", "a flow goes to another node than its source");
     }
     if flow.stop.is_some_and(|stop| stop <= flow.start) {

@@ -27,8 +27,8 @@ mod units;
 
 pub use congestion::*;
 pub use error::{ConfigError, ConfigIssue};
-pub use fabric::{BufferedConfig, FabricConfig, FabricKind, QueueKind};
-pub use flows::{FlowConfig, FlowsConfig, MAX_FLOWS};
+pub use fabric::{BufferedConfig, FabricConfig, FabricKind, IsolationConfig, Propagate, QueueKind};
+pub use flows::{FlowConfig, FlowDst, FlowsConfig, MAX_FLOWS};
 pub use forest::{ForestConfig, ForestPosting};
 pub use nic::{NicConfig, NicQueues};
 pub use overrides::{merge_tables, parse_assignment, set_path};
@@ -288,7 +288,8 @@ impl Config {
             && shape
         {
             for (i, flow) in flows.flows.iter().enumerate() {
-                for (key, node) in [("src", flow.src), ("dst", flow.dst)] {
+                let ends = [("src", Some(flow.src)), ("dst", flow.dst.node())];
+                for (key, node) in ends.into_iter().filter_map(|(k, n)| Some((k, n?))) {
                     if node as usize >= nodes {
                         report(
                             &format!("traffic.flows[{i}].{key}"),
@@ -362,6 +363,35 @@ impl Config {
         }
     }
 
+    /// What congested-flow isolation needs: adapters that hold back one destination without
+    /// blocking the others, and thresholds that fit the input pool.
+    fn check_isolation(&self, isolation: &IsolationConfig, issues: &Issues) {
+        if self.nic.queues != NicQueues::PerDestination {
+            issues.push(
+                "nic.queues".into(),
+                Some(&toml::Value::String(self.nic.queues.name().into())),
+                "fabric.queues = \"nfq_cfq\" needs nic.queues = \"per_destination\" (an \
+                 adapter stops the destinations of a stopped tree, not the others)"
+                    .to_string(),
+            );
+        }
+        let pool = self.router.vc_buffer_flits;
+        for (key, blocks) in [
+            ("detect_blocks", isolation.detect_blocks),
+            ("stop_blocks", isolation.stop_blocks),
+        ] {
+            if blocks >= pool && !issues.touches("router.vc_buffer_flits") {
+                issues.push(
+                    format!("fabric.isolation.{key}"),
+                    Some(&toml::Value::Integer(blocks.into())),
+                    format!(
+                        "must be below the input pool's {pool} blocks (router.vc_buffer_flits)"
+                    ),
+                );
+            }
+        }
+    }
+
     /// What the buffered fabric cannot do: it switches whole packets on one logical network,
     /// follows one route per packet and runs without a congestion mechanism.
     fn check_buffered(&self, issues: &Issues) {
@@ -419,6 +449,13 @@ impl Config {
                     self.traffic.packet_flits
                 ),
             );
+        }
+        if let FabricConfig::Buffered(BufferedConfig {
+            isolation: Some(isolation),
+            ..
+        }) = &self.fabric
+        {
+            self.check_isolation(isolation, issues);
         }
         if self.processor.is_some() {
             issues.push(

@@ -173,7 +173,8 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                 workload = workload.replaying(&records, trace.time_scale);
             }
             ProcessConfig::Flows(flows) => {
-                workload = workload.flowing(flows, |node| node_rate(&topology, cfg, node));
+                workload =
+                    workload.flowing(flows, cfg.seed, |node| node_rate(&topology, cfg, node));
             }
             ProcessConfig::Forest(forest) => {
                 workload =
@@ -367,6 +368,8 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                 hooks: &mut self.hooks,
             };
             self.fabric.step(&mut cx);
+            let nics = &mut self.nics;
+            self.fabric.wake_adapters(&mut |node| nics.wake(node));
             self.post_control_packets();
         }
         if C::PER_CYCLE {
@@ -499,6 +502,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             .control
             .counts()
             .into_iter()
+            .chain(self.fabric.counts())
             .map(|(name, count)| (name.to_string(), count))
             .collect();
         summary.units = self
@@ -665,7 +669,14 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
     fn gauges(&self) -> Gauges {
         let mut values = vec![None; C::GAUGES.len()];
         self.control.gauges(self.now, &mut values);
-        Gauges::new(C::GAUGES, &values)
+        let fabric = self.fabric.gauges();
+        let names: Vec<&str> = C::GAUGES
+            .iter()
+            .copied()
+            .chain(fabric.iter().map(|&(name, _)| name))
+            .collect();
+        values.extend(fabric.iter().map(|&(_, value)| Some(value)));
+        Gauges::new(&names, &values)
     }
 
     /// Packets created and not yet injected: in NIC queues and processors' software queues.

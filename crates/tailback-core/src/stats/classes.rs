@@ -96,7 +96,7 @@ impl ReceiveByClass {
 pub(crate) fn hot_destinations(traffic: &TrafficConfig) -> Vec<u32> {
     let mut hot = match &traffic.process {
         ProcessConfig::Flows(flows) => {
-            let mut dsts: Vec<u32> = flows.flows.iter().map(|f| f.dst).collect();
+            let mut dsts: Vec<u32> = flows.flows.iter().filter_map(|f| f.dst.node()).collect();
             dsts.sort_unstable();
             dsts.windows(2)
                 .filter(|pair| pair[0] == pair[1])

@@ -1,9 +1,10 @@
 //! The buffered switches' self-check (`sim.check_invariants`): block and credit conservation on
 //! every channel VL, packets started only when their blocks can leave back to back, pools that
 //! hold exactly their residents' blocks, well-formed queues and ready lists, reservations
-//! within each destination's room, and requests, streams and read ports that say exactly what
+//! within each destination's room, CAM lines that count their congested-flow queues, and requests, streams and read ports that say exactly what
 //! the queues hold.
 
+use super::cam::Claim;
 use super::{BufferedSwitches, NONE, QueueScheme};
 use crate::fabric::{Channels, InFlight};
 use crate::packet::PacketSlab;
@@ -42,7 +43,47 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         if S::OWN_ROOM {
             self.check_room()?;
         }
+        if S::ISOLATION {
+            self.check_cams()?;
+        }
         self.check_outputs()
+    }
+
+    /// Each CAM line counts exactly the blocks its congested-flow queue holds; a free line has
+    /// an empty queue and has told upstream nothing; every resident of a line's queue goes to
+    /// the line's output.
+    fn check_cams(&self) -> Result<(), String> {
+        let cams = &self.cams;
+        for slot in 0..self.slots.nic_base as usize {
+            for l in 0..cams.per_pool {
+                let line = &cams.lines[cams.at(slot, l)];
+                let queue = self.queues[self.queue_index(slot, 1 + l)];
+                let (mut at, mut held) = (queue.head, 0u32);
+                while at != NONE {
+                    let r = &self.residents[at as usize];
+                    if line.claim.out() != Some(r.out) {
+                        return Err(format!(
+                            "input VC slot {slot} CFQ {l} ({:?}) holds a packet for output {}",
+                            line.claim, r.out
+                        ));
+                    }
+                    held += r.blocks;
+                    at = r.next;
+                }
+                if held != line.blocks {
+                    return Err(format!(
+                        "input VC slot {slot} CAM line {l} counts {} blocks, its CFQ holds {held}",
+                        line.blocks
+                    ));
+                }
+                if line.claim == Claim::Free && (line.told || line.stopping || held > 0) {
+                    return Err(format!(
+                        "input VC slot {slot} CAM line {l} is free but {line:?}"
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Every pool holds exactly the blocks of its queued residents (a packet's, from the arrival
@@ -63,7 +104,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                             r.packet
                         ));
                     }
-                    if S::queue_of(r.out, r.dst) != queue {
+                    if r.queue as usize != queue {
                         return Err(format!(
                             "input VC slot {slot} queue {queue}: resident {at} is misplaced \
                              ({r:?})"
@@ -99,7 +140,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             if port.stream != NONE {
                 let from = port.stream_from as usize;
                 let r = &self.residents[port.stream as usize];
-                let q = self.queue_index(from, S::queue_of(r.out, r.dst));
+                let q = self.queue_index(from, r.queue as usize);
                 if self.queues[q].head != port.stream || port.first as usize + r.out as usize != out
                 {
                     return Err(format!(

@@ -25,7 +25,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
 
 impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
     fn room_per_destination(&self) -> bool {
-        S::OWN_ROOM
+        S::OWN_ROOM || S::ISOLATION
     }
 
     fn build(cfg: &Config, topology: &Topology, port_vl_events: bool) -> Self {
@@ -57,7 +57,10 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
 
     #[inline]
     fn any_active(&self) -> bool {
-        !self.active.is_empty() || !self.unrouted.is_empty() || !self.sending.is_empty()
+        !self.active.is_empty()
+            || !self.unrouted.is_empty()
+            || !self.sending.is_empty()
+            || self.cams.in_flight()
     }
 
     #[inline(never)]
@@ -101,6 +104,43 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
 
     fn admits(&self, slot: usize, dst: u32, flits: u32) -> bool {
         self.has_room(slot, dst, flits)
+            && !(S::ISOLATION && self.slots.is_router(slot) && self.cams.stops(slot, dst))
+    }
+
+    fn wake_adapters(&mut self, wake: &mut dyn FnMut(usize)) {
+        for slot in self.cams.woken_nics.drain(..) {
+            wake(self.slots.owner(slot as usize));
+        }
+    }
+
+    fn counts(&self) -> Vec<(&'static str, u64)> {
+        if !S::ISOLATION {
+            return Vec::new();
+        }
+        let t = self.cams.totals;
+        vec![
+            ("cfq_root_claims", t.root_claims),
+            ("cfq_branch_claims", t.branch_claims),
+            ("cfq_root_merges", t.root_merges),
+            ("cfq_claims_refused", t.claims_refused),
+            ("cfq_max_blocks", u64::from(t.max_cfq_blocks)),
+            ("control_allocates", t.allocates),
+            ("control_stops", t.stops),
+            ("control_goes", t.goes),
+            ("control_deallocates", t.deallocates),
+        ]
+    }
+
+    fn gauges(&self) -> Vec<(&'static str, f64)> {
+        if !S::ISOLATION {
+            return Vec::new();
+        }
+        let (claimed, full, copies) = self.cams.occupancy();
+        vec![
+            ("cfqs_claimed", claimed as f64),
+            ("pools_without_free_cfq", full as f64),
+            ("cam_copies_held", copies as f64),
+        ]
     }
 
     fn buffered_flits(&self) -> u64 {

@@ -25,12 +25,16 @@
 //! keeps its VL from injection to delivery; routes that need VL changes are refused by the
 //! configuration.
 
+mod cam;
 mod check;
 mod fabric;
+mod isolate;
 mod queues;
 mod step;
 
-pub(crate) use queues::{Fifo, QueueScheme, Voq, VoqNet};
+pub(crate) use queues::{Fifo, NfqCfq, QueueScheme, Voq, VoqNet};
+
+use cam::Cams;
 
 use std::marker::PhantomData;
 
@@ -66,6 +70,8 @@ struct Resident {
     dst: u32,
     /// Local output port of its route.
     out: u8,
+    /// The queue of its pool it is in (known once routed).
+    queue: u32,
     /// The next resident in its queue ([`NONE`]: the last).
     next: u32,
 }
@@ -186,6 +192,8 @@ pub(crate) struct BufferedSwitches<S> {
     woken: BitSet,
     /// Outputs sending a packet, by the cycle its last block leaves: they sleep until then.
     sending: Calendar,
+    /// Congested-flow isolation's CAMs and control messages (empty for other schemes).
+    cams: Cams,
     scheme: PhantomData<S>,
 }
 
@@ -238,7 +246,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             .collect();
         let n_slots = slots.nic_base as usize;
         let nodes = topology.node_count();
-        let queues_per_pool = S::queues(topology.max_ports(), nodes);
+        let queues_per_pool = S::queues(topology.max_ports(), nodes, settings);
         BufferedSwitches {
             vls,
             slots,
@@ -282,6 +290,10 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             active: BitSet::new(topo_ports.len()),
             woken: BitSet::new(topo_ports.len()),
             sending: Calendar::new(SENDING_HORIZON),
+            cams: Cams::new(
+                settings.isolation.as_ref(),
+                if S::ISOLATION { n_slots } else { 0 },
+            ),
             scheme: PhantomData,
         }
     }
@@ -310,6 +322,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             ready: u64::MAX,
             dst: 0,
             out: 0,
+            queue: 0,
             next: NONE,
         });
         self.unrouted.push((slot as u32, resident));

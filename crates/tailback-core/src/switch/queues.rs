@@ -4,6 +4,8 @@
 //! by all queues of the input port's virtual lane. Each queue sends its packets in arrival
 //! order, and only its head packet may be chosen by an output.
 
+use crate::config::BufferedConfig;
+
 /// How the packets of an input pool are queued.
 pub(crate) trait QueueScheme {
     /// Whether each queue has room of its own that the upstream sender respects (a packet
@@ -11,11 +13,16 @@ pub(crate) trait QueueScheme {
     /// credits.
     const OWN_ROOM: bool = false;
 
-    /// Queues per input pool on switches of at most `ports` ports in a network of `nodes`
-    /// nodes.
-    fn queues(ports: usize, nodes: usize) -> usize;
+    /// Whether the scheme isolates congested flows: queue 0 is the normal flow queue and the
+    /// others are congested-flow queues claimed for trees as they are detected (see
+    /// `switch::isolate`).
+    const ISOLATION: bool = false;
 
-    /// The queue of a packet for node `dst` routed to local output `out`.
+    /// Queues per input pool on switches of at most `ports` ports in a network of `nodes`
+    /// nodes, with the switches' `settings`.
+    fn queues(ports: usize, nodes: usize, settings: &BufferedConfig) -> usize;
+
+    /// The queue a packet for node `dst` routed to local output `out` joins.
     fn queue_of(out: u8, dst: u32) -> usize;
 }
 
@@ -26,7 +33,7 @@ pub(crate) struct Voq;
 
 impl QueueScheme for Voq {
     #[inline]
-    fn queues(ports: usize, _nodes: usize) -> usize {
+    fn queues(ports: usize, _nodes: usize, _settings: &BufferedConfig) -> usize {
         ports
     }
 
@@ -42,7 +49,7 @@ pub(crate) struct Fifo;
 
 impl QueueScheme for Fifo {
     #[inline]
-    fn queues(_ports: usize, _nodes: usize) -> usize {
+    fn queues(_ports: usize, _nodes: usize, _settings: &BufferedConfig) -> usize {
         1
     }
 
@@ -62,12 +69,32 @@ impl QueueScheme for VoqNet {
     const OWN_ROOM: bool = true;
 
     #[inline]
-    fn queues(_ports: usize, nodes: usize) -> usize {
+    fn queues(_ports: usize, nodes: usize, _settings: &BufferedConfig) -> usize {
         nodes
     }
 
     #[inline(always)]
     fn queue_of(_out: u8, dst: u32) -> usize {
         dst as usize
+    }
+}
+
+/// A normal flow queue and `isolation.cfqs` congested-flow queues (FBICM; CCFIT with
+/// InfiniBand congestion control): packets join the normal queue and move to a congested-flow
+/// queue at its head when their destination belongs to an isolated tree.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NfqCfq;
+
+impl QueueScheme for NfqCfq {
+    const ISOLATION: bool = true;
+
+    #[inline]
+    fn queues(_ports: usize, _nodes: usize, settings: &BufferedConfig) -> usize {
+        1 + settings.isolation.as_ref().map_or(0, |i| i.cfqs as usize)
+    }
+
+    #[inline(always)]
+    fn queue_of(_out: u8, _dst: u32) -> usize {
+        0
     }
 }

@@ -34,6 +34,9 @@ pub(super) struct Pick {
 impl<S: QueueScheme> BufferedSwitches<S> {
     /// Routes new heads and steps every output with work; outputs left without work sleep.
     pub(super) fn step_all<C: CongestionControl>(&mut self, cx: &mut StepContext<'_, C>) {
+        if S::ISOLATION {
+            self.deliver_control(cx.now);
+        }
         let active = &mut self.active;
         self.sending.take_due(cx.now, |out| {
             active.insert(out);
@@ -134,9 +137,13 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             if S::OWN_ROOM && !self.slots.is_router(self.ports[in_port].upstream as usize) {
                 self.reserved[slot * self.nodes + dst as usize] += blocks;
             }
-            self.enqueue(slot, resident as u32);
-            if C::PORT_VL_EVENTS {
-                self.port_vl_change(slot, out, blocks, true, cx);
+            if S::ISOLATION {
+                self.arrive_isolated(slot, resident as u32, cx);
+            } else {
+                self.enqueue(slot, resident as u32);
+                if C::PORT_VL_EVENTS {
+                    self.port_vl_change(slot, out, blocks, true, cx);
+                }
             }
         }
         unrouted.clear();
@@ -148,6 +155,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     fn enqueue(&mut self, slot: usize, resident: u32) {
         let r = self.residents[resident as usize];
         let q = S::queue_of(r.out, r.dst);
+        self.residents[resident as usize].queue = q as u32;
         let qi = self.queue_index(slot, q);
         let queue = self.queues[qi];
         if queue.tail == NONE {
@@ -165,7 +173,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     /// Queue `q` of the pool in input VC slot `slot`, whose head packet is routed to local
     /// output `out`, joins the back of that output's ready list; the first one there requests
     /// the output.
-    fn make_ready(&mut self, slot: usize, q: usize, out: u8) {
+    pub(super) fn make_ready(&mut self, slot: usize, q: usize, out: u8) {
         let qi = self.queue_index(slot, q);
         self.ready_next[qi] = NONE;
         let ri = slot * self.max_ports + out as usize;
@@ -285,7 +293,9 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 while q != NONE {
                     let qi = self.queue_index(in_slot, q as usize);
                     let r = self.residents[self.queues[qi].head as usize];
-                    if r.ready > now {
+                    if S::ISOLATION && self.queue_stopped(in_slot, q as usize, downstream) {
+                        // Its tree is stopped downstream: a Go wakes the output.
+                    } else if r.ready > now {
                         outcome = Choice::NotYet;
                     } else if credits < r.blocks || !self.has_room(downstream, r.dst, r.blocks) {
                         // Credits, or the destination's room, come back with credits.
@@ -450,7 +460,9 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             // The packet counts as queued for its Port VL until it starts.
             let event = self.port_vl_event(from, r.out, now);
             cx.control.on_departure(event, cx.packets.get_mut(r.packet));
-            self.port_vl_change(from, r.out, r.blocks, false, cx);
+            if self.counts_for_port_vl(from, r.queue as usize) {
+                self.port_vl_change(from, r.out, r.blocks, false, cx);
+            }
         }
     }
 
@@ -460,7 +472,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     /// the blocks waiting for the output, as a switch sees them packet by packet (counting
     /// until the last block leaves would add a whole packet per input being forwarded, which
     /// a block-by-block switch holds only in part).
-    fn port_vl_change<C: CongestionControl>(
+    pub(super) fn port_vl_change<C: CongestionControl>(
         &mut self,
         slot: usize,
         out: u8,
@@ -537,14 +549,19 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 count: r.blocks,
             },
         );
-        let q = S::queue_of(r.out, r.dst);
+        let q = r.queue as usize;
         let qi = self.queue_index(from, q);
         self.queues[qi].head = r.next;
         if r.next == NONE {
             self.queues[qi].tail = NONE;
+        } else if S::ISOLATION && q == 0 {
+            self.settle_nfq(from, cx);
         } else {
             let next_out = self.residents[r.next as usize].out;
             self.make_ready(from, q, next_out);
+        }
+        if S::ISOLATION && q != 0 {
+            self.cfq_left(from, q - 1, r.blocks, cx.now);
         }
         self.residents.remove(resident);
         let reading = &mut self.ports[in_port].reading;

@@ -2,14 +2,22 @@
 //! `message_flits / rate` cycles from its start until its stop, sent as packets of
 //! `packet_flits` flits (all created with the message).
 
+use rand::RngExt;
+
 use super::{NEVER, Offered};
-use crate::config::FlowsConfig;
+use crate::config::{FlowDst, FlowsConfig};
 use crate::packet::LogicalNetwork;
+use crate::rng::{Purpose, StreamRng, stream};
+
+/// [`Flow::current`] before the first message.
+const NO_DESTINATION: u32 = u32::MAX;
 
 /// One flow while it runs.
 #[derive(Debug, Clone)]
 struct Flow {
-    dst: u32,
+    dst: FlowDst,
+    /// The destination of the current message.
+    current: u32,
     start: u64,
     stop: u64,
     /// Cycles between messages.
@@ -39,6 +47,8 @@ impl Flow {
 pub(crate) struct FlowSources {
     /// Flows by source node.
     by_node: Vec<Vec<Flow>>,
+    /// Per source node: the stream its uniform flows draw destinations from.
+    rngs: Vec<StreamRng>,
     message_flits: u32,
     packet_flits: u32,
 }
@@ -50,6 +60,7 @@ impl FlowSources {
         cfg: &FlowsConfig,
         nodes: usize,
         packet_flits: u32,
+        seed: u64,
         cap: impl Fn(usize) -> f64,
     ) -> FlowSources {
         let mut by_node = vec![Vec::new(); nodes];
@@ -57,6 +68,7 @@ impl FlowSources {
             let rate = f.rate.unwrap_or_else(|| cap(f.src as usize));
             let mut flow = Flow {
                 dst: f.dst,
+                current: NO_DESTINATION,
                 start: f.start,
                 stop: f.stop.unwrap_or(NEVER),
                 interval: f64::from(cfg.message_flits) / rate,
@@ -69,6 +81,9 @@ impl FlowSources {
         }
         FlowSources {
             by_node,
+            rngs: (0..nodes)
+                .map(|n| stream(seed, n as u64, Purpose::Destinations))
+                .collect(),
             message_flits: cfg.message_flits,
             packet_flits,
         }
@@ -86,16 +101,27 @@ impl FlowSources {
     /// Takes `node`'s next packet: of the flow whose message comes first (the first declared
     /// on ties).
     pub(crate) fn take(&mut self, node: usize) -> Offered {
+        let others = self.by_node.len() as u32 - 1;
         let flows = &mut self.by_node[node];
         let flow = flows
             .iter_mut()
             .min_by_key(|f| f.next)
             .expect("take is called only for a node with a next packet");
+        if flow.left == self.message_flits {
+            // A new message: its destination.
+            flow.current = match flow.dst {
+                FlowDst::Node(n) => n,
+                FlowDst::Uniform => {
+                    let draw = self.rngs[node].random_range(0..others);
+                    draw + u32::from(draw >= node as u32)
+                }
+            };
+        }
         let flits = flow.left.min(self.packet_flits);
         flow.left -= flits;
         let packet = Offered {
             created: flow.next,
-            dst: flow.dst,
+            dst: flow.current,
             flits,
             network: LogicalNetwork::Request,
             message_rest: flow.left.div_ceil(self.packet_flits),
@@ -122,14 +148,14 @@ mod tests {
             flows: vec![
                 FlowConfig {
                     src: 0,
-                    dst: 1,
+                    dst: FlowDst::Node(1),
                     start: 10,
                     stop: Some(100),
                     rate: Some(0.5),
                 },
                 FlowConfig {
                     src: 0,
-                    dst: 2,
+                    dst: FlowDst::Node(2),
                     start: 0,
                     stop: None,
                     rate: None,
@@ -137,7 +163,7 @@ mod tests {
             ],
             message_flits: 40,
         };
-        let mut sources = FlowSources::new(&cfg, 3, 32, |_| 0.25);
+        let mut sources = FlowSources::new(&cfg, 3, 32, 1, |_| 0.25);
         let mut taken = Vec::new();
         while sources.next_time(0) < 200 {
             let p = sources.take(0);
@@ -159,5 +185,39 @@ mod tests {
             ]
         );
         assert_eq!(sources.next_time(1), NEVER);
+    }
+
+    #[test]
+    fn a_uniform_flow_draws_each_message_s_destination_from_the_other_nodes() {
+        let cfg = FlowsConfig {
+            flows: vec![FlowConfig {
+                src: 2,
+                dst: FlowDst::Uniform,
+                start: 0,
+                stop: None,
+                rate: Some(1.0),
+            }],
+            message_flits: 64,
+        };
+        let mut sources = FlowSources::new(&cfg, 5, 32, 7, |_| 1.0);
+        let mut counts = [0u32; 5];
+        for _ in 0..40_000 {
+            let first = sources.take(2);
+            let second = sources.take(2);
+            // Both packets of a message go to its destination.
+            assert_eq!(first.dst, second.dst);
+            counts[first.dst as usize] += 1;
+        }
+        assert_eq!(counts[2], 0, "never to itself");
+        for (node, &n) in counts.iter().enumerate().filter(|&(n, _)| n != 2) {
+            // 10,000 expected each; 4 standard deviations is about 350.
+            assert!((f64::from(n) - 10_000.0).abs() < 350.0, "node {node}: {n}");
+        }
+        // The same seed draws the same destinations.
+        let mut again = FlowSources::new(&cfg, 5, 32, 7, |_| 1.0);
+        let mut fresh = FlowSources::new(&cfg, 5, 32, 7, |_| 1.0);
+        for _ in 0..100 {
+            assert_eq!(again.take(2).dst, fresh.take(2).dst);
+        }
     }
 }

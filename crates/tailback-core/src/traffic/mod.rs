@@ -311,13 +311,14 @@ impl Workload {
         self
     }
 
-    /// Runs the flows of `cfg` instead of generating packets; a flow without a rate sends at
-    /// `cap(src)` flits per cycle.
-    pub fn flowing(mut self, cfg: &FlowsConfig, cap: impl Fn(usize) -> f64) -> Workload {
+    /// Runs the flows of `cfg` instead of generating packets (uniform destinations drawn from
+    /// streams of `seed`); a flow without a rate sends at `cap(src)` flits per cycle.
+    pub fn flowing(mut self, cfg: &FlowsConfig, seed: u64, cap: impl Fn(usize) -> f64) -> Workload {
         self.flows = Some(flows::FlowSources::new(
             cfg,
             self.sources.len(),
             self.packet_flits,
+            seed,
             cap,
         ));
         self

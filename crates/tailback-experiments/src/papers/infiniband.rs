@@ -37,7 +37,7 @@ pub(super) static FOLDER: Folder = Folder {
 };
 
 /// The topology files of the experiments (name, text).
-const TOPOLOGIES: [(&str, &str); 2] = [
+const TOPOLOGIES: [(&str, &str); 3] = [
     (
         "ib-testbed",
         include_str!("../../../../experiments/topologies/ib-testbed.topo"),
@@ -45,6 +45,10 @@ const TOPOLOGIES: [(&str, &str); 2] = [
     (
         "ib-type1",
         include_str!("../../../../experiments/topologies/ib-type1.topo"),
+    ),
+    (
+        "ccfit-config1",
+        include_str!("../../../../experiments/topologies/ccfit-config1.topo"),
     ),
 ];
 
@@ -126,7 +130,7 @@ pub fn experiments() -> Vec<Experiment> {
 
 /// The path of an embedded topology file, written once to the system's temporary directory
 /// (named by its content, so concurrent runs and resumed ones agree on it).
-fn topology_file(name: &str) -> Result<String> {
+pub(super) fn topology_file(name: &str) -> Result<String> {
     let (_, text) = TOPOLOGIES
         .iter()
         .find(|(n, _)| *n == name)

@@ -4,6 +4,7 @@ mod entropy;
 mod forests;
 mod infiniband;
 mod infiniband_cc;
+mod isolation;
 mod nifdy;
 mod predictor;
 mod self_tuned;
@@ -19,5 +20,6 @@ pub fn all() -> Vec<Experiment> {
     all.extend(infiniband::experiments());
     all.extend(infiniband_cc::experiments());
     all.extend(forests::experiments());
+    all.extend(isolation::experiments());
     all
 }

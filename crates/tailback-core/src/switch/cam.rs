@@ -1,0 +1,360 @@
+//! The state of congested-flow isolation (FBICM, and CCFIT with throttling): per input pool a
+//! few CAM lines, each owning a congested-flow queue (CFQ) for one congestion tree; the
+//! upstream neighbour's copy of each line (a line of its output-port CAM, or of the adapter's
+//! CAM); and the control messages that keep the copies in step.
+//!
+//! A line is claimed in one of two ways. *Detection*: a normal flow queue (NFQ) over its
+//! threshold claims a line for the destination of its head packet, whose output is the tree's
+//! root (a *root* line). *Propagation*: a packet at the head of an NFQ whose output's CAM
+//! (the copy of a downstream line) lists its destination claims a line tied to that copy (a
+//! *branch* line). Packets whose destination a line matches move from the NFQ head into its
+//! CFQ, so they no longer block the NFQ. A CFQ passing the Stop threshold stops the queues of
+//! its tree upstream (Stop), below Go lets them go (Go); a line whose CFQ is empty and not
+//! stopped is released, and tells upstream (Deallocate) if it had told it of the tree.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+
+use crate::config::{IsolationConfig, Propagate};
+use crate::table::Table;
+
+/// At most this many destinations per CAM line.
+pub(super) const MAX_DESTINATIONS: usize = IsolationConfig::MAX_DESTINATIONS as usize;
+
+/// The destinations a CAM line matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct DestSet {
+    len: u8,
+    dests: [u32; MAX_DESTINATIONS],
+}
+
+impl DestSet {
+    pub(super) const EMPTY: DestSet = DestSet {
+        len: 0,
+        dests: [0; MAX_DESTINATIONS],
+    };
+
+    /// The set holding only `dst`.
+    pub(super) fn of(dst: u32) -> DestSet {
+        let mut set = DestSet::EMPTY;
+        set.dests[0] = dst;
+        set.len = 1;
+        set
+    }
+
+    #[inline]
+    pub(super) fn contains(&self, dst: u32) -> bool {
+        self.dests[..self.len as usize].contains(&dst)
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Destination `i` (in the order added).
+    pub(super) fn at(&self, i: usize) -> u32 {
+        self.dests[i]
+    }
+
+    /// Adds `dst` (the caller checks there is room).
+    pub(super) fn insert(&mut self, dst: u32) {
+        if !self.contains(dst) {
+            self.dests[self.len as usize] = dst;
+            self.len += 1;
+        }
+    }
+}
+
+/// How a CAM line of an input pool is held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Claim {
+    Free,
+    /// Claimed by detection: the tree's root is local output `out`; the line's own
+    /// destinations match.
+    Root { out: u8 },
+    /// Claimed for the tree of line `line` of the CAM of local output `out` (the copy of the
+    /// downstream line): that copy's destinations match, and its Stop/Go state rules the CFQ.
+    Branch { out: u8, line: u8 },
+    /// A branch whose output CAM line was released: it keeps matching the tree's
+    /// destinations (its own copy of them), so that no packet overtakes its packets, and frees
+    /// itself once its CFQ drains.
+    Orphan { out: u8 },
+}
+
+impl Claim {
+    /// The local output the line's packets leave by (`None`: free).
+    pub(super) fn out(self) -> Option<u8> {
+        match self {
+            Claim::Free => None,
+            Claim::Root { out } | Claim::Branch { out, .. } | Claim::Orphan { out } => Some(out),
+        }
+    }
+}
+
+/// A CAM line of an input pool and its CFQ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Line {
+    pub(super) claim: Claim,
+    /// A root or orphaned line's destinations.
+    pub(super) dests: DestSet,
+    /// Blocks in the CFQ, from a packet's move in until its last block leaves.
+    pub(super) blocks: u32,
+    /// Whether upstream has been told of the tree (an Allocate sent), and whether it is
+    /// stopped (a Stop sent, no Go since).
+    pub(super) told: bool,
+    pub(super) stopping: bool,
+}
+
+impl Line {
+    const FREE: Line = Line {
+        claim: Claim::Free,
+        dests: DestSet::EMPTY,
+        blocks: 0,
+        told: false,
+        stopping: false,
+    };
+}
+
+/// The upstream neighbour's copy of a line: a line of an output port's CAM, or of the CAM of
+/// the adapter that feeds the input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Copy {
+    pub(super) in_use: bool,
+    pub(super) stopped: bool,
+    pub(super) dests: DestSet,
+}
+
+impl Copy {
+    const FREE: Copy = Copy {
+        in_use: false,
+        stopped: false,
+        dests: DestSet::EMPTY,
+    };
+}
+
+/// What a control message says about the sender's line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Say {
+    /// The line holds a tree with these destinations (new, or grown).
+    Allocate(DestSet),
+    Stop,
+    Go,
+    Deallocate,
+}
+
+/// A control message from line `line` of input VC slot `slot` to the copy upstream, due at
+/// `due`; `seq` orders messages due in the same cycle as they were sent.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Message {
+    pub(super) due: u64,
+    pub(super) seq: u64,
+    pub(super) slot: u32,
+    pub(super) line: u8,
+    pub(super) say: Say,
+}
+
+impl PartialEq for Message {
+    fn eq(&self, other: &Self) -> bool {
+        (self.due, self.seq) == (other.due, other.seq)
+    }
+}
+impl Eq for Message {}
+impl PartialOrd for Message {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Message {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.due, self.seq).cmp(&(other.due, other.seq))
+    }
+}
+
+/// Counts of what isolation did over a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct IsolationTotals {
+    /// Lines claimed by detection, and by propagation.
+    pub(super) root_claims: u64,
+    pub(super) branch_claims: u64,
+    /// Root lines that became branches of a tree found further downstream.
+    pub(super) root_merges: u64,
+    /// Claims that found every line of the input pool taken (the packet stayed in the NFQ).
+    pub(super) claims_refused: u64,
+    /// The most blocks a CFQ held.
+    pub(super) max_cfq_blocks: u32,
+    /// Control messages sent, by kind.
+    pub(super) allocates: u64,
+    pub(super) stops: u64,
+    pub(super) goes: u64,
+    pub(super) deallocates: u64,
+}
+
+/// Every CAM of the network and the control messages in flight.
+#[derive(Debug)]
+pub(super) struct Cams {
+    /// Lines per input pool.
+    pub(super) per_pool: usize,
+    pub(super) detect_blocks: u32,
+    pub(super) stop_blocks: u32,
+    pub(super) go_blocks: u32,
+    pub(super) max_dests: usize,
+    pub(super) propagate: Propagate,
+    pub(super) control_delay: u64,
+    pub(super) in_band: bool,
+    /// Per input VC slot and line: the line, and the upstream neighbour's copy of it.
+    pub(super) lines: Table<Line>,
+    pub(super) copies: Table<Copy>,
+    messages: BinaryHeap<Reverse<Message>>,
+    seq: u64,
+    /// Adapters (their VC slots) that a Go or Deallocate may have made able to send.
+    pub(super) woken_nics: Vec<u32>,
+    pub(super) totals: IsolationTotals,
+}
+
+impl Cams {
+    /// CAMs for `slots` input VC slots (none without `settings`).
+    pub(super) fn new(settings: Option<&IsolationConfig>, slots: usize) -> Cams {
+        let d = IsolationConfig {
+            cfqs: 0,
+            detect_blocks: 0,
+            stop_blocks: 0,
+            go_blocks: 0,
+            cam_destinations: 1,
+            propagate: Propagate::OnAllocate,
+            control_delay: 0,
+            control_in_band: false,
+        };
+        let s = settings.unwrap_or(&d);
+        let per_pool = s.cfqs as usize;
+        Cams {
+            per_pool,
+            detect_blocks: s.detect_blocks,
+            stop_blocks: s.stop_blocks,
+            go_blocks: s.go_blocks,
+            max_dests: s.cam_destinations as usize,
+            propagate: s.propagate,
+            control_delay: u64::from(s.control_delay),
+            in_band: s.control_in_band,
+            lines: Table::filled(Line::FREE, slots * per_pool),
+            copies: Table::filled(Copy::FREE, slots * per_pool),
+            messages: BinaryHeap::new(),
+            seq: 0,
+            woken_nics: Vec::new(),
+            totals: IsolationTotals::default(),
+        }
+    }
+
+    /// Index of line `line` of input VC slot `slot`.
+    #[inline(always)]
+    pub(super) fn at(&self, slot: usize, line: usize) -> usize {
+        slot * self.per_pool + line
+    }
+
+    /// Blocks in the CFQs of input VC slot `slot`.
+    #[inline]
+    pub(super) fn cfq_blocks(&self, slot: usize) -> u32 {
+        (0..self.per_pool)
+            .map(|l| self.lines[self.at(slot, l)].blocks)
+            .sum()
+    }
+
+    /// Whether line `line` of `slot` is stopped by the line downstream of it: a branch whose
+    /// output CAM copy says Stop.
+    #[inline]
+    pub(super) fn is_stopped(&self, line: &Line, downstream: usize) -> bool {
+        match line.claim {
+            Claim::Branch { line: l, .. } => self.copies[self.at(downstream, l as usize)].stopped,
+            _ => false,
+        }
+    }
+
+    /// Whether the copies held for input VC slot `slot` stop destination `dst` (an adapter
+    /// sending to that input must hold it back).
+    #[inline]
+    pub(super) fn stops(&self, slot: usize, dst: u32) -> bool {
+        (0..self.per_pool).any(|l| {
+            let c = &self.copies[self.at(slot, l)];
+            c.stopped && c.dests.contains(dst)
+        })
+    }
+
+    /// Queues `say` from line `line` of `slot`, due at `due`.
+    pub(super) fn post(&mut self, due: u64, slot: usize, line: usize, say: Say) {
+        match say {
+            Say::Allocate(_) => self.totals.allocates += 1,
+            Say::Stop => self.totals.stops += 1,
+            Say::Go => self.totals.goes += 1,
+            Say::Deallocate => self.totals.deallocates += 1,
+        }
+        self.seq += 1;
+        self.messages.push(Reverse(Message {
+            due,
+            seq: self.seq,
+            slot: slot as u32,
+            line: line as u8,
+            say,
+        }));
+    }
+
+    /// The next message due at or before `now`.
+    #[inline]
+    pub(super) fn next_due(&mut self, now: u64) -> Option<Message> {
+        match self.messages.peek() {
+            Some(Reverse(m)) if m.due <= now => self.messages.pop().map(|Reverse(m)| m),
+            _ => None,
+        }
+    }
+
+    /// Whether messages are in flight.
+    pub(super) fn in_flight(&self) -> bool {
+        !self.messages.is_empty()
+    }
+
+    /// Lines claimed now, input pools with none free, and copies held upstream.
+    pub(super) fn occupancy(&self) -> (u64, u64, u64) {
+        if self.per_pool == 0 {
+            return (0, 0, 0);
+        }
+        let copies = self.copies.iter().filter(|c| c.in_use).count() as u64;
+        let mut claimed = 0;
+        let mut full = 0;
+        for slot in 0..self.lines.len() / self.per_pool {
+            let used = (0..self.per_pool)
+                .filter(|&l| self.lines[self.at(slot, l)].claim != Claim::Free)
+                .count();
+            claimed += used as u64;
+            full += u64::from(used == self.per_pool);
+        }
+        (claimed, full, copies)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_destination_set_holds_each_destination_once() {
+        let mut set = DestSet::of(7);
+        set.insert(3);
+        set.insert(7);
+        assert_eq!(set.len(), 2);
+        assert!(set.contains(3) && set.contains(7) && !set.contains(4));
+    }
+
+    #[test]
+    fn messages_come_out_by_due_cycle_then_in_the_order_sent() {
+        let mut cams = Cams::new(None, 4);
+        cams.post(10, 0, 0, Say::Stop);
+        cams.post(5, 1, 0, Say::Go);
+        cams.post(10, 2, 0, Say::Deallocate);
+        assert!(cams.next_due(4).is_none());
+        let order: Vec<u32> = std::iter::from_fn(|| cams.next_due(10))
+            .map(|m| m.slot)
+            .collect();
+        assert_eq!(order, [1, 0, 2]);
+        assert!(!cams.in_flight());
+        assert_eq!((cams.totals.stops, cams.totals.goes), (1, 1));
+    }
+}

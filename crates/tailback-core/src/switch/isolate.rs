@@ -1,0 +1,508 @@
+//! What a buffered switch with congested-flow isolation does (queue scheme
+//! [`NfqCfq`](super::NfqCfq)): queue 0 of each input pool is its normal flow queue (NFQ),
+//! queue `1 + l` the congested-flow queue (CFQ) of CAM line `l` (see [`super::cam`]).
+//!
+//! A routed packet joins the NFQ. When a packet reaches the NFQ's head it is *post-processed*:
+//! if a line matches its destination (or its output's CAM lists the destination and a line is
+//! free to claim for that tree) it moves to that line's CFQ, and the next head is looked at;
+//! otherwise it asks for its output. After every arrival an NFQ over the detection threshold
+//! claims a root line for its head packet's destination. Control messages travel upstream,
+//! one link's latency plus the configured delay, out of band unless configured in band.
+
+use super::cam::{Claim, DestSet, Line, Say};
+use super::{BufferedSwitches, NONE, Queue, QueueScheme};
+use crate::config::Propagate;
+use crate::fabric::StepContext;
+use crate::hooks::CongestionControl;
+
+impl<S: QueueScheme> BufferedSwitches<S> {
+    /// The input VC slot downstream of local output `out` for the pool in `slot` (`None`:
+    /// the output leads to an adapter or nowhere, which keep no CAM).
+    #[inline]
+    fn downstream_of(&self, slot: usize, out: u8) -> Option<usize> {
+        let first = self.ports[self.slots.owner(slot)].first as usize;
+        let down = self.ports[first + out as usize].downstream;
+        (down != NONE && self.slots.is_router(down as usize))
+            .then(|| down as usize + self.slots.vc(slot))
+    }
+
+    /// The routed resident `resident` joins the NFQ of `slot`; an NFQ over the detection
+    /// threshold declares congestion.
+    pub(super) fn arrive_isolated<C: CongestionControl>(
+        &mut self,
+        slot: usize,
+        resident: u32,
+        cx: &mut StepContext<'_, C>,
+    ) {
+        self.residents[resident as usize].queue = 0;
+        let nfq = self.queue_index(slot, 0);
+        let queue = self.queues[nfq];
+        if queue.tail == NONE {
+            self.queues[nfq] = Queue {
+                head: resident,
+                tail: resident,
+            };
+            self.settle_nfq(slot, cx);
+        } else {
+            self.residents[queue.tail as usize].next = resident;
+            self.queues[nfq].tail = resident;
+        }
+        if self.pools[slot] - self.cams.cfq_blocks(slot) > self.cams.detect_blocks {
+            self.detect(slot, cx);
+        }
+    }
+
+    /// Post-processes the head of the NFQ of `slot`: moves it to a CFQ while a line matches
+    /// it, and lets the first head that stays ask for its output.
+    pub(super) fn settle_nfq<C: CongestionControl>(
+        &mut self,
+        slot: usize,
+        cx: &mut StepContext<'_, C>,
+    ) {
+        loop {
+            let head = self.queues[self.queue_index(slot, 0)].head;
+            if head == NONE {
+                return;
+            }
+            match self.matching_line(slot, head, cx) {
+                Some(line) => self.move_to_cfq(slot, line, cx),
+                None => {
+                    let out = self.residents[head as usize].out;
+                    self.make_ready(slot, 0, out);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The line of `slot` whose CFQ the resident belongs in: one whose tree lists its
+    /// destination, or a free one claimed for the tree of its output's CAM that does. A root
+    /// line whose destinations the output's CAM lists becomes a branch of that tree: the root
+    /// is further downstream.
+    fn matching_line<C: CongestionControl>(
+        &mut self,
+        slot: usize,
+        resident: u32,
+        cx: &mut StepContext<'_, C>,
+    ) -> Option<usize> {
+        let r = self.residents[resident as usize];
+        let down = self.downstream_of(slot, r.out);
+        let cams = &self.cams;
+        // The line of the output's CAM listing the destination.
+        let tree = down.and_then(|down| {
+            (0..cams.per_pool).find(|&m| {
+                let copy = &cams.copies[cams.at(down, m)];
+                copy.in_use && copy.dests.contains(r.dst)
+            })
+        });
+        let mut free = None;
+        for l in 0..cams.per_pool {
+            let line = &cams.lines[cams.at(slot, l)];
+            match line.claim {
+                Claim::Free => free = free.or(Some(l)),
+                Claim::Root { out } if out == r.out && line.dests.contains(r.dst) => {
+                    if let (Some(down), Some(m)) = (down, tree) {
+                        let copy = &cams.copies[cams.at(down, m)];
+                        if (0..line.dests.len()).all(|d| copy.dests.contains(line.dests.at(d))) {
+                            self.root_to_branch(slot, l, m, cx);
+                        }
+                    }
+                    return Some(l);
+                }
+                Claim::Branch { out, line: m }
+                    if out == r.out
+                        && down.is_some_and(|d| {
+                            cams.copies[cams.at(d, m as usize)].dests.contains(r.dst)
+                        }) =>
+                {
+                    return Some(l);
+                }
+                // Its packets keep following it while it drains: nothing overtakes them.
+                Claim::Orphan { out } if out == r.out && line.dests.contains(r.dst) => {
+                    return Some(l);
+                }
+                _ => {}
+            }
+        }
+        let tree = tree?;
+        let Some(l) = free else {
+            self.cams.totals.claims_refused += 1;
+            return None;
+        };
+        let i = self.cams.at(slot, l);
+        self.cams.lines[i].claim = Claim::Branch {
+            out: r.out,
+            line: tree as u8,
+        };
+        self.cams.totals.branch_claims += 1;
+        if self.cams.propagate == Propagate::OnAllocate {
+            self.tell_tree(slot, l, cx.now);
+        }
+        Some(l)
+    }
+
+    /// Root line `line` of `slot` joins the tree of line `tree` of its output's CAM: it no
+    /// longer counts towards its output's congestion (its packets not yet started leave the
+    /// Port VL's count), follows that tree's Stop and Go, and tells upstream of the tree.
+    fn root_to_branch<C: CongestionControl>(
+        &mut self,
+        slot: usize,
+        line: usize,
+        tree: usize,
+        cx: &mut StepContext<'_, C>,
+    ) {
+        let i = self.cams.at(slot, line);
+        let Claim::Root { out } = self.cams.lines[i].claim else {
+            return;
+        };
+        if C::PORT_VL_EVENTS {
+            let q = 1 + line;
+            let head = self.queues[self.queue_index(slot, q)].head;
+            let mut waiting = self.cams.lines[i].blocks;
+            if head != NONE && !self.is_listed(slot, q, out) {
+                // The head is being sent: it left the count when it started.
+                waiting -= self.residents[head as usize].blocks;
+            }
+            if waiting > 0 {
+                self.port_vl_change(slot, out, waiting, false, cx);
+            }
+        }
+        self.cams.lines[i].claim = Claim::Branch {
+            out,
+            line: tree as u8,
+        };
+        self.cams.totals.root_merges += 1;
+        if self.cams.lines[i].told {
+            self.tell_tree(slot, line, cx.now);
+        }
+    }
+
+    /// Whether queue `q` of `slot` is in the ready list of local output `out`.
+    fn is_listed(&self, slot: usize, q: usize, out: u8) -> bool {
+        let mut at = self.ready[slot * self.max_ports + out as usize].head;
+        while at != NONE {
+            if at as usize == q {
+                return true;
+            }
+            at = self.ready_next[self.queue_index(slot, at as usize)];
+        }
+        false
+    }
+
+    /// Moves the head of the NFQ of `slot` to the CFQ of line `line`.
+    fn move_to_cfq<C: CongestionControl>(
+        &mut self,
+        slot: usize,
+        line: usize,
+        cx: &mut StepContext<'_, C>,
+    ) {
+        let nfq = self.queue_index(slot, 0);
+        let resident = self.queues[nfq].head;
+        let r = self.residents[resident as usize];
+        self.queues[nfq].head = r.next;
+        if r.next == NONE {
+            self.queues[nfq].tail = NONE;
+        }
+        let q = 1 + line;
+        let r = &mut self.residents[resident as usize];
+        r.next = NONE;
+        r.queue = q as u32;
+        let (out, blocks) = (r.out, r.blocks);
+        let qi = self.queue_index(slot, q);
+        let cfq = self.queues[qi];
+        if cfq.tail == NONE {
+            self.queues[qi] = Queue {
+                head: resident,
+                tail: resident,
+            };
+            self.make_ready(slot, q, out);
+        } else {
+            self.residents[cfq.tail as usize].next = resident;
+            self.queues[qi].tail = resident;
+        }
+        let i = self.cams.at(slot, line);
+        self.cams.lines[i].blocks += blocks;
+        let l = self.cams.lines[i];
+        let most = &mut self.cams.totals.max_cfq_blocks;
+        *most = (*most).max(l.blocks);
+        if C::PORT_VL_EVENTS && matches!(l.claim, Claim::Root { .. }) {
+            self.port_vl_change(slot, out, blocks, true, cx);
+        }
+        if l.blocks > self.cams.stop_blocks && !l.stopping {
+            if !l.told {
+                self.tell_tree(slot, line, cx.now);
+            }
+            self.send(slot, line, Say::Stop, cx.now);
+            self.cams.lines[i].stopping = true;
+        }
+    }
+
+    /// The NFQ of `slot` is over the detection threshold: if its head packet is held back by
+    /// its output (busy, or without credits for it), its destination is taken as a tree
+    /// rooted at that output, and joins the root line of that output (while it has room for
+    /// another destination) or claims a free one. The head then moves to that line's CFQ.
+    /// Nothing happens while the head is being sent or its output could take it.
+    fn detect<C: CongestionControl>(&mut self, slot: usize, cx: &mut StepContext<'_, C>) {
+        let head = self.queues[self.queue_index(slot, 0)].head;
+        if head == NONE {
+            return;
+        }
+        let r = self.residents[head as usize];
+        if !self.output_blocks(slot, r.out, r.blocks) {
+            return;
+        }
+        let cams = &self.cams;
+        let lines = (0..cams.per_pool).map(|l| (l, &cams.lines[cams.at(slot, l)]));
+        let grow = lines.clone().find(|(_, line)| {
+            line.claim == Claim::Root { out: r.out } && line.dests.len() < cams.max_dests
+        });
+        let target = grow
+            .or_else(|| lines.clone().find(|(_, line)| line.claim == Claim::Free))
+            .map(|(l, line)| (l, line.claim == Claim::Free));
+        let Some((line, claim)) = target else {
+            self.cams.totals.claims_refused += 1;
+            return;
+        };
+        if !self.unready(slot, 0, r.out) {
+            return;
+        }
+        let i = self.cams.at(slot, line);
+        if claim {
+            self.cams.lines[i] = Line {
+                claim: Claim::Root { out: r.out },
+                dests: DestSet::of(r.dst),
+                ..self.cams.lines[i]
+            };
+            self.cams.totals.root_claims += 1;
+            if self.cams.propagate == Propagate::OnAllocate {
+                self.tell_tree(slot, line, cx.now);
+            }
+        } else {
+            self.cams.lines[i].dests.insert(r.dst);
+            if self.cams.lines[i].told {
+                self.tell_tree(slot, line, cx.now);
+            }
+        }
+        self.settle_nfq(slot, cx);
+    }
+
+    /// Whether local output `out` of the switch of input VC slot `slot` holds back a packet of
+    /// `blocks` blocks on that slot's lane: it is sending another packet or lacks the credits.
+    fn output_blocks(&self, slot: usize, out: u8, blocks: u32) -> bool {
+        let first = self.ports[self.slots.owner(slot)].first as usize;
+        let o = first + out as usize;
+        self.ports[o].stream != NONE
+            || self.credits[self.slots.port_vc(o, self.slots.vc(slot))] < blocks
+    }
+
+    /// Takes queue `q` of `slot` out of the ready list of local output `out`; `false` if it
+    /// was not there (its head is being sent).
+    fn unready(&mut self, slot: usize, q: usize, out: u8) -> bool {
+        let ri = slot * self.max_ports + out as usize;
+        let (mut prev, mut at) = (NONE, self.ready[ri].head);
+        while at != NONE && at as usize != q {
+            prev = at;
+            at = self.ready_next[self.queue_index(slot, at as usize)];
+        }
+        if at == NONE {
+            return false;
+        }
+        let next = self.ready_next[self.queue_index(slot, q)];
+        if prev == NONE {
+            self.ready[ri].head = next;
+        } else {
+            let before = self.queue_index(slot, prev as usize);
+            self.ready_next[before] = next;
+        }
+        if self.ready[ri].tail == q as u32 {
+            self.ready[ri].tail = prev;
+        }
+        if self.ready[ri].head == NONE {
+            let in_port = self.slots.owner(slot);
+            let vl = self.slots.vc(slot);
+            let first = self.ports[in_port].first as usize;
+            let o = first + out as usize;
+            let out_slot = self.slots.port_vc(o, vl);
+            self.requests[out_slot] &= !(1 << (in_port - first));
+            if self.requests[out_slot] == 0 {
+                self.ports[o].requested_vls &= !(1 << vl);
+            }
+        }
+        true
+    }
+
+    /// The last block of a packet of `blocks` blocks has left the CFQ of line `line` of
+    /// `slot`: below Go the tree goes again upstream; an empty CFQ that is not stopped frees
+    /// its line.
+    pub(super) fn cfq_left(&mut self, slot: usize, line: usize, blocks: u32, now: u64) {
+        let i = self.cams.at(slot, line);
+        self.cams.lines[i].blocks -= blocks;
+        let l = self.cams.lines[i];
+        if l.stopping && l.blocks < self.cams.go_blocks {
+            self.send(slot, line, Say::Go, now);
+            self.cams.lines[i].stopping = false;
+        }
+        self.release_if_drained(slot, line, now);
+    }
+
+    /// Frees line `line` of `slot` if its CFQ is empty and not stopped, telling upstream if it
+    /// had been told of the tree.
+    fn release_if_drained(&mut self, slot: usize, line: usize, now: u64) {
+        let i = self.cams.at(slot, line);
+        let l = self.cams.lines[i];
+        if l.claim == Claim::Free || self.queues[self.queue_index(slot, 1 + line)].head != NONE {
+            return;
+        }
+        if let Some(down) = l.claim.out().and_then(|out| self.downstream_of(slot, out))
+            && self.cams.is_stopped(&l, down)
+        {
+            return;
+        }
+        if l.told {
+            self.send(slot, line, Say::Deallocate, now);
+        }
+        self.cams.lines[i] = Line {
+            claim: Claim::Free,
+            dests: DestSet::EMPTY,
+            blocks: 0,
+            told: false,
+            stopping: false,
+        };
+    }
+
+    /// Tells upstream the destinations of line `line` of `slot` (its own for a root line, its
+    /// output CAM copy's for a branch).
+    fn tell_tree(&mut self, slot: usize, line: usize, now: u64) {
+        let i = self.cams.at(slot, line);
+        let l = self.cams.lines[i];
+        let dests = match l.claim {
+            Claim::Branch { out, line: m } => match self.downstream_of(slot, out) {
+                Some(down) => self.cams.copies[self.cams.at(down, m as usize)].dests,
+                None => return,
+            },
+            _ => l.dests,
+        };
+        self.cams.lines[i].told = true;
+        self.send(slot, line, Say::Allocate(dests), now);
+    }
+
+    /// Sends `say` from line `line` of input VC slot `slot` to its upstream neighbour, over
+    /// the reverse direction of the input's link: due after that link's latency plus the
+    /// control delay; in band, it also waits for the link and takes a block's time on it.
+    fn send(&mut self, slot: usize, line: usize, say: Say, now: u64) {
+        let in_port = self.slots.owner(slot);
+        let port = &mut self.ports[in_port];
+        if port.upstream == NONE {
+            return;
+        }
+        let mut depart = now;
+        if self.cams.in_band {
+            depart = if port.stream != NONE {
+                port.free_at
+            } else {
+                now.max(port.free_at)
+            };
+            port.free_at = depart + u64::from(port.period);
+        }
+        let due = depart + u64::from(port.link_delay) + self.cams.control_delay;
+        self.cams.post(due, slot, line, say);
+    }
+
+    /// Delivers the control messages due now to the copies upstream.
+    pub(super) fn deliver_control(&mut self, now: u64) {
+        while let Some(m) = self.cams.next_due(now) {
+            let (slot, line) = (m.slot as usize, m.line as usize);
+            let i = self.cams.at(slot, line);
+            let copy = &mut self.cams.copies[i];
+            // The destinations the copy listed before this message.
+            let listed = copy.dests;
+            match m.say {
+                Say::Allocate(dests) => {
+                    copy.in_use = true;
+                    copy.dests = dests;
+                }
+                Say::Stop => copy.stopped = true,
+                Say::Go => copy.stopped = false,
+                Say::Deallocate => {
+                    copy.in_use = false;
+                    copy.stopped = false;
+                    copy.dests = DestSet::EMPTY;
+                }
+            }
+            let up = self.ports[self.slots.owner(slot)].upstream as usize;
+            if self.slots.is_router(up) {
+                self.update_branches(up + self.slots.vc(slot), line, m.say, listed, now);
+            } else if matches!(m.say, Say::Go | Say::Deallocate) {
+                self.cams.woken_nics.push((up - self.slots.nic_base as usize) as u32);
+            }
+        }
+    }
+
+    /// The copy of line `line` held for output VC slot `out_slot` changed by `say` (it listed
+    /// `dests` before): the branches tied to it at that switch pass a grown tree on, are
+    /// orphaned with it (keeping its destinations while they drain), free themselves if
+    /// drained, and the output looks for work again.
+    fn update_branches(
+        &mut self,
+        out_slot: usize,
+        line: usize,
+        say: Say,
+        dests: DestSet,
+        now: u64,
+    ) {
+        let out = self.slots.owner(out_slot);
+        let vl = self.slots.vc(out_slot);
+        let (router, first) = (self.ports[out].router as usize, self.ports[out].first as usize);
+        let local = (out - first) as u8;
+        let tied = Claim::Branch {
+            out: local,
+            line: line as u8,
+        };
+        for port in first..self.first_port[router + 1] as usize {
+            let slot = self.slots.port_vc(port, vl);
+            for l in 0..self.cams.per_pool {
+                let i = self.cams.at(slot, l);
+                if self.cams.lines[i].claim != tied {
+                    continue;
+                }
+                match say {
+                    Say::Allocate(_) if self.cams.lines[i].told => self.tell_tree(slot, l, now),
+                    Say::Deallocate => {
+                        self.cams.lines[i].claim = Claim::Orphan { out: local };
+                        self.cams.lines[i].dests = dests;
+                        self.release_if_drained(slot, l, now);
+                    }
+                    Say::Go => self.release_if_drained(slot, l, now),
+                    _ => {}
+                }
+            }
+        }
+        let p = &self.ports[out];
+        if p.stream == NONE && p.requested_vls != 0 {
+            self.active.insert(out);
+        }
+    }
+
+    /// Whether queue `q` of `slot` may not send because its tree is stopped downstream
+    /// (`down`: the input VC slot its output leads to).
+    #[inline]
+    pub(super) fn queue_stopped(&self, slot: usize, q: usize, down: usize) -> bool {
+        q != 0
+            && self.slots.is_router(down)
+            && self
+                .cams
+                .is_stopped(&self.cams.lines[self.cams.at(slot, q - 1)], down)
+    }
+
+    /// Whether queue `q` of `slot` counts for its Port VL (with isolation only root CFQs do:
+    /// they decide whether the output is congested).
+    #[inline]
+    pub(super) fn counts_for_port_vl(&self, slot: usize, q: usize) -> bool {
+        !S::ISOLATION
+            || (q != 0
+                && matches!(
+                    self.cams.lines[self.cams.at(slot, q - 1)].claim,
+                    Claim::Root { .. }
+                ))
+    }
+}

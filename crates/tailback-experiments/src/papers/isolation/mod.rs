@@ -1,0 +1,148 @@
+//! Congested-flow isolation against injection throttling: Paper V of Gran's thesis (J.
+//! Escudero-Sahuquillo, E. G. Gran et al., "Combining congested-flow isolation and injection
+//! throttling in HPC interconnection networks" (CCFIT), ICPP 2011; in E. G. Gran, PhD thesis,
+//! University of Oslo, 2013). Five schemes on input-queued switches with 64 KB per input:
+//! one queue per input (1Q), virtual output queues with InfiniBand congestion control (ITh),
+//! a normal queue and two congested-flow queues (FBICM), the same with InfiniBand congestion
+//! control marking from the root queues (CCFIT), and a queue per destination (VOQnet).
+//!
+//! Jobs: built from `experiments/isolation/` (`base.toml` with `config1.toml` or `tree.toml`)
+//! with each scheme's settings and the flows of each case.
+//!
+//! - `fairness.rs`: Config #1, Case #1: the victim and the parking lot (Figs. 7a and 9);
+//! - `trees.rs`: Config #3, Case #4: uniform traffic with 1, 4 or 6 congestion trees (Fig. 8).
+
+mod fairness;
+mod trees;
+
+use crate::grid::Folder;
+use crate::Experiment;
+
+pub(super) static FOLDER: Folder = Folder {
+    path: "experiments/isolation",
+    files: &[
+        (
+            "grids.toml",
+            include_str!("../../../../../experiments/isolation/grids.toml"),
+        ),
+        (
+            "base.toml",
+            include_str!("../../../../../experiments/isolation/base.toml"),
+        ),
+        (
+            "config1.toml",
+            include_str!("../../../../../experiments/isolation/config1.toml"),
+        ),
+        (
+            "tree.toml",
+            include_str!("../../../../../experiments/isolation/tree.toml"),
+        ),
+    ],
+};
+
+/// InfiniBand congestion control as Paper V runs it for ITh and CCFIT: High/Low 4/2 packets
+/// (each input's queue for an output, or root CFQ, compared on its own), CCTI_Timer 8 µs
+/// restarted by each BECN, per-destination (queue-pair) state, Marking_Rate "85 %" read as a
+/// marking probability of 0.85 [A], BECNs on a priority lane.
+const THROTTLING: [&str; 10] = [
+    "congestion.mechanism=\"ib_cc\"",
+    "congestion.detect=\"per_voq\"",
+    "congestion.threshold_blocks=128",
+    "congestion.hysteresis_blocks=64",
+    "congestion.marking_probability=0.85",
+    "congestion.ccti_timer=8",
+    "congestion.timer=\"per_flow_restart\"",
+    "congestion.level=\"qp\"",
+    "congestion.cnp_vl=\"priority\"",
+    "router.vcs=2",
+];
+
+/// A technique Paper V compares.
+pub(super) struct Scheme {
+    /// Its id in run names and files.
+    pub(super) id: &'static str,
+    /// Its name in the paper.
+    pub(super) name: &'static str,
+    /// Whether it throttles (InfiniBand congestion control).
+    throttles: bool,
+    /// Its fabric settings.
+    fabric: &'static [&'static str],
+}
+
+impl Scheme {
+    /// Its settings.
+    pub(super) fn settings(&self) -> Vec<String> {
+        let throttling = if self.throttles { &THROTTLING[..] } else { &[] };
+        self.fabric
+            .iter()
+            .chain(throttling)
+            .map(|s| s.to_string())
+            .collect()
+    }
+}
+
+/// The five techniques, weakest expected first.
+pub(super) const SCHEMES: [Scheme; 5] = [
+    Scheme {
+        id: "1q",
+        name: "1Q",
+        throttles: false,
+        fabric: &["fabric.queues=\"fifo\""],
+    },
+    Scheme {
+        id: "ith",
+        name: "ITh",
+        throttles: true,
+        fabric: &["fabric.queues=\"voq\""],
+    },
+    Scheme {
+        id: "fbicm",
+        name: "FBICM",
+        throttles: false,
+        fabric: &["fabric.queues=\"nfq_cfq\""],
+    },
+    Scheme {
+        id: "ccfit",
+        name: "CCFIT",
+        throttles: true,
+        fabric: &["fabric.queues=\"nfq_cfq\""],
+    },
+    // 64 queues of 4 KB (64 blocks) each: 256 KB per input.
+    Scheme {
+        id: "voqnet",
+        name: "VOQnet",
+        throttles: false,
+        fabric: &[
+            "fabric.queues=\"voqnet\"",
+            "fabric.voqnet_queue_blocks=64",
+            "router.vc_buffer_flits=4096",
+        ],
+    },
+];
+
+/// The experiments of Paper V.
+pub fn experiments() -> Vec<Experiment> {
+    vec![
+        Experiment {
+            name: "ccfit-fairness",
+            title: "Two switches (Config #1, Case #1): a victim flow and four contributors joining one by one towards a hot host, under 1Q, ITh, FBICM, CCFIT and VOQnet",
+            source: "Escudero-Sahuquillo, Gran et al., ICPP 2011 (Paper V of Gran's thesis), Figs. 7a and 9",
+            folder: &FOLDER,
+            jobs: fairness::jobs,
+            run: fairness::run,
+        },
+        Experiment {
+            name: "ccfit-fig8",
+            title: "4-ary 3-tree (Config #3, Case #4): 75 % uniform traffic with 25 % of the nodes forming 1, 4 or 6 congestion trees for 1 ms, under 1Q, ITh, FBICM, CCFIT and VOQnet",
+            source: "Escudero-Sahuquillo, Gran et al., ICPP 2011 (Paper V of Gran's thesis), Fig. 8",
+            folder: &FOLDER,
+            jobs: trees::jobs,
+            run: trees::run,
+        },
+    ]
+}
+
+/// The mean of `values` (0 for none).
+pub(super) fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len().max(1) as f64
+}

@@ -1,0 +1,261 @@
+//! Paper V's Config #3, Case #4 (Fig. 8; R10): on the 4-ary 3-tree, 48 nodes send uniform
+//! traffic at 100 % of their links all along and the other 16 send to 1, 4 or 6 hot spots
+//! during a hot window (1 ms in the paper). Which nodes are hot is not given [A]: the hot
+//! sources are the last node of each first-level switch (nodes 3, 7, ..., 63), split round
+//! robin over the hot spots, which are spread evenly over the other nodes (for t trees, nodes
+//! 4 * floor(16 j / t)).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use tailback_core::stats::RunReport;
+use tailback_plot::{Point, Series, YScale};
+
+use super::{SCHEMES, mean};
+use crate::grid::Grid;
+use crate::{Comparison, Context, Error, Job, Outcome, Result};
+
+/// Nodes of the 4-ary 3-tree, and nodes per first-level switch.
+const NODES: u32 = 64;
+const PER_LEAF: u32 = 4;
+
+/// The hot spots of `trees` trees.
+fn hot_spots(trees: u32) -> Vec<u32> {
+    let leaves = NODES / PER_LEAF;
+    (0..trees).map(|j| PER_LEAF * (leaves * j / trees)).collect()
+}
+
+/// The flows of Case #4 with `trees` trees, hot from `start_us` to `stop_us`.
+fn flows(trees: u32, start_us: f64, stop_us: f64) -> String {
+    let hot = hot_spots(trees);
+    let hot_sources: Vec<u32> = (0..NODES / PER_LEAF)
+        .map(|leaf| PER_LEAF * leaf + PER_LEAF - 1)
+        .collect();
+    let mut flows: Vec<String> = (0..NODES)
+        .filter(|n| !hot_sources.contains(n))
+        .map(|n| format!("{{ src = {n}, dst = \"uniform\" }}"))
+        .collect();
+    for (i, &src) in hot_sources.iter().enumerate() {
+        flows.push(format!(
+            "{{ src = {src}, dst = {}, start_us = {start_us}, stop_us = {stop_us} }}",
+            hot[i % hot.len()]
+        ));
+    }
+    format!("traffic.flows=[{}]", flows.join(", "))
+}
+
+/// The run of `scheme` with `trees` trees and `seed`.
+fn id(trees: u32, scheme: &str, seed: u64) -> String {
+    format!("t{trees}-{scheme}-s{seed}")
+}
+
+pub(super) fn jobs(grid: &Grid) -> Result<Vec<Job>> {
+    let (start, stop): (f64, f64) = (grid.param("hot_start_us")?, grid.param("hot_stop_us")?);
+    let end: f64 = grid.param("end_us")?;
+    let window: f64 = grid.param("window_us")?;
+    let mut jobs = Vec::new();
+    for trees in grid.param::<Vec<u32>>("trees")? {
+        for scheme in &SCHEMES {
+            for seed in grid.param::<Vec<u64>>("seeds")? {
+                let mut settings = vec![
+                    flows(trees, start, stop),
+                    format!("sim.measure_us={end}"),
+                    format!("record.series_window_us={window}"),
+                    format!("seed={seed}"),
+                ];
+                settings.extend(scheme.settings());
+                jobs.push(grid.job(id(trees, scheme.id, seed), &settings)?);
+            }
+        }
+    }
+    Ok(jobs)
+}
+
+/// One scheme's throughput with some number of trees, over its seeds.
+struct Curve {
+    /// Normalised throughput per window (delivered over capacity), mean over the seeds.
+    windows: Vec<f64>,
+    /// Mean normalised throughput over the judged interval, per seed.
+    judged: Vec<f64>,
+    /// Coefficient of variation of the window throughput over the judged interval (mean over
+    /// the seeds): how much it swings.
+    swing: f64,
+}
+
+impl Curve {
+    fn judged(&self) -> f64 {
+        mean(&self.judged)
+    }
+}
+
+pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+    let reports: BTreeMap<String, RunReport> = ctx.run(jobs)?;
+    let window: f64 = grid.param("window_us")?;
+    let from = (grid.param::<f64>("hot_start_us")? / window).round() as usize;
+    let until = (grid.param::<f64>("judge_until_us")? / window).round() as usize;
+    let seeds: Vec<u64> = grid.param("seeds")?;
+    let mut comparisons = Vec::new();
+    let mut files = Vec::new();
+    let mut table = String::from("trees,scheme,seed,judged_throughput,swing\n");
+    let mut series_csv = String::from("trees,scheme,time_us,throughput\n");
+    for trees in grid.param::<Vec<u32>>("trees")? {
+        let mut curves = BTreeMap::new();
+        for scheme in &SCHEMES {
+            let mut runs = Vec::new();
+            for &seed in &seeds {
+                let name = id(trees, scheme.id, seed);
+                let report = reports
+                    .get(&name)
+                    .ok_or_else(|| Error::Input(format!("the run `{name}` is missing")))?;
+                let delivered: Vec<f64> = report.series.iter().map(|r| r.delivered).collect();
+                let part = &delivered[from.min(delivered.len())..until.min(delivered.len())];
+                let judged = mean(part);
+                let swing = (part.iter().map(|x| (x - judged).powi(2)).sum::<f64>()
+                    / part.len().max(1) as f64)
+                    .sqrt()
+                    / judged.max(1e-9);
+                table.push_str(&format!(
+                    "{trees},{},{seed},{judged:.4},{swing:.4}\n",
+                    scheme.id
+                ));
+                runs.push((delivered, judged, swing));
+            }
+            let len = runs.iter().map(|r| r.0.len()).min().unwrap_or(0);
+            let windows: Vec<f64> = (0..len)
+                .map(|i| mean(&runs.iter().map(|r| r.0[i]).collect::<Vec<_>>()))
+                .collect();
+            for (i, w) in windows.iter().enumerate() {
+                series_csv.push_str(&format!(
+                    "{trees},{},{},{w:.4}\n",
+                    scheme.id,
+                    (i as f64 + 1.0) * window
+                ));
+            }
+            let curve = Curve {
+                windows,
+                judged: runs.iter().map(|r| r.1).collect(),
+                swing: mean(&runs.iter().map(|r| r.2).collect::<Vec<_>>()),
+            };
+            curves.insert(scheme.id, curve);
+        }
+        comparisons.extend(judge(trees, &curves));
+        files.extend(plot(ctx, trees, &curves, window)?);
+    }
+    for (name, text) in [("trees.csv", table), ("trees-series.csv", series_csv)] {
+        let path = ctx.out().join(name);
+        std::fs::write(&path, text).map_err(anyhow::Error::from)?;
+        files.push(path);
+    }
+    Ok(Outcome { comparisons, files })
+}
+
+/// Paper V's orderings for `trees` trees, by mean normalised throughput over the judged
+/// interval.
+fn judge(trees: u32, curves: &BTreeMap<&str, Curve>) -> Vec<Comparison> {
+    let at = |id: &str| curves[id].judged();
+    let (q1, ith, fbicm, ccfit, voqnet) = (
+        at("1q"),
+        at("ith"),
+        at("fbicm"),
+        at("ccfit"),
+        at("voqnet"),
+    );
+    let listed = format!(
+        "VOQnet {voqnet:.3}, CCFIT {ccfit:.3}, FBICM {fbicm:.3}, ITh {ith:.3}, 1Q {q1:.3}"
+    );
+    let what = |claim: &str| format!("{trees} tree(s), mean normalised throughput: {claim}");
+    let mut out = Vec::new();
+    if trees == 1 {
+        out.push(
+            Comparison::new(
+                what("VOQnet >= CCFIT, FBICM > ITh > 1Q"),
+                "VOQnet >= CCFIT ~ FBICM > ITh > 1Q",
+                listed,
+                Some(voqnet >= ccfit && ccfit.min(fbicm) > ith && ith > q1),
+            )
+            .identified("fig8-t1-order", None, Some(ccfit)),
+        );
+        out.push(
+            Comparison::new(
+                what("CCFIT ~ FBICM (two CFQs suffice for one tree; judged within 10 %)"),
+                "CCFIT ~ FBICM",
+                format!("CCFIT {ccfit:.3}, FBICM {fbicm:.3}"),
+                Some((ccfit / fbicm - 1.0).abs() <= 0.10),
+            )
+            .identified("fig8-t1-ccfit-fbicm", None, Some(ccfit / fbicm)),
+        );
+    } else {
+        out.push(
+            Comparison::new(
+                what("VOQnet > CCFIT > FBICM, 1Q lowest"),
+                "VOQnet > CCFIT > FBICM; 1Q lowest",
+                listed,
+                Some(voqnet > ccfit && ccfit > fbicm && q1 < ith.min(fbicm).min(ccfit)),
+            )
+            .identified(&format!("fig8-t{trees}-order"), None, Some(ccfit)),
+        );
+        let (swing_ith, swing_ccfit) = (curves["ith"].swing, curves["ccfit"].swing);
+        out.push(
+            Comparison::new(
+                format!(
+                    "{trees} trees: ITh oscillates (its throughput swings more than CCFIT's; \
+                     coefficient of variation over the judged windows)"
+                ),
+                "ITh saw-shaped",
+                format!("ITh {swing_ith:.3}, CCFIT {swing_ccfit:.3}"),
+                Some(swing_ith > swing_ccfit),
+            )
+            .identified(&format!("fig8-t{trees}-ith-swing"), None, Some(swing_ith)),
+        );
+    }
+    out
+}
+
+/// Fig. 8 for `trees` trees: normalised throughput against time, a line per scheme.
+fn plot(
+    ctx: &Context,
+    trees: u32,
+    curves: &BTreeMap<&str, Curve>,
+    window: f64,
+) -> Result<Vec<PathBuf>> {
+    let series: Vec<Series> = SCHEMES
+        .iter()
+        .map(|scheme| Series {
+            label: scheme.name.into(),
+            points: curves[scheme.id]
+                .windows
+                .iter()
+                .enumerate()
+                .map(|(i, &y)| Point {
+                    x: (i as f64 + 1.0) * window / 1000.0,
+                    y,
+                    marked: false,
+                })
+                .collect(),
+            saturation: None,
+        })
+        .collect();
+    Ok(tailback_plot::lines(
+        &ctx.out().join(format!("fig8-t{trees}")),
+        &format!("4-ary 3-tree, {trees} congestion tree(s): normalised throughput"),
+        "time (ms)",
+        "delivered / capacity",
+        &series,
+        YScale::Linear,
+    )?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hot_spots_are_spread_over_the_first_level_switches_and_never_hot_sources() {
+        assert_eq!(hot_spots(1), [0]);
+        assert_eq!(hot_spots(4), [0, 16, 32, 48]);
+        assert_eq!(hot_spots(6), [0, 8, 20, 32, 40, 52]);
+        for trees in [1, 4, 6] {
+            assert!(hot_spots(trees).iter().all(|h| h % PER_LEAF != PER_LEAF - 1));
+        }
+    }
+}
