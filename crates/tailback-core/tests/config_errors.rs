@@ -673,6 +673,73 @@ fn the_buffered_fabric_refuses_what_it_cannot_model() {
 }
 
 #[test]
+fn congested_flow_isolation_names_what_it_needs() {
+    let tree = "[topology]\nkind = \"kary_ntree\"\nk = 2\nn = 2\n\
+                [router]\nswitching = \"virtual_cut_through\"\nvc_buffer_flits = 100\n";
+    // Adapters must hold back one destination without blocking the others.
+    let issue = single_issue(&format!(
+        "{tree}[fabric]\nkind = \"buffered\"\nqueues = \"nfq_cfq\"\n\
+         [fabric.isolation]\ndetect_blocks = 40\nstop_blocks = 60\ngo_blocks = 20\n"
+    ));
+    assert_issue(
+        &issue,
+        "nic.queues",
+        Some("\"fifo\""),
+        &["nfq_cfq", "per_destination"],
+    );
+    let nic = "[nic]\nqueues = \"per_destination\"\n";
+    // Thresholds inside the pool, Go below Stop, and only with nfq_cfq.
+    let all = issues(&format!(
+        "{tree}{nic}[fabric]\nkind = \"buffered\"\nqueues = \"nfq_cfq\"\n\
+         [fabric.isolation]\ndetect_blocks = 100\nstop_blocks = 200\ngo_blocks = 200\n\
+         cfqs = 9\npropagate = \"later\"\ndetection = \"tail\"\n"
+    ));
+    assert_eq!(
+        paths(&all),
+        BTreeSet::from([
+            "fabric.isolation.go_blocks",
+            "fabric.isolation.cfqs",
+            "fabric.isolation.propagate",
+            "fabric.isolation.detection",
+            "fabric.isolation.detect_blocks",
+            "fabric.isolation.stop_blocks",
+        ]),
+        "{all:#?}"
+    );
+    let stop = all
+        .iter()
+        .find(|i| i.path.ends_with("stop_blocks"))
+        .unwrap();
+    assert!(stop.message.contains("100 blocks"), "{stop:?}");
+    let go = all.iter().find(|i| i.path.ends_with("go_blocks")).unwrap();
+    assert!(go.message.contains("below stop_blocks (200)"), "{go:?}");
+    let issue = single_issue(&format!(
+        "{tree}{nic}[fabric]\nkind = \"buffered\"\n[fabric.isolation]\ncfqs = 2\n"
+    ));
+    assert_issue(&issue, "fabric.isolation", Some("{...}"), &["nfq_cfq"]);
+}
+
+#[test]
+fn a_flow_goes_to_a_node_or_to_uniform_destinations() {
+    let flows = |dst: &str| {
+        format!(
+            "[topology]\nkind = \"torus\"\nk = 4\nn = 1\n[traffic]\nprocess = \"flows\"\n\
+             flows = [{{ src = 0, dst = {dst} }}]\n"
+        )
+    };
+    assert!(Spec::from_toml_str(&flows("\"uniform\""), "<test>").is_ok());
+    for bad in ["\"everyone\"", "1.5"] {
+        let issue = single_issue(&flows(bad));
+        assert_issue(
+            &issue,
+            "traffic.flows[0].dst",
+            Some(bad),
+            &["node index", "\"uniform\""],
+        );
+    }
+}
+
+#[test]
 fn times_need_the_link_rate_and_one_unit_per_key() {
     let issue = single_issue("[sim]\nmeasure_us = 100\n");
     assert_issue(&issue, "sim.measure_us", Some("100"), &["fabric.link"]);

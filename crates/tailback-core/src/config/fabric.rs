@@ -43,6 +43,17 @@ choice_enum! {
     }
 }
 
+choice_enum! {
+    /// Which packet at the head of a normal queue over the detection threshold names a tree.
+    pub enum Detection {
+        /// The head packet, if its output holds it back (busy, or without credits for it): an
+        /// output that could take it is not congested.
+        BlockedHead = "blocked_head",
+        /// The head packet, whatever its output is doing.
+        Head = "head",
+    }
+}
+
 /// Blocks of a 2048-byte packet, the unit the isolation defaults are given in.
 const MTU_BLOCKS: u32 = 32;
 
@@ -54,6 +65,8 @@ pub struct IsolationConfig {
     /// A normal queue holding more blocks than this after an arrival declares congestion at
     /// the output its head packet asks for.
     pub detect_blocks: u32,
+    /// Which head packet names the tree.
+    pub detection: Detection,
     /// A congested-flow queue above this many blocks stops its tree's queue upstream...
     pub stop_blocks: u32,
     /// ...and lets it go again below this many.
@@ -77,6 +90,7 @@ impl IsolationConfig {
         let cfg = IsolationConfig {
             cfqs: s.int("cfqs", 2, 1, 8),
             detect_blocks: s.int("detect_blocks", 8 * MTU_BLOCKS, 1, 1 << 20),
+            detection: s.choice("detection", Detection::BlockedHead),
             stop_blocks: s.int("stop_blocks", 10 * MTU_BLOCKS, 1, 1 << 20),
             go_blocks: s.int("go_blocks", 4 * MTU_BLOCKS, 0, 1 << 20),
             cam_destinations: s.int("cam_destinations", 8, 1, Self::MAX_DESTINATIONS),
@@ -214,10 +228,11 @@ impl FabricConfig {
                 }
                 let queue_blocks = s.int("voqnet_queue_blocks", 64, 1, 1 << 20);
                 let isolating = queues == QueueKind::NfqCfq;
-                if s.has("isolation") && !isolating {
+                if s.value("isolation").is_some() && !isolating {
                     s.problem("isolation", "only applies when fabric.queues = \"nfq_cfq\"");
                 }
-                let isolation = isolating.then(|| IsolationConfig::read(s.section("isolation"), units));
+                let isolation =
+                    isolating.then(|| IsolationConfig::read(s.section("isolation"), units));
                 FabricConfig::Buffered(BufferedConfig {
                     queues,
                     voqnet_queue_blocks: voqnet.then_some(queue_blocks),

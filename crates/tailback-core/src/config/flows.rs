@@ -132,7 +132,7 @@ fn read_flow(f: Section<'_>, units: Option<Units>) -> FlowConfig {
             Some(toml::Value::Integer(_)) | None => FlowDst::Node(f.int("dst", 0, 0, u32::MAX)),
             Some(_) => {
                 f.problem("dst", "must be a node index or \"uniform\"");
-                FlowDst::Node(0)
+                FlowDst::Uniform
             }
         },
         start: f.duration("start_cycle", "start_us", 0, MAX_CYCLES, units),

@@ -27,7 +27,9 @@ mod units;
 
 pub use congestion::*;
 pub use error::{ConfigError, ConfigIssue};
-pub use fabric::{BufferedConfig, FabricConfig, FabricKind, IsolationConfig, Propagate, QueueKind};
+pub use fabric::{
+    BufferedConfig, Detection, FabricConfig, FabricKind, IsolationConfig, Propagate, QueueKind,
+};
 pub use flows::{FlowConfig, FlowDst, FlowsConfig, MAX_FLOWS};
 pub use forest::{ForestConfig, ForestPosting};
 pub use nic::{NicConfig, NicQueues};

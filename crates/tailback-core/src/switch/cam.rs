@@ -15,8 +15,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-
-use crate::config::{IsolationConfig, Propagate};
+use crate::config::{Detection, IsolationConfig, Propagate};
 use crate::table::Table;
 
 /// At most this many destinations per CAM line.
@@ -52,9 +51,11 @@ impl DestSet {
         self.len as usize
     }
 
-    /// Destination `i` (in the order added).
-    pub(super) fn at(&self, i: usize) -> u32 {
-        self.dests[i]
+    /// Whether every destination of this set is in `other`.
+    pub(super) fn within(&self, other: &DestSet) -> bool {
+        self.dests[..self.len as usize]
+            .iter()
+            .all(|&d| other.contains(d))
     }
 
     /// Adds `dst` (the caller checks there is room).
@@ -72,14 +73,21 @@ pub(super) enum Claim {
     Free,
     /// Claimed by detection: the tree's root is local output `out`; the line's own
     /// destinations match.
-    Root { out: u8 },
+    Root {
+        out: u8,
+    },
     /// Claimed for the tree of line `line` of the CAM of local output `out` (the copy of the
     /// downstream line): that copy's destinations match, and its Stop/Go state rules the CFQ.
-    Branch { out: u8, line: u8 },
+    Branch {
+        out: u8,
+        line: u8,
+    },
     /// A branch whose output CAM line was released: it keeps matching the tree's
     /// destinations (its own copy of them), so that no packet overtakes its packets, and frees
     /// itself once its CFQ drains.
-    Orphan { out: u8 },
+    Orphan {
+        out: u8,
+    },
 }
 
 impl Claim {
@@ -196,6 +204,8 @@ pub(super) struct Cams {
     /// Lines per input pool.
     pub(super) per_pool: usize,
     pub(super) detect_blocks: u32,
+    /// Whether any head packet names a tree (not only one its output holds back).
+    pub(super) any_head: bool,
     pub(super) stop_blocks: u32,
     pub(super) go_blocks: u32,
     pub(super) max_dests: usize,
@@ -218,6 +228,7 @@ impl Cams {
         let d = IsolationConfig {
             cfqs: 0,
             detect_blocks: 0,
+            detection: Detection::BlockedHead,
             stop_blocks: 0,
             go_blocks: 0,
             cam_destinations: 1,
@@ -230,6 +241,7 @@ impl Cams {
         Cams {
             per_pool,
             detect_blocks: s.detect_blocks,
+            any_head: s.detection == Detection::Head,
             stop_blocks: s.stop_blocks,
             go_blocks: s.go_blocks,
             max_dests: s.cam_destinations as usize,

@@ -101,11 +101,10 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             match line.claim {
                 Claim::Free => free = free.or(Some(l)),
                 Claim::Root { out } if out == r.out && line.dests.contains(r.dst) => {
-                    if let (Some(down), Some(m)) = (down, tree) {
-                        let copy = &cams.copies[cams.at(down, m)];
-                        if (0..line.dests.len()).all(|d| copy.dests.contains(line.dests.at(d))) {
-                            self.root_to_branch(slot, l, m, cx);
-                        }
+                    if let (Some(down), Some(m)) = (down, tree)
+                        && line.dests.within(&cams.copies[cams.at(down, m)].dests)
+                    {
+                        self.root_to_branch(slot, l, m, cx);
                     }
                     return Some(l);
                 }
@@ -238,17 +237,18 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     }
 
     /// The NFQ of `slot` is over the detection threshold: if its head packet is held back by
-    /// its output (busy, or without credits for it), its destination is taken as a tree
+    /// its output (busy, or without credits for it; any head with `detection = "head"`), its
+    /// destination is taken as a tree
     /// rooted at that output, and joins the root line of that output (while it has room for
     /// another destination) or claims a free one. The head then moves to that line's CFQ.
-    /// Nothing happens while the head is being sent or its output could take it.
+    /// Nothing happens while the head is being sent.
     fn detect<C: CongestionControl>(&mut self, slot: usize, cx: &mut StepContext<'_, C>) {
         let head = self.queues[self.queue_index(slot, 0)].head;
         if head == NONE {
             return;
         }
         let r = self.residents[head as usize];
-        if !self.output_blocks(slot, r.out, r.blocks) {
+        if !self.cams.any_head && !self.output_blocks(slot, r.out, r.blocks) {
             return;
         }
         let cams = &self.cams;
@@ -409,7 +409,8 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     }
 
     /// Delivers the control messages due now to the copies upstream.
-    pub(super) fn deliver_control(&mut self, now: u64) {
+    pub(super) fn deliver_control<C: CongestionControl>(&mut self, cx: &mut StepContext<'_, C>) {
+        let now = cx.now;
         while let Some(m) = self.cams.next_due(now) {
             let (slot, line) = (m.slot as usize, m.line as usize);
             let i = self.cams.at(slot, line);
@@ -431,9 +432,11 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             }
             let up = self.ports[self.slots.owner(slot)].upstream as usize;
             if self.slots.is_router(up) {
-                self.update_branches(up + self.slots.vc(slot), line, m.say, listed, now);
+                self.update_branches(up + self.slots.vc(slot), line, m.say, listed, cx);
             } else if matches!(m.say, Say::Go | Say::Deallocate) {
-                self.cams.woken_nics.push((up - self.slots.nic_base as usize) as u32);
+                self.cams
+                    .woken_nics
+                    .push((up - self.slots.nic_base as usize) as u32);
             }
         }
     }
@@ -442,17 +445,21 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     /// `dests` before): the branches tied to it at that switch pass a grown tree on, are
     /// orphaned with it (keeping its destinations while they drain), free themselves if
     /// drained, and the output looks for work again.
-    fn update_branches(
+    fn update_branches<C: CongestionControl>(
         &mut self,
         out_slot: usize,
         line: usize,
         say: Say,
         dests: DestSet,
-        now: u64,
+        cx: &mut StepContext<'_, C>,
     ) {
+        let now = cx.now;
         let out = self.slots.owner(out_slot);
         let vl = self.slots.vc(out_slot);
-        let (router, first) = (self.ports[out].router as usize, self.ports[out].first as usize);
+        let (router, first) = (
+            self.ports[out].router as usize,
+            self.ports[out].first as usize,
+        );
         let local = (out - first) as u8;
         let tied = Claim::Branch {
             out: local,
@@ -462,7 +469,20 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             let slot = self.slots.port_vc(port, vl);
             for l in 0..self.cams.per_pool {
                 let i = self.cams.at(slot, l);
-                if self.cams.lines[i].claim != tied {
+                let claim = self.cams.lines[i].claim;
+                if let Say::Allocate(set) = say
+                    && matches!(claim, Claim::Root { out } | Claim::Orphan { out } if out == local)
+                    && self.cams.lines[i].dests.within(&set)
+                {
+                    // A tree found further downstream takes in a line of this switch's own, or
+                    // one left over from its earlier life: its packets obey its Stop and Go.
+                    match claim {
+                        Claim::Root { .. } => self.root_to_branch(slot, l, line, cx),
+                        _ => self.cams.lines[i].claim = tied,
+                    }
+                    continue;
+                }
+                if claim != tied {
                     continue;
                 }
                 match say {

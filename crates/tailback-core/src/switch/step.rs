@@ -35,7 +35,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     /// Routes new heads and steps every output with work; outputs left without work sleep.
     pub(super) fn step_all<C: CongestionControl>(&mut self, cx: &mut StepContext<'_, C>) {
         if S::ISOLATION {
-            self.deliver_control(cx.now);
+            self.deliver_control(cx);
         }
         let active = &mut self.active;
         self.sending.take_due(cx.now, |out| {
@@ -172,7 +172,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
 
     /// Queue `q` of the pool in input VC slot `slot`, whose head packet is routed to local
     /// output `out`, joins the back of that output's ready list; the first one there requests
-    /// the output.
+    /// the output (with isolation, every one: the others may be stopped).
     pub(super) fn make_ready(&mut self, slot: usize, q: usize, out: u8) {
         let qi = self.queue_index(slot, q);
         self.ready_next[qi] = NONE;
@@ -188,6 +188,11 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             let last = self.queue_index(slot, list.tail as usize);
             self.ready_next[last] = q as u32;
             self.ready[ri].tail = q as u32;
+            if S::ISOLATION {
+                // The queues already listed may all be stopped, with the output asleep until
+                // a Go: this one may send now.
+                self.request(slot, out);
+            }
         }
     }
 

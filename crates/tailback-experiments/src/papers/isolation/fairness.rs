@@ -213,7 +213,10 @@ fn judge(by: &BTreeMap<&str, Flows>) -> Vec<Comparison> {
         )
         .identified("case1-ith-victim", None, Some(ith.victim())),
         Comparison::new(
-            format!("ITh: parking lot solved (contributors within {:.0} % of equal)", 100.0 * FAIR),
+            format!(
+                "ITh: parking lot solved (contributors within {:.0} % of equal)",
+                100.0 * FAIR
+            ),
             "solved",
             fair(ith),
             Some(ith.unfairness() <= FAIR),

@@ -15,8 +15,8 @@
 mod fairness;
 mod trees;
 
-use crate::grid::Folder;
 use crate::Experiment;
+use crate::grid::Folder;
 
 pub(super) static FOLDER: Folder = Folder {
     path: "experiments/isolation",

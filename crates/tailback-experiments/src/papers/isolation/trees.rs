@@ -22,7 +22,9 @@ const PER_LEAF: u32 = 4;
 /// The hot spots of `trees` trees.
 fn hot_spots(trees: u32) -> Vec<u32> {
     let leaves = NODES / PER_LEAF;
-    (0..trees).map(|j| PER_LEAF * (leaves * j / trees)).collect()
+    (0..trees)
+        .map(|j| PER_LEAF * (leaves * j / trees))
+        .collect()
 }
 
 /// The flows of Case #4 with `trees` trees, hot from `start_us` to `stop_us`.
@@ -49,26 +51,64 @@ fn id(trees: u32, scheme: &str, seed: u64) -> String {
     format!("t{trees}-{scheme}-s{seed}")
 }
 
+/// The schemes the readings are run for.
+const READ_SCHEMES: [&str; 2] = ["fbicm", "ccfit"];
+
+/// The run of `scheme` with `trees` trees and `seed` under reading `reading`.
+fn reading_id(reading: &str, scheme: &str, seed: u64) -> String {
+    format!("{reading}-{scheme}-s{seed}")
+}
+
 pub(super) fn jobs(grid: &Grid) -> Result<Vec<Job>> {
     let (start, stop): (f64, f64) = (grid.param("hot_start_us")?, grid.param("hot_stop_us")?);
     let end: f64 = grid.param("end_us")?;
     let window: f64 = grid.param("window_us")?;
+    let seeds: Vec<u64> = grid.param("seeds")?;
+    let job = |id: String, trees: u32, seed: u64, extra: Vec<String>| {
+        let mut settings = vec![
+            flows(trees, start, stop),
+            format!("sim.measure_us={end}"),
+            format!("record.series_window_us={window}"),
+            format!("seed={seed}"),
+        ];
+        settings.extend(extra);
+        grid.job(id, &settings)
+    };
     let mut jobs = Vec::new();
     for trees in grid.param::<Vec<u32>>("trees")? {
         for scheme in &SCHEMES {
-            for seed in grid.param::<Vec<u64>>("seeds")? {
-                let mut settings = vec![
-                    flows(trees, start, stop),
-                    format!("sim.measure_us={end}"),
-                    format!("record.series_window_us={window}"),
-                    format!("seed={seed}"),
-                ];
-                settings.extend(scheme.settings());
-                jobs.push(grid.job(id(trees, scheme.id, seed), &settings)?);
+            for &seed in &seeds {
+                jobs.push(job(
+                    id(trees, scheme.id, seed),
+                    trees,
+                    seed,
+                    scheme.settings(),
+                )?);
+            }
+        }
+    }
+    let trees: u32 = grid.param("sensitivity_trees")?;
+    for (reading, setting) in grid.param::<Vec<(String, String)>>("readings")? {
+        for scheme in SCHEMES.iter().filter(|s| READ_SCHEMES.contains(&s.id)) {
+            for &seed in &seeds {
+                let mut settings = scheme.settings();
+                settings.push(setting.clone());
+                jobs.push(job(
+                    reading_id(&reading, scheme.id, seed),
+                    trees,
+                    seed,
+                    settings,
+                )?);
             }
         }
     }
     Ok(jobs)
+}
+
+/// Mean normalised throughput over the windows `from..until` of `report`'s time series.
+fn judged(report: &RunReport, from: usize, until: usize) -> f64 {
+    let delivered: Vec<f64> = report.series.iter().map(|r| r.delivered).collect();
+    mean(&delivered[from.min(delivered.len())..until.min(delivered.len())])
 }
 
 /// One scheme's throughput with some number of trees, over its seeds.
@@ -109,7 +149,7 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
                     .ok_or_else(|| Error::Input(format!("the run `{name}` is missing")))?;
                 let delivered: Vec<f64> = report.series.iter().map(|r| r.delivered).collect();
                 let part = &delivered[from.min(delivered.len())..until.min(delivered.len())];
-                let judged = mean(part);
+                let judged = judged(report, from, until);
                 let swing = (part.iter().map(|x| (x - judged).powi(2)).sum::<f64>()
                     / part.len().max(1) as f64)
                     .sqrt()
@@ -141,6 +181,34 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         comparisons.extend(judge(trees, &curves));
         files.extend(plot(ctx, trees, &curves, window)?);
     }
+    let trees: u32 = grid.param("sensitivity_trees")?;
+    for (reading, setting) in grid.param::<Vec<(String, String)>>("readings")? {
+        let mut values = Vec::new();
+        for scheme in READ_SCHEMES {
+            let runs = seeds
+                .iter()
+                .map(|&seed| {
+                    let name = reading_id(&reading, scheme, seed);
+                    let report = reports
+                        .get(&name)
+                        .ok_or_else(|| Error::Input(format!("the run `{name}` is missing")))?;
+                    let value = judged(report, from, until);
+                    table.push_str(&format!("{trees},{scheme}-{reading},{seed},{value:.4},\n"));
+                    Ok(value)
+                })
+                .collect::<Result<Vec<f64>>>()?;
+            values.push(mean(&runs));
+        }
+        comparisons.push(
+            Comparison::new(
+                format!("{trees} trees, FBICM / CCFIT with `{setting}`"),
+                "(sensitivity; Paper V does not say)",
+                format!("{:.3} / {:.3}", values[0], values[1]),
+                None,
+            )
+            .identified(&format!("fig8-{reading}"), None, Some(values[1])),
+        );
+    }
     for (name, text) in [("trees.csv", table), ("trees-series.csv", series_csv)] {
         let path = ctx.out().join(name);
         std::fs::write(&path, text).map_err(anyhow::Error::from)?;
@@ -153,16 +221,10 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
 /// interval.
 fn judge(trees: u32, curves: &BTreeMap<&str, Curve>) -> Vec<Comparison> {
     let at = |id: &str| curves[id].judged();
-    let (q1, ith, fbicm, ccfit, voqnet) = (
-        at("1q"),
-        at("ith"),
-        at("fbicm"),
-        at("ccfit"),
-        at("voqnet"),
-    );
-    let listed = format!(
-        "VOQnet {voqnet:.3}, CCFIT {ccfit:.3}, FBICM {fbicm:.3}, ITh {ith:.3}, 1Q {q1:.3}"
-    );
+    let (q1, ith, fbicm, ccfit, voqnet) =
+        (at("1q"), at("ith"), at("fbicm"), at("ccfit"), at("voqnet"));
+    let listed =
+        format!("VOQnet {voqnet:.3}, CCFIT {ccfit:.3}, FBICM {fbicm:.3}, ITh {ith:.3}, 1Q {q1:.3}");
     let what = |claim: &str| format!("{trees} tree(s), mean normalised throughput: {claim}");
     let mut out = Vec::new();
     if trees == 1 {
@@ -255,7 +317,11 @@ mod tests {
         assert_eq!(hot_spots(4), [0, 16, 32, 48]);
         assert_eq!(hot_spots(6), [0, 8, 20, 32, 40, 52]);
         for trees in [1, 4, 6] {
-            assert!(hot_spots(trees).iter().all(|h| h % PER_LEAF != PER_LEAF - 1));
+            assert!(
+                hot_spots(trees)
+                    .iter()
+                    .all(|h| h % PER_LEAF != PER_LEAF - 1)
+            );
         }
     }
 }
