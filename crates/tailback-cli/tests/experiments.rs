@@ -359,3 +359,57 @@ fn the_infiniband_testbed_experiment_compares_numbers_by_id() {
     let flows = std::fs::read_to_string(out.join("flows.csv")).unwrap();
     assert!(flows.starts_with("src,dst,accepted,gbps"), "{flows}");
 }
+
+#[test]
+fn the_isolation_experiments_compare_five_schemes_and_draw_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fairness");
+    let summary = run_quick("ccfit-fairness", &out);
+    let ids: Vec<&str> = summary["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().expect("every comparison has an id"))
+        .collect();
+    for id in ["case1-1q-victim", "case1-ccfit-fair", "case1-ith-dip"] {
+        assert!(ids.contains(&id), "{id} missing from {ids:?}");
+    }
+    // 1Q's victim is head-of-line blocked even in the short run; isolation frees it.
+    let comparison = |id: &str| {
+        summary["comparisons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(comparison("case1-1q-victim")["agrees"], Value::Bool(true));
+    assert!(
+        comparison("case1-ccfit-victim")["ours_value"]
+            .as_f64()
+            .unwrap()
+            > 2.2
+    );
+    for scheme in ["1q", "ith", "fbicm", "ccfit", "voqnet"] {
+        assert!(
+            out.join(format!("case1-{scheme}.svg")).is_file(),
+            "{scheme}"
+        );
+    }
+    assert!(out.join("case1.csv").is_file());
+    let out = dir.path().join("trees");
+    let summary = run_quick("ccfit-fig8", &out);
+    let listed = |id: &str| {
+        summary["comparisons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["id"] == id)
+    };
+    assert!(listed("fig8-t1-order") && listed("fig8-t4-order") && listed("fig8-t4-ith-swing"));
+    // One row per tree count, scheme and seed (--quick: 1 and 4 trees, one seed).
+    let table = std::fs::read_to_string(out.join("trees.csv")).unwrap();
+    assert_eq!(table.lines().count(), 1 + 2 * 5, "{table}");
+    assert!(out.join("fig8-t1.png").is_file() && out.join("trees-series.csv").is_file());
+}

@@ -9,11 +9,17 @@
 //! Jobs: built from `experiments/isolation/` (`base.toml` with `config1.toml` or `tree.toml`)
 //! with each scheme's settings and the flows of each case.
 //!
+//! - `phased.rs`: flows joining one per phase (Cases #1-#3), their rates and plots;
 //! - `fairness.rs`: Config #1, Case #1: the victim and the parking lot (Figs. 7a and 9);
+//! - `config2.rs`: Config #2, Cases #2 and #3 with stand-in flows (Figs. 7b, 7c and 10);
 //! - `trees.rs`: Config #3, Case #4: uniform traffic with 1, 4 or 6 congestion trees (Fig. 8).
 
+mod config2;
 mod fairness;
+mod phased;
 mod trees;
+
+use tailback_plot::{Point, Series};
 
 use crate::Experiment;
 use crate::grid::Folder;
@@ -36,6 +42,10 @@ pub(super) static FOLDER: Folder = Folder {
         (
             "tree.toml",
             include_str!("../../../../../experiments/isolation/tree.toml"),
+        ),
+        (
+            "config2.toml",
+            include_str!("../../../../../experiments/isolation/config2.toml"),
         ),
     ],
 };
@@ -132,6 +142,14 @@ pub fn experiments() -> Vec<Experiment> {
             run: fairness::run,
         },
         Experiment {
+            name: "ccfit-fig7",
+            title: "2-ary 3-tree (Config #2, Cases #2 and #3): five flows joining one by one into four congestion points (stand-in flows), alone and beside uniform traffic, under 1Q, ITh, FBICM, CCFIT and VOQnet",
+            source: "Escudero-Sahuquillo, Gran et al., ICPP 2011 (Paper V of Gran's thesis), Figs. 7b, 7c and 10",
+            folder: &FOLDER,
+            jobs: config2::jobs,
+            run: config2::run,
+        },
+        Experiment {
             name: "ccfit-fig8",
             title: "4-ary 3-tree (Config #3, Case #4): 75 % uniform traffic with 25 % of the nodes forming 1, 4 or 6 congestion trees for 1 ms, under 1Q, ITh, FBICM, CCFIT and VOQnet",
             source: "Escudero-Sahuquillo, Gran et al., ICPP 2011 (Paper V of Gran's thesis), Fig. 8",
@@ -145,4 +163,21 @@ pub fn experiments() -> Vec<Experiment> {
 /// The mean of `values` (0 for none).
 pub(super) fn mean(values: &[f64]) -> f64 {
     values.iter().sum::<f64>() / values.len().max(1) as f64
+}
+
+/// A line through one value per window of `window` µs, against time in ms.
+pub(super) fn line(label: &str, values: &[f64], window: f64) -> Series {
+    Series {
+        label: label.into(),
+        points: values
+            .iter()
+            .enumerate()
+            .map(|(i, &y)| Point {
+                x: (i as f64 + 1.0) * window / 1000.0,
+                y,
+                marked: false,
+            })
+            .collect(),
+        saturation: None,
+    }
 }

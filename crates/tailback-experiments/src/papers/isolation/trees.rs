@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use tailback_core::stats::RunReport;
-use tailback_plot::{Point, Series, YScale};
+use tailback_plot::{Series, YScale};
 
-use super::{SCHEMES, mean};
+use super::{SCHEMES, line, mean};
 use crate::grid::Grid;
 use crate::{Comparison, Context, Error, Job, Outcome, Result};
 
@@ -282,20 +282,7 @@ fn plot(
 ) -> Result<Vec<PathBuf>> {
     let series: Vec<Series> = SCHEMES
         .iter()
-        .map(|scheme| Series {
-            label: scheme.name.into(),
-            points: curves[scheme.id]
-                .windows
-                .iter()
-                .enumerate()
-                .map(|(i, &y)| Point {
-                    x: (i as f64 + 1.0) * window / 1000.0,
-                    y,
-                    marked: false,
-                })
-                .collect(),
-            saturation: None,
-        })
+        .map(|scheme| line(scheme.name, &curves[scheme.id].windows, window))
         .collect();
     Ok(tailback_plot::lines(
         &ctx.out().join(format!("fig8-t{trees}")),
