@@ -280,6 +280,36 @@ fn check_says_which_traffic_its_bounds_are_for() {
     );
 }
 
+/// With congested-flow isolation, `check` sizes each port's CAM: on the forest's 648-node
+/// tree with 2 congested-flow queues (2 input and 2 output lines) of 8 destinations each, a
+/// line has 16 + 8 x 10 CAM cells and 35 SRAM cells.
+#[test]
+fn check_sizes_the_cam_of_isolating_switches() {
+    let forest = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../experiments/infiniband/forest.toml"
+    );
+    let json = stdout_json(
+        &tailback()
+            .args(["check", forest, "--format", "json"])
+            .args(["--set", "fabric.queues=\"nfq_cfq\""])
+            .output()
+            .unwrap(),
+    );
+    let cam = &json["cam_per_port"];
+    assert_eq!(cam["lines"], 4);
+    assert_eq!(cam["cam_cells_per_line"], 96);
+    assert_eq!(cam["cells"], 4 * (96 + 35));
+    // Without isolation there is no CAM.
+    let json = stdout_json(
+        &tailback()
+            .args(["check", forest, "--format", "json"])
+            .output()
+            .unwrap(),
+    );
+    assert!(json.get("cam_per_port").is_none());
+}
+
 #[test]
 fn a_topology_file_is_found_beside_its_config_and_checked() {
     let dir = tempfile::tempdir().unwrap();

@@ -25,6 +25,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod cam_cost;
 pub mod config;
 pub mod congestion;
 pub mod fabric;

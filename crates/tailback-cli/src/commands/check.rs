@@ -2,7 +2,8 @@
 
 use serde::Serialize;
 use tailback_core::analysis::{ZeroLoad, bisection_links, channel_load, is_deadlock_free};
-use tailback_core::config::{Config, RoutingAlgorithm};
+use tailback_core::cam_cost::CamCost;
+use tailback_core::config::{BufferedConfig, Config, FabricConfig, RoutingAlgorithm};
 use tailback_core::routing::Routing;
 use tailback_core::topology::{Link, Topology};
 use tailback_core::traffic::Workload;
@@ -76,6 +77,10 @@ struct NetworkReport {
     /// Nanoseconds per cycle (with `fabric.link`).
     #[serde(skip_serializing_if = "Option::is_none")]
     cycle_ns: Option<f64>,
+    /// The CAM storage of each port, with congested-flow isolation: a line per
+    /// congested-flow queue at the input and one for each downstream line at the output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cam_per_port: Option<CamCost>,
 }
 
 /// Channels (router outputs, injection and ejection channels) of one speed.
@@ -183,6 +188,17 @@ fn analyse(cfg: &Config) -> NetworkReport {
             .map(|l| ZeroLoad::new(cfg, &topology).latency(l.mean_hops, cfg.traffic.packet_flits)),
         link_rates: link_rates(cfg, &topology),
         cycle_ns: cfg.fabric.units().map(|u| u.cycle_ns),
+        cam_per_port: match &cfg.fabric {
+            FabricConfig::Buffered(BufferedConfig {
+                isolation: Some(isolation),
+                ..
+            }) => Some(CamCost::new(
+                topology.node_count() as u32,
+                isolation.cam_destinations,
+                2 * isolation.cfqs,
+            )),
+            _ => None,
+        },
     }
 }
 
@@ -244,6 +260,16 @@ fn print_table(source: &str, r: &NetworkReport) {
             )
         },
         ("link speeds", link_speeds(r)),
+        (
+            "CAM per port",
+            r.cam_per_port.map_or_else(String::new, |c| {
+                format!(
+                    "{} lines x ({} CAM + {} SRAM cells) = {} cells, {} bytes (EcoCC's field \
+                     widths)",
+                    c.lines, c.cam_cells_per_line, c.sram_cells_per_line, c.cells, c.bytes
+                )
+            }),
+        ),
         (
             "bisection",
             match r.bisection_links {
