@@ -94,7 +94,7 @@ fn run_with(
     trace: Option<Box<dyn Write + Send>>,
 ) -> Result<(RunReport, io::Result<u64>), ConfigError> {
     use config::{FabricConfig, QueueKind};
-    use switch::{Fifo, NfqCfq, Voq, VoqNet};
+    use switch::{Fifo, NfqCfq, Voq, VoqHpq, VoqNet};
     match &spec.fabric {
         FabricConfig::Vc => spec.congestion.apply(Run {
             spec,
@@ -107,6 +107,7 @@ fn run_with(
             QueueKind::Fifo => run_buffered::<Fifo>(spec, every, observer, trace),
             QueueKind::VoqNet => run_buffered::<VoqNet>(spec, every, observer, trace),
             QueueKind::NfqCfq => run_buffered::<NfqCfq>(spec, every, observer, trace),
+            QueueKind::VoqHpq => run_buffered::<VoqHpq>(spec, every, observer, trace),
         },
     }
 }

@@ -57,8 +57,9 @@ fn assert_once_and_in_order(records: &[TraceRecord], ordered: bool) {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
-    /// On random trees, queue schemes (VOQ, FIFO, VOQnet, NFQ + CFQs with random thresholds
-    /// and control delays, in band or not), read ports (with and without iSLIP),
+    /// On random trees, queue schemes (VOQ, FIFO, VOQnet, NFQ + CFQs and VOQs + HPQs with
+    /// random thresholds and control delays, in band or not), read ports (with and without
+    /// iSLIP),
     /// lanes, buffers and loads, the invariant checker finds nothing (credits and blocks
     /// conserved on every link and lane, pools equal to their queues, no packet started before
     /// its blocks can leave back to back), every measured packet is delivered (no deadlock)
@@ -66,7 +67,7 @@ proptest! {
     #[test]
     fn invariants_hold_on_random_trees(
         (k, n) in prop_oneof![Just((2u32, 3u32)), Just((4, 2)), Just((3, 2)), Just((4, 1))],
-        scheme in 0usize..4,
+        scheme in 0usize..5,
         one_read_port in any::<bool>(),
         islip in 0u32..=2,
         vls in 1u32..=2,
@@ -80,19 +81,25 @@ proptest! {
         let pool = packet + extra;
         // Congested-flow isolation needs thresholds inside the pool (and a queue per
         // destination in the adapters): with a pool of fewer than 3 blocks, VOQs instead.
-        let scheme = if scheme == 3 && pool < 3 { 0 } else { scheme };
-        let isolation = if scheme == 3 {
-            let stop = (2 * pool / 3).clamp(1, pool - 1);
-            format!(
+        let scheme = if scheme >= 3 && pool < 3 { 0 } else { scheme };
+        // Inside the pool (only used with isolation, where the pool has at least 3 blocks).
+        let stop = (2 * pool / 3).clamp(1, pool.max(2) - 1);
+        let control = format!("control_delay = {latency}\ncontrol_in_band = {}\n", seed % 2 == 0);
+        let isolation = match scheme {
+            3 => format!(
                 "queues = \"per_destination\"\n\
                  [fabric.isolation]\ndetect_blocks = {}\nstop_blocks = {stop}\n\
-                 go_blocks = {}\ncontrol_delay = {latency}\ncontrol_in_band = {}\n",
+                 go_blocks = {}\n{control}",
                 (pool / 2).clamp(1, pool - 1),
                 stop / 2,
-                seed % 2 == 0,
-            )
-        } else {
-            String::new()
+            ),
+            4 => format!(
+                "queues = \"per_destination\"\n\
+                 [fabric.isolation]\nhigh_blocks = {stop}\nlow_blocks = {}\nhpqs = {}\n{control}",
+                stop / 2,
+                1 + seed % 2,
+            ),
+            _ => String::new(),
         };
         let pattern = if hotspot {
             "pattern = \"hotspot\"\nhotspot_nodes = [0]\nhotspot_fraction = 0.5"
@@ -109,7 +116,7 @@ proptest! {
                  [traffic]\n{pattern}\npacket_flits = {packet}\nrate = {rate}\n\
                  [sim]\nwarmup_cycles = 200\nmeasure_cycles = 600\ndrain_cycles_max = 200000\n\
                  check_invariants = true",
-                ["voq", "fifo", "voqnet", "nfq_cfq"][scheme],
+                ["voq", "fifo", "voqnet", "nfq_cfq", "voq_hpq"][scheme],
                 if one_read_port { "1" } else { "\"unlimited\"" },
                 // iSLIP (1 or 2 iterations) or each output on its own, with one read port.
                 if one_read_port && islip > 0 {

@@ -158,3 +158,35 @@ fn flows_arrive_in_order_and_runs_repeat_exactly() {
         serde_json::to_string(&again).unwrap()
     );
 }
+
+/// Virtual output queues with hot-packet queues (HFDI; `voq_hpq`): the hot node's virtual
+/// output queue at its switch passes the upper threshold and names the root exactly, with no
+/// hot-packet queue there; the other switch's inputs (and the adapters) isolate the tree in
+/// hot-packet queues that Stop and Go keep near the threshold, so the victim is not blocked
+/// behind the tree on the link between the switches as it is with virtual output queues
+/// alone; everything is released once the tree drains.
+#[test]
+fn hot_packet_queues_isolate_upstream_of_an_exactly_detected_root() {
+    let voqs = |queues: &str| {
+        network(queues, ONE_TREE, "").replace("read_ports = 1\nislip_iterations = 1\n", "")
+    };
+    let plain = run(&voqs("voq"));
+    let isolated = run(&voqs("voq_hpq"));
+    let victim = (0, 3);
+    let blocked = host_share(&plain, victim, 10, 20);
+    let freed = host_share(&isolated, victim, 10, 20);
+    assert!(blocked < 0.6, "VOQ victim at {blocked:.3} of its link");
+    assert!(freed > 0.95, "HFDI victim at {freed:.3} of its link");
+    assert!(count(&isolated, "cfq_root_claims") >= 1);
+    assert!(count(&isolated, "cfq_branch_claims") >= 2);
+    // Stop and Go hold each hot-packet queue within a few packets of the upper threshold
+    // (128 blocks), where the pool would let it take all 1,024.
+    let most = count(&isolated, "cfq_max_blocks");
+    assert!((128..=128 + 4 * 32).contains(&most), "{most}");
+    assert_eq!(
+        count(&isolated, "control_stops"),
+        count(&isolated, "control_goes")
+    );
+    assert_eq!(gauge_at_end(&isolated, "cfqs_claimed"), 0.0);
+    assert_eq!(gauge_at_end(&isolated, "cam_copies_held"), 0.0);
+}

@@ -3,7 +3,9 @@
 use serde::Serialize;
 use tailback_core::analysis::{ZeroLoad, bisection_links, channel_load, is_deadlock_free};
 use tailback_core::cam_cost::CamCost;
-use tailback_core::config::{BufferedConfig, Config, FabricConfig, RoutingAlgorithm};
+use tailback_core::config::{
+    BufferedConfig, Config, FabricConfig, IsolatingQueues, IsolationConfig, RoutingAlgorithm,
+};
 use tailback_core::routing::Routing;
 use tailback_core::topology::{Link, Topology};
 use tailback_core::traffic::Workload;
@@ -195,10 +197,20 @@ fn analyse(cfg: &Config) -> NetworkReport {
             }) => Some(CamCost::new(
                 topology.node_count() as u32,
                 isolation.cam_destinations,
-                2 * isolation.cfqs,
+                cam_lines(isolation, topology.max_ports() as u32),
             )),
             _ => None,
         },
+    }
+}
+
+/// CAM lines per port: with `nfq_cfq` one per CFQ at the input and one per downstream line at
+/// the output; with `voq_hpq` one per virtual output queue (the other outputs) and one per HPQ,
+/// as EcoCC counts them.
+fn cam_lines(isolation: &IsolationConfig, ports: u32) -> u32 {
+    match isolation.queues {
+        IsolatingQueues::Cfqs { cfqs, .. } => 2 * cfqs,
+        IsolatingQueues::Hpqs { hpqs, .. } => ports - 1 + hpqs,
     }
 }
 

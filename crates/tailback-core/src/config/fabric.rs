@@ -30,6 +30,10 @@ choice_enum! {
         /// as they are detected, with a control plane between neighbours (FBICM; CCFIT with
         /// InfiniBand congestion control): `[fabric.isolation]`.
         NfqCfq = "nfq_cfq",
+        /// A virtual output queue per output and a few hot-packet queues claimed for
+        /// congestion trees, whose roots the output queues detect exactly (HFDI; EcoCC with
+        /// InfiniBand congestion control): `[fabric.isolation]`.
+        VoqHpq = "voq_hpq",
     }
 }
 
@@ -57,24 +61,14 @@ choice_enum! {
 /// Blocks of a 2048-byte packet, the unit the isolation defaults are given in.
 const MTU_BLOCKS: u32 = 32;
 
-/// `[fabric.isolation]`: congested-flow isolation (`queues = "nfq_cfq"`).
+/// `[fabric.isolation]`: congested-flow isolation (`queues = "nfq_cfq"` or `"voq_hpq"`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct IsolationConfig {
-    /// Congested-flow queues (and CAM lines) per input pool.
-    pub cfqs: u32,
-    /// A normal queue holding more blocks than this after an arrival declares congestion at
-    /// the output its head packet asks for.
-    pub detect_blocks: u32,
-    /// Which head packet names the tree.
-    pub detection: Detection,
-    /// A congested-flow queue above this many blocks stops its tree's queue upstream...
-    pub stop_blocks: u32,
-    /// ...and lets it go again below this many.
-    pub go_blocks: u32,
+    /// The queues that isolate trees and their thresholds.
+    #[serde(flatten)]
+    pub queues: IsolatingQueues,
     /// Destinations one CAM line may hold.
     pub cam_destinations: u32,
-    /// When a queue tells its upstream neighbour of its tree.
-    pub propagate: Propagate,
     /// Cycles a control message takes beyond the link's latency.
     pub control_delay: u32,
     /// Whether a control message takes a block's time on the link it crosses (otherwise it
@@ -82,19 +76,110 @@ pub struct IsolationConfig {
     pub control_in_band: bool,
 }
 
+/// The queues that isolate congestion trees, by queue scheme.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum IsolatingQueues {
+    /// `nfq_cfq` (FBICM, CCFIT): congested-flow queues beside one normal queue.
+    Cfqs {
+        /// Congested-flow queues (and CAM lines) per input pool.
+        cfqs: u32,
+        /// A normal queue holding more blocks than this after an arrival declares congestion
+        /// at the output its head packet asks for.
+        detect_blocks: u32,
+        /// Which head packet names the tree.
+        detection: Detection,
+        /// A congested-flow queue above this many blocks stops its tree's queue upstream...
+        stop_blocks: u32,
+        /// ...and lets it go again below this many.
+        go_blocks: u32,
+        /// When a queue tells its upstream neighbour of its tree.
+        propagate: Propagate,
+    },
+    /// `voq_hpq` (HFDI, EcoCC): hot-packet queues beside a virtual output queue per output.
+    Hpqs {
+        /// Hot-packet queues per input pool.
+        hpqs: u32,
+        /// A queue above this many blocks: a virtual output queue detects its output as a
+        /// root; a queue that has told upstream stops its tree there (HTh)...
+        high_blocks: u32,
+        /// ...and lets it go below this many, where a root also stops marking (LTh).
+        low_blocks: u32,
+    },
+}
+
 impl IsolationConfig {
     /// Most destinations a CAM line can hold.
     pub const MAX_DESTINATIONS: u32 = 32;
 
-    fn read(s: Section<'_>, units: Option<Units>) -> IsolationConfig {
+    /// Queues per input pool that isolate trees (CFQs or HPQs).
+    pub fn isolating_queues(&self) -> u32 {
+        match self.queues {
+            IsolatingQueues::Cfqs { cfqs, .. } => cfqs,
+            IsolatingQueues::Hpqs { hpqs, .. } => hpqs,
+        }
+    }
+
+    /// The threshold above which a queue stops its tree upstream, and the one below which it
+    /// lets it go.
+    pub fn stop_go(&self) -> (u32, u32) {
+        match self.queues {
+            IsolatingQueues::Cfqs {
+                stop_blocks,
+                go_blocks,
+                ..
+            } => (stop_blocks, go_blocks),
+            IsolatingQueues::Hpqs {
+                high_blocks,
+                low_blocks,
+                ..
+            } => (high_blocks, low_blocks),
+        }
+    }
+
+    fn read(s: Section<'_>, units: Option<Units>, kind: QueueKind) -> IsolationConfig {
+        const CFQ_KEYS: [&str; 6] = [
+            "cfqs",
+            "detect_blocks",
+            "detection",
+            "stop_blocks",
+            "go_blocks",
+            "propagate",
+        ];
+        const HPQ_KEYS: [&str; 3] = ["hpqs", "high_blocks", "low_blocks"];
+        let hpq = kind == QueueKind::VoqHpq;
+        let (others, other_kind) = if hpq {
+            (&CFQ_KEYS[..], "nfq_cfq")
+        } else {
+            (&HPQ_KEYS[..], "voq_hpq")
+        };
+        for &key in others {
+            if s.value(key).is_some() {
+                s.problem(
+                    key,
+                    format!("only applies when fabric.queues = \"{other_kind}\""),
+                );
+            }
+        }
+        let queues = if hpq {
+            IsolatingQueues::Hpqs {
+                hpqs: s.int("hpqs", 2, 1, 8),
+                high_blocks: s.int("high_blocks", 4 * MTU_BLOCKS, 1, 1 << 20),
+                low_blocks: s.int("low_blocks", 2 * MTU_BLOCKS, 0, 1 << 20),
+            }
+        } else {
+            IsolatingQueues::Cfqs {
+                cfqs: s.int("cfqs", 2, 1, 8),
+                detect_blocks: s.int("detect_blocks", 8 * MTU_BLOCKS, 1, 1 << 20),
+                detection: s.choice("detection", Detection::BlockedHead),
+                stop_blocks: s.int("stop_blocks", 10 * MTU_BLOCKS, 1, 1 << 20),
+                go_blocks: s.int("go_blocks", 4 * MTU_BLOCKS, 0, 1 << 20),
+                propagate: s.choice("propagate", Propagate::OnAllocate),
+            }
+        };
         let cfg = IsolationConfig {
-            cfqs: s.int("cfqs", 2, 1, 8),
-            detect_blocks: s.int("detect_blocks", 8 * MTU_BLOCKS, 1, 1 << 20),
-            detection: s.choice("detection", Detection::BlockedHead),
-            stop_blocks: s.int("stop_blocks", 10 * MTU_BLOCKS, 1, 1 << 20),
-            go_blocks: s.int("go_blocks", 4 * MTU_BLOCKS, 0, 1 << 20),
+            queues,
             cam_destinations: s.int("cam_destinations", 8, 1, Self::MAX_DESTINATIONS),
-            propagate: s.choice("propagate", Propagate::OnAllocate),
             control_delay: s.duration(
                 "control_delay",
                 "control_delay_ns",
@@ -104,12 +189,17 @@ impl IsolationConfig {
             ) as u32,
             control_in_band: s.boolean("control_in_band", false),
         };
-        if cfg.go_blocks >= cfg.stop_blocks {
+        let (high, low) = cfg.stop_go();
+        if low >= high {
+            let (high_key, low_key) = if hpq {
+                ("high_blocks", "low_blocks")
+            } else {
+                ("stop_blocks", "go_blocks")
+            };
             s.problem(
-                "go_blocks",
+                low_key,
                 format!(
-                    "must be below stop_blocks ({}): a stopped queue must be able to go again",
-                    cfg.stop_blocks
+                    "must be below {high_key} ({high}): a stopped queue must be able to go again"
                 ),
             );
         }
@@ -150,7 +240,7 @@ pub struct BufferedConfig {
     /// picks on its own, round robin).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub islip_iterations: Option<u32>,
-    /// Congested-flow isolation (`nfq_cfq` only).
+    /// Congested-flow isolation (`nfq_cfq` and `voq_hpq` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub isolation: Option<IsolationConfig>,
     /// Data rate of the fastest links in Gbit/s, which fixes the time unit (`None`: times and
@@ -227,12 +317,15 @@ impl FabricConfig {
                     );
                 }
                 let queue_blocks = s.int("voqnet_queue_blocks", 64, 1, 1 << 20);
-                let isolating = queues == QueueKind::NfqCfq;
+                let isolating = matches!(queues, QueueKind::NfqCfq | QueueKind::VoqHpq);
                 if s.value("isolation").is_some() && !isolating {
-                    s.problem("isolation", "only applies when fabric.queues = \"nfq_cfq\"");
+                    s.problem(
+                        "isolation",
+                        "only applies when fabric.queues = \"nfq_cfq\" or \"voq_hpq\"",
+                    );
                 }
                 let isolation =
-                    isolating.then(|| IsolationConfig::read(s.section("isolation"), units));
+                    isolating.then(|| IsolationConfig::read(s.section("isolation"), units, queues));
                 FabricConfig::Buffered(BufferedConfig {
                     queues,
                     voqnet_queue_blocks: voqnet.then_some(queue_blocks),

@@ -28,7 +28,8 @@ mod units;
 pub use congestion::*;
 pub use error::{ConfigError, ConfigIssue};
 pub use fabric::{
-    BufferedConfig, Detection, FabricConfig, FabricKind, IsolationConfig, Propagate, QueueKind,
+    BufferedConfig, Detection, FabricConfig, FabricKind, IsolatingQueues, IsolationConfig,
+    Propagate, QueueKind,
 };
 pub use flows::{FlowConfig, FlowDst, FlowsConfig, MAX_FLOWS};
 pub use forest::{ForestConfig, ForestPosting};
@@ -372,16 +373,25 @@ impl Config {
             issues.push(
                 "nic.queues".into(),
                 Some(&toml::Value::String(self.nic.queues.name().into())),
-                "fabric.queues = \"nfq_cfq\" needs nic.queues = \"per_destination\" (an \
-                 adapter stops the destinations of a stopped tree, not the others)"
+                "congested-flow isolation (fabric.queues = \"nfq_cfq\" or \"voq_hpq\") needs \
+                 nic.queues = \"per_destination\" (an adapter stops the destinations of a \
+                 stopped tree, not the others)"
                     .to_string(),
             );
         }
         let pool = self.router.vc_buffer_flits;
-        for (key, blocks) in [
-            ("detect_blocks", isolation.detect_blocks),
-            ("stop_blocks", isolation.stop_blocks),
-        ] {
+        let thresholds = match isolation.queues {
+            IsolatingQueues::Cfqs {
+                detect_blocks,
+                stop_blocks,
+                ..
+            } => vec![
+                ("detect_blocks", detect_blocks),
+                ("stop_blocks", stop_blocks),
+            ],
+            IsolatingQueues::Hpqs { high_blocks, .. } => vec![("high_blocks", high_blocks)],
+        };
+        for (key, blocks) in thresholds {
             if blocks >= pool && !issues.touches("router.vc_buffer_flits") {
                 issues.push(
                     format!("fabric.isolation.{key}"),

@@ -15,7 +15,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::config::{Detection, IsolationConfig, Propagate};
+use crate::config::{Detection, IsolatingQueues, IsolationConfig, Propagate};
 use crate::table::Table;
 
 /// At most this many destinations per CAM line.
@@ -115,7 +115,7 @@ pub(super) struct Line {
 }
 
 impl Line {
-    const FREE: Line = Line {
+    pub(super) const FREE: Line = Line {
         claim: Claim::Free,
         dests: DestSet::EMPTY,
         blocks: 0,
@@ -182,7 +182,7 @@ impl Ord for Message {
 /// Counts of what isolation did over a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct IsolationTotals {
-    /// Lines claimed by detection, and by propagation.
+    /// Lines claimed by detection (roots), and by propagation (branches).
     pub(super) root_claims: u64,
     pub(super) branch_claims: u64,
     /// Root lines that became branches of a tree found further downstream.
@@ -198,18 +198,35 @@ pub(super) struct IsolationTotals {
     pub(super) deallocates: u64,
 }
 
+/// When a line tells its upstream neighbour of its tree (Allocate).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Telling {
+    /// As soon as it is claimed (FBICM's and CCFIT's default).
+    OnClaim,
+    /// With its first Stop.
+    WithFirstStop,
+    /// The first time its queue is over the upper threshold; Stop follows (HFDI and EcoCC).
+    FirstPass,
+}
+
 /// Every CAM of the network and the control messages in flight.
 #[derive(Debug)]
 pub(super) struct Cams {
-    /// Lines per input pool.
+    /// Lines per input pool: first those of the normal queues (the virtual output queues of
+    /// `voq_hpq`, which only roots claim; none with `nfq_cfq`), then those owning an isolating
+    /// queue (CFQ or HPQ).
     pub(super) per_pool: usize,
+    pub(super) first_isolating: usize,
+    /// `nfq_cfq`: the normal queue's detection threshold, and whether any head packet names
+    /// a tree (not only one its output holds back).
     pub(super) detect_blocks: u32,
-    /// Whether any head packet names a tree (not only one its output holds back).
     pub(super) any_head: bool,
+    /// A queue above `stop_blocks` stops its tree upstream and lets it go below `go_blocks`
+    /// (`voq_hpq`: HTh and LTh, also the roots' detection thresholds).
     pub(super) stop_blocks: u32,
     pub(super) go_blocks: u32,
     pub(super) max_dests: usize,
-    pub(super) propagate: Propagate,
+    pub(super) telling: Telling,
     pub(super) control_delay: u64,
     pub(super) in_band: bool,
     /// Per input VC slot and line: the line, and the upstream neighbour's copy of it.
@@ -223,29 +240,60 @@ pub(super) struct Cams {
 }
 
 impl Cams {
-    /// CAMs for `slots` input VC slots (none without `settings`).
-    pub(super) fn new(settings: Option<&IsolationConfig>, slots: usize) -> Cams {
-        let d = IsolationConfig {
-            cfqs: 0,
-            detect_blocks: 0,
-            detection: Detection::BlockedHead,
-            stop_blocks: 0,
-            go_blocks: 0,
-            cam_destinations: 1,
-            propagate: Propagate::OnAllocate,
-            control_delay: 0,
-            control_in_band: false,
+    /// CAMs for `slots` input VC slots with `normal_lines` lines of normal queues before the
+    /// isolating ones (none without `settings`).
+    pub(super) fn new(
+        settings: Option<&IsolationConfig>,
+        slots: usize,
+        normal_lines: usize,
+    ) -> Cams {
+        let Some(s) = settings else {
+            return Cams {
+                per_pool: 0,
+                first_isolating: 0,
+                detect_blocks: 0,
+                any_head: false,
+                stop_blocks: 0,
+                go_blocks: 0,
+                max_dests: 0,
+                telling: Telling::OnClaim,
+                control_delay: 0,
+                in_band: false,
+                lines: Table::filled(Line::FREE, 0),
+                copies: Table::filled(Copy::FREE, 0),
+                messages: BinaryHeap::new(),
+                seq: 0,
+                woken_nics: Vec::new(),
+                totals: IsolationTotals::default(),
+            };
         };
-        let s = settings.unwrap_or(&d);
-        let per_pool = s.cfqs as usize;
+        let per_pool = normal_lines + s.isolating_queues() as usize;
+        let (stop_blocks, go_blocks) = s.stop_go();
+        let (detect_blocks, any_head, telling) = match s.queues {
+            IsolatingQueues::Cfqs {
+                detect_blocks,
+                detection,
+                propagate,
+                ..
+            } => (
+                detect_blocks,
+                detection == Detection::Head,
+                match propagate {
+                    Propagate::OnAllocate => Telling::OnClaim,
+                    Propagate::OnStop => Telling::WithFirstStop,
+                },
+            ),
+            IsolatingQueues::Hpqs { high_blocks, .. } => (high_blocks, false, Telling::FirstPass),
+        };
         Cams {
             per_pool,
-            detect_blocks: s.detect_blocks,
-            any_head: s.detection == Detection::Head,
-            stop_blocks: s.stop_blocks,
-            go_blocks: s.go_blocks,
+            first_isolating: normal_lines,
+            detect_blocks,
+            any_head,
+            stop_blocks,
+            go_blocks,
             max_dests: s.cam_destinations as usize,
-            propagate: s.propagate,
+            telling,
             control_delay: u64::from(s.control_delay),
             in_band: s.control_in_band,
             lines: Table::filled(Line::FREE, slots * per_pool),
@@ -263,10 +311,10 @@ impl Cams {
         slot * self.per_pool + line
     }
 
-    /// Blocks in the CFQs of input VC slot `slot`.
+    /// Blocks in the isolating queues of input VC slot `slot`.
     #[inline]
     pub(super) fn cfq_blocks(&self, slot: usize) -> u32 {
-        (0..self.per_pool)
+        (self.first_isolating..self.per_pool)
             .map(|l| self.lines[self.at(slot, l)].blocks)
             .sum()
     }
@@ -323,20 +371,21 @@ impl Cams {
         !self.messages.is_empty()
     }
 
-    /// Lines claimed now, input pools with none free, and copies held upstream.
+    /// Isolating queues claimed now, input pools with none free, and copies held upstream.
     pub(super) fn occupancy(&self) -> (u64, u64, u64) {
         if self.per_pool == 0 {
             return (0, 0, 0);
         }
         let copies = self.copies.iter().filter(|c| c.in_use).count() as u64;
+        let isolating = self.per_pool - self.first_isolating;
         let mut claimed = 0;
         let mut full = 0;
         for slot in 0..self.lines.len() / self.per_pool {
-            let used = (0..self.per_pool)
+            let used = (self.first_isolating..self.per_pool)
                 .filter(|&l| self.lines[self.at(slot, l)].claim != Claim::Free)
                 .count();
             claimed += used as u64;
-            full += u64::from(used == self.per_pool);
+            full += u64::from(used == isolating);
         }
         (claimed, full, copies)
     }
@@ -357,7 +406,17 @@ mod tests {
 
     #[test]
     fn messages_come_out_by_due_cycle_then_in_the_order_sent() {
-        let mut cams = Cams::new(None, 4);
+        let settings = IsolationConfig {
+            queues: IsolatingQueues::Hpqs {
+                hpqs: 2,
+                high_blocks: 128,
+                low_blocks: 64,
+            },
+            cam_destinations: 8,
+            control_delay: 0,
+            control_in_band: false,
+        };
+        let mut cams = Cams::new(Some(&settings), 4, 8);
         cams.post(10, 0, 0, Say::Stop);
         cams.post(5, 1, 0, Say::Go);
         cams.post(10, 2, 0, Say::Deallocate);

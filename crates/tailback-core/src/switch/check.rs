@@ -49,19 +49,26 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         self.check_outputs()
     }
 
-    /// Each CAM line counts exactly the blocks its congested-flow queue holds; a free line has
-    /// an empty queue and has told upstream nothing; every resident of a line's queue goes to
-    /// the line's output.
+    /// Each CAM line counts exactly the blocks its queue holds; a free line has told upstream
+    /// nothing and, unless it is a virtual output queue's, an empty queue; every resident of a
+    /// line's queue goes to the line's output.
     fn check_cams(&self) -> Result<(), String> {
         let cams = &self.cams;
         for slot in 0..self.slots.nic_base as usize {
             for l in 0..cams.per_pool {
                 let line = &cams.lines[cams.at(slot, l)];
-                let queue = self.queues[self.queue_index(slot, 1 + l)];
+                let normal = l < cams.first_isolating;
+                let q = if S::NORMAL_VOQS { l } else { 1 + l };
+                let queue = self.queues[self.queue_index(slot, q)];
+                let out = if normal {
+                    Some(l as u8)
+                } else {
+                    line.claim.out()
+                };
                 let (mut at, mut held) = (queue.head, 0u32);
                 while at != NONE {
                     let r = &self.residents[at as usize];
-                    if line.claim.out() != Some(r.out) {
+                    if out != Some(r.out) {
                         return Err(format!(
                             "input VC slot {slot} CFQ {l} ({:?}) holds a packet for output {}",
                             line.claim, r.out
@@ -76,7 +83,9 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                         line.blocks
                     ));
                 }
-                if line.claim == Claim::Free && (line.told || line.stopping || held > 0) {
+                if line.claim == Claim::Free
+                    && (line.told || line.stopping || (held > 0 && !normal))
+                {
                     return Err(format!(
                         "input VC slot {slot} CAM line {l} is free but {line:?}"
                     ));

@@ -1,21 +1,67 @@
-//! What a buffered switch with congested-flow isolation does (queue scheme
-//! [`NfqCfq`](super::NfqCfq)): queue 0 of each input pool is its normal flow queue (NFQ),
-//! queue `1 + l` the congested-flow queue (CFQ) of CAM line `l` (see [`super::cam`]).
+//! What a buffered switch with congested-flow isolation does. Two layouts of an input pool's
+//! queues (see [`super::cam`] for the lines):
 //!
-//! A routed packet joins the NFQ. When a packet reaches the NFQ's head it is *post-processed*:
-//! if a line matches its destination (or its output's CAM lists the destination and a line is
-//! free to claim for that tree) it moves to that line's CFQ, and the next head is looked at;
-//! otherwise it asks for its output. After every arrival an NFQ over the detection threshold
-//! claims a root line for its head packet's destination. Control messages travel upstream,
-//! one link's latency plus the configured delay, out of band unless configured in band.
+//! - [`NfqCfq`](super::NfqCfq) (FBICM, CCFIT): queue 0 is the normal flow queue (NFQ), queue
+//!   `1 + l` the congested-flow queue (CFQ) of line `l`. After every arrival an NFQ over the
+//!   detection threshold names a root from its head packet and claims a line with a CFQ.
+//! - [`VoqHpq`](super::VoqHpq) (HFDI, EcoCC): queue `o < ports` is the virtual output queue
+//!   (cold-packet queue, CPQ) of output `o` and line `o` its root line, claimed when the CPQ
+//!   passes the upper threshold (its output is certainly the root: exact detection), with no
+//!   queue of its own; queues and lines from `ports` on are hot-packet queues (HPQs).
+//!
+//! A routed packet joins its normal queue. When a packet reaches a normal queue's head it is
+//! *post-processed*: if an isolating line matches its destination (or its output's CAM lists
+//! the destination and such a line is free to claim for that tree) it moves to that line's
+//! queue, and the next head is looked at; otherwise it asks for its output. Control messages
+//! travel upstream, one link's latency plus the configured delay, out of band unless
+//! configured in band.
 
-use super::cam::{Claim, DestSet, Line, Say};
+use std::ops::Range;
+
+use super::cam::{Claim, DestSet, Line, Say, Telling};
 use super::{BufferedSwitches, NONE, Queue, QueueScheme};
-use crate::config::Propagate;
 use crate::fabric::StepContext;
 use crate::hooks::CongestionControl;
 
 impl<S: QueueScheme> BufferedSwitches<S> {
+    /// The normal queue a packet for local output `out` joins.
+    #[inline]
+    fn normal_queue(out: u8) -> usize {
+        if S::NORMAL_VOQS { out as usize } else { 0 }
+    }
+
+    /// Whether queue `q` is a normal queue (the NFQ, or a CPQ).
+    #[inline]
+    pub(super) fn is_normal(&self, q: usize) -> bool {
+        if S::NORMAL_VOQS {
+            q < self.cams.first_isolating
+        } else {
+            q == 0
+        }
+    }
+
+    /// The queue of line `line`.
+    #[inline]
+    fn line_queue(line: usize) -> usize {
+        if S::NORMAL_VOQS { line } else { 1 + line }
+    }
+
+    /// The line of queue `q`, if it has one.
+    #[inline]
+    pub(super) fn queue_line(q: usize) -> Option<usize> {
+        if S::NORMAL_VOQS {
+            Some(q)
+        } else {
+            q.checked_sub(1)
+        }
+    }
+
+    /// The lines that own an isolating queue (CFQ or HPQ).
+    #[inline]
+    fn isolating_lines(&self) -> Range<usize> {
+        self.cams.first_isolating..self.cams.per_pool
+    }
+
     /// The input VC slot downstream of local output `out` for the pool in `slot` (`None`:
     /// the output leads to an adapter or nowhere, which keep no CAM).
     #[inline]
@@ -26,59 +72,72 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             .then(|| down as usize + self.slots.vc(slot))
     }
 
-    /// The routed resident `resident` joins the NFQ of `slot`; an NFQ over the detection
-    /// threshold declares congestion.
+    /// The routed resident `resident` joins its normal queue in `slot`; an NFQ over the
+    /// detection threshold declares congestion, a CPQ over the upper threshold is a root.
     pub(super) fn arrive_isolated<C: CongestionControl>(
         &mut self,
         slot: usize,
         resident: u32,
         cx: &mut StepContext<'_, C>,
     ) {
-        self.residents[resident as usize].queue = 0;
-        let nfq = self.queue_index(slot, 0);
-        let queue = self.queues[nfq];
+        let r = self.residents[resident as usize];
+        let q = Self::normal_queue(r.out);
+        self.residents[resident as usize].queue = q as u32;
+        if S::NORMAL_VOQS {
+            // The CPQ counts for its Port VL as a virtual output queue does, and detects.
+            if C::PORT_VL_EVENTS {
+                self.port_vl_change(slot, r.out, r.blocks, true, cx);
+            }
+            self.grow(slot, q, r.blocks, cx.now);
+            self.cpq_root(slot, q, r.dst, cx.now);
+        }
+        let qi = self.queue_index(slot, q);
+        let queue = self.queues[qi];
         if queue.tail == NONE {
-            self.queues[nfq] = Queue {
+            self.queues[qi] = Queue {
                 head: resident,
                 tail: resident,
             };
-            self.settle_nfq(slot, cx);
+            self.settle(slot, q, cx);
         } else {
             self.residents[queue.tail as usize].next = resident;
-            self.queues[nfq].tail = resident;
+            self.queues[qi].tail = resident;
         }
-        if self.pools[slot] - self.cams.cfq_blocks(slot) > self.cams.detect_blocks {
+        if !S::NORMAL_VOQS
+            && self.pools[slot] - self.cams.cfq_blocks(slot) > self.cams.detect_blocks
+        {
             self.detect(slot, cx);
         }
     }
 
-    /// Post-processes the head of the NFQ of `slot`: moves it to a CFQ while a line matches
-    /// it, and lets the first head that stays ask for its output.
-    pub(super) fn settle_nfq<C: CongestionControl>(
+    /// Post-processes the head of normal queue `q` of `slot`: moves it to an isolating queue
+    /// while a line matches it, and lets the first head that stays ask for its output.
+    pub(super) fn settle<C: CongestionControl>(
         &mut self,
         slot: usize,
+        q: usize,
         cx: &mut StepContext<'_, C>,
     ) {
         loop {
-            let head = self.queues[self.queue_index(slot, 0)].head;
+            let head = self.queues[self.queue_index(slot, q)].head;
             if head == NONE {
                 return;
             }
             match self.matching_line(slot, head, cx) {
-                Some(line) => self.move_to_cfq(slot, line, cx),
+                Some(line) => self.isolate_head(slot, q, line, cx),
                 None => {
                     let out = self.residents[head as usize].out;
-                    self.make_ready(slot, 0, out);
+                    self.make_ready(slot, q, out);
                     return;
                 }
             }
         }
     }
 
-    /// The line of `slot` whose CFQ the resident belongs in: one whose tree lists its
-    /// destination, or a free one claimed for the tree of its output's CAM that does. A root
-    /// line whose destinations the output's CAM lists becomes a branch of that tree: the root
-    /// is further downstream.
+    /// The isolating line of `slot` whose queue the resident belongs in: one whose tree lists
+    /// its destination, or a free one claimed for the tree of its output's CAM that does. With
+    /// `nfq_cfq`, a root line whose destinations the output's CAM lists becomes a branch of
+    /// that tree: the root is further downstream.
     fn matching_line<C: CongestionControl>(
         &mut self,
         slot: usize,
@@ -96,7 +155,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             })
         });
         let mut free = None;
-        for l in 0..cams.per_pool {
+        for l in self.isolating_lines() {
             let line = &cams.lines[cams.at(slot, l)];
             match line.claim {
                 Claim::Free => free = free.or(Some(l)),
@@ -134,15 +193,16 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             line: tree as u8,
         };
         self.cams.totals.branch_claims += 1;
-        if self.cams.propagate == Propagate::OnAllocate {
+        if self.cams.telling == Telling::OnClaim {
             self.tell_tree(slot, l, cx.now);
         }
         Some(l)
     }
 
-    /// Root line `line` of `slot` joins the tree of line `tree` of its output's CAM: it no
-    /// longer counts towards its output's congestion (its packets not yet started leave the
-    /// Port VL's count), follows that tree's Stop and Go, and tells upstream of the tree.
+    /// Root line `line` of `slot` (with its own CFQ) joins the tree of line `tree` of its
+    /// output's CAM: it no longer counts towards its output's congestion (its packets not yet
+    /// started leave the Port VL's count), follows that tree's Stop and Go, and tells upstream
+    /// of the tree.
     fn root_to_branch<C: CongestionControl>(
         &mut self,
         slot: usize,
@@ -155,7 +215,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             return;
         };
         if C::PORT_VL_EVENTS {
-            let q = 1 + line;
+            let q = Self::line_queue(line);
             let head = self.queues[self.queue_index(slot, q)].head;
             let mut waiting = self.cams.lines[i].blocks;
             if head != NONE && !self.is_listed(slot, q, out) {
@@ -188,60 +248,112 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         false
     }
 
-    /// Moves the head of the NFQ of `slot` to the CFQ of line `line`.
-    fn move_to_cfq<C: CongestionControl>(
+    /// Moves the head of normal queue `from` of `slot` to the queue of isolating line `line`.
+    fn isolate_head<C: CongestionControl>(
         &mut self,
         slot: usize,
+        from: usize,
         line: usize,
         cx: &mut StepContext<'_, C>,
     ) {
-        let nfq = self.queue_index(slot, 0);
-        let resident = self.queues[nfq].head;
+        let fi = self.queue_index(slot, from);
+        let resident = self.queues[fi].head;
         let r = self.residents[resident as usize];
-        self.queues[nfq].head = r.next;
+        self.queues[fi].head = r.next;
         if r.next == NONE {
-            self.queues[nfq].tail = NONE;
+            self.queues[fi].tail = NONE;
         }
-        let q = 1 + line;
+        let q = Self::line_queue(line);
         let r = &mut self.residents[resident as usize];
         r.next = NONE;
         r.queue = q as u32;
         let (out, blocks) = (r.out, r.blocks);
         let qi = self.queue_index(slot, q);
-        let cfq = self.queues[qi];
-        if cfq.tail == NONE {
+        let to = self.queues[qi];
+        if to.tail == NONE {
             self.queues[qi] = Queue {
                 head: resident,
                 tail: resident,
             };
             self.make_ready(slot, q, out);
         } else {
-            self.residents[cfq.tail as usize].next = resident;
+            self.residents[to.tail as usize].next = resident;
             self.queues[qi].tail = resident;
         }
+        if S::NORMAL_VOQS {
+            // It leaves its CPQ (and the Port VL's count) for an HPQ.
+            if C::PORT_VL_EVENTS {
+                self.port_vl_change(slot, out, blocks, false, cx);
+            }
+            self.shrink(slot, from, blocks, cx.now);
+        } else if C::PORT_VL_EVENTS
+            && matches!(
+                self.cams.lines[self.cams.at(slot, line)].claim,
+                Claim::Root { .. }
+            )
+        {
+            self.port_vl_change(slot, out, blocks, true, cx);
+        }
+        self.grow(slot, line, blocks, cx.now);
+    }
+
+    /// The queue of line `line` of `slot` took `blocks` more: a queue over the upper threshold
+    /// stops its tree upstream (telling upstream first if it has not; with `voq_hpq`, the
+    /// first time over only tells, and a Stop follows at the next arrival still over).
+    fn grow(&mut self, slot: usize, line: usize, blocks: u32, now: u64) {
         let i = self.cams.at(slot, line);
         self.cams.lines[i].blocks += blocks;
         let l = self.cams.lines[i];
-        let most = &mut self.cams.totals.max_cfq_blocks;
-        *most = (*most).max(l.blocks);
-        if C::PORT_VL_EVENTS && matches!(l.claim, Claim::Root { .. }) {
-            self.port_vl_change(slot, out, blocks, true, cx);
+        if line >= self.cams.first_isolating {
+            let most = &mut self.cams.totals.max_cfq_blocks;
+            *most = (*most).max(l.blocks);
         }
-        if l.blocks > self.cams.stop_blocks && !l.stopping {
+        if l.claim == Claim::Free || l.stopping || l.blocks <= self.cams.stop_blocks {
+            return;
+        }
+        if self.cams.telling == Telling::FirstPass && !l.told {
+            // Told at the first pass; a Stop follows if it is still over at the next arrival.
+            self.tell_tree(slot, line, now);
+        } else {
             if !l.told {
-                self.tell_tree(slot, line, cx.now);
+                self.tell_tree(slot, line, now);
             }
-            self.send(slot, line, Say::Stop, cx.now);
+            self.send(slot, line, Say::Stop, now);
             self.cams.lines[i].stopping = true;
+        }
+    }
+
+    /// CPQ `q` of `slot` took a packet for `dst`: over the upper threshold without a line, its
+    /// output is a root (exact detection): the line is claimed for `dst` and upstream told at
+    /// once; a root line takes in the destinations of later packets while it has room.
+    fn cpq_root(&mut self, slot: usize, q: usize, dst: u32, now: u64) {
+        let i = self.cams.at(slot, q);
+        let l = self.cams.lines[i];
+        match l.claim {
+            Claim::Free if l.blocks > self.cams.stop_blocks => {
+                self.cams.lines[i] = Line {
+                    claim: Claim::Root { out: q as u8 },
+                    dests: DestSet::of(dst),
+                    ..l
+                };
+                self.cams.totals.root_claims += 1;
+                self.tell_tree(slot, q, now);
+            }
+            Claim::Root { .. } if !l.dests.contains(dst) && l.dests.len() < self.cams.max_dests => {
+                self.cams.lines[i].dests.insert(dst);
+                if l.told {
+                    self.tell_tree(slot, q, now);
+                }
+            }
+            _ => {}
         }
     }
 
     /// The NFQ of `slot` is over the detection threshold: if its head packet is held back by
     /// its output (busy, or without credits for it; any head with `detection = "head"`), its
-    /// destination is taken as a tree
-    /// rooted at that output, and joins the root line of that output (while it has room for
-    /// another destination) or claims a free one. The head then moves to that line's CFQ.
-    /// Nothing happens while the head is being sent.
+    /// destination is taken as a tree rooted at that output, and joins the root line of that
+    /// output (while it has room for another destination) or claims a free one. The head then
+    /// moves to that line's CFQ. Nothing happens while the head is being sent.
     fn detect<C: CongestionControl>(&mut self, slot: usize, cx: &mut StepContext<'_, C>) {
         let head = self.queues[self.queue_index(slot, 0)].head;
         if head == NONE {
@@ -252,7 +364,9 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             return;
         }
         let cams = &self.cams;
-        let lines = (0..cams.per_pool).map(|l| (l, &cams.lines[cams.at(slot, l)]));
+        let lines = self
+            .isolating_lines()
+            .map(|l| (l, &cams.lines[cams.at(slot, l)]));
         let grow = lines.clone().find(|(_, line)| {
             line.claim == Claim::Root { out: r.out } && line.dests.len() < cams.max_dests
         });
@@ -274,7 +388,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 ..self.cams.lines[i]
             };
             self.cams.totals.root_claims += 1;
-            if self.cams.propagate == Propagate::OnAllocate {
+            if self.cams.telling == Telling::OnClaim {
                 self.tell_tree(slot, line, cx.now);
             }
         } else {
@@ -283,7 +397,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 self.tell_tree(slot, line, cx.now);
             }
         }
-        self.settle_nfq(slot, cx);
+        self.settle(slot, 0, cx);
     }
 
     /// Whether local output `out` of the switch of input VC slot `slot` holds back a packet of
@@ -331,10 +445,10 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         true
     }
 
-    /// The last block of a packet of `blocks` blocks has left the CFQ of line `line` of
-    /// `slot`: below Go the tree goes again upstream; an empty CFQ that is not stopped frees
-    /// its line.
-    pub(super) fn cfq_left(&mut self, slot: usize, line: usize, blocks: u32, now: u64) {
+    /// `blocks` blocks left the queue of line `line` of `slot` (their last block left, or
+    /// they moved on to an HPQ): below the lower threshold the tree goes again upstream; a
+    /// claimed line whose queue is empty and not stopped is freed.
+    pub(super) fn shrink(&mut self, slot: usize, line: usize, blocks: u32, now: u64) {
         let i = self.cams.at(slot, line);
         self.cams.lines[i].blocks -= blocks;
         let l = self.cams.lines[i];
@@ -345,12 +459,13 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         self.release_if_drained(slot, line, now);
     }
 
-    /// Frees line `line` of `slot` if its CFQ is empty and not stopped, telling upstream if it
-    /// had been told of the tree.
+    /// Frees line `line` of `slot` if it is claimed and its queue is empty and not stopped,
+    /// telling upstream if it had been told of the tree.
     fn release_if_drained(&mut self, slot: usize, line: usize, now: u64) {
         let i = self.cams.at(slot, line);
         let l = self.cams.lines[i];
-        if l.claim == Claim::Free || self.queues[self.queue_index(slot, 1 + line)].head != NONE {
+        let q = Self::line_queue(line);
+        if l.claim == Claim::Free || self.queues[self.queue_index(slot, q)].head != NONE {
             return;
         }
         if let Some(down) = l.claim.out().and_then(|out| self.downstream_of(slot, out))
@@ -361,13 +476,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         if l.told {
             self.send(slot, line, Say::Deallocate, now);
         }
-        self.cams.lines[i] = Line {
-            claim: Claim::Free,
-            dests: DestSet::EMPTY,
-            blocks: 0,
-            told: false,
-            stopping: false,
-        };
+        self.cams.lines[i] = Line::FREE;
     }
 
     /// Tells upstream the destinations of line `line` of `slot` (its own for a root line, its
@@ -410,8 +519,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
 
     /// Delivers the control messages due now to the copies upstream.
     pub(super) fn deliver_control<C: CongestionControl>(&mut self, cx: &mut StepContext<'_, C>) {
-        let now = cx.now;
-        while let Some(m) = self.cams.next_due(now) {
+        while let Some(m) = self.cams.next_due(cx.now) {
             let (slot, line) = (m.slot as usize, m.line as usize);
             let i = self.cams.at(slot, line);
             let copy = &mut self.cams.copies[i];
@@ -467,7 +575,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         };
         for port in first..self.first_port[router + 1] as usize {
             let slot = self.slots.port_vc(port, vl);
-            for l in 0..self.cams.per_pool {
+            for l in self.isolating_lines() {
                 let i = self.cams.at(slot, l);
                 let claim = self.cams.lines[i].claim;
                 if let Say::Allocate(set) = say
@@ -507,22 +615,28 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     /// (`down`: the input VC slot its output leads to).
     #[inline]
     pub(super) fn queue_stopped(&self, slot: usize, q: usize, down: usize) -> bool {
-        q != 0
-            && self.slots.is_router(down)
-            && self
-                .cams
-                .is_stopped(&self.cams.lines[self.cams.at(slot, q - 1)], down)
+        self.slots.is_router(down)
+            && Self::queue_line(q).is_some_and(|l| {
+                self.cams
+                    .is_stopped(&self.cams.lines[self.cams.at(slot, l)], down)
+            })
     }
 
-    /// Whether queue `q` of `slot` counts for its Port VL (with isolation only root CFQs do:
-    /// they decide whether the output is congested).
+    /// Whether queue `q` of `slot` counts for its Port VL: every queue without isolation;
+    /// with `nfq_cfq` only root CFQs (they decide whether the output is congested), with
+    /// `voq_hpq` only the CPQs.
     #[inline]
     pub(super) fn counts_for_port_vl(&self, slot: usize, q: usize) -> bool {
-        !S::ISOLATION
-            || (q != 0
+        if !S::ISOLATION {
+            true
+        } else if S::NORMAL_VOQS {
+            self.is_normal(q)
+        } else {
+            q != 0
                 && matches!(
                     self.cams.lines[self.cams.at(slot, q - 1)].claim,
                     Claim::Root { .. }
-                ))
+                )
+        }
     }
 }

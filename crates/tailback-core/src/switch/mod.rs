@@ -32,7 +32,7 @@ mod isolate;
 mod queues;
 mod step;
 
-pub(crate) use queues::{Fifo, NfqCfq, QueueScheme, Voq, VoqNet};
+pub(crate) use queues::{Fifo, NfqCfq, QueueScheme, Voq, VoqHpq, VoqNet};
 
 use cam::Cams;
 
@@ -291,8 +291,13 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             woken: BitSet::new(topo_ports.len()),
             sending: Calendar::new(SENDING_HORIZON),
             cams: Cams::new(
-                settings.isolation.as_ref(),
-                if S::ISOLATION { n_slots } else { 0 },
+                settings.isolation.as_ref().filter(|_| S::ISOLATION),
+                n_slots,
+                if S::NORMAL_VOQS {
+                    topology.max_ports()
+                } else {
+                    0
+                },
             ),
             scheme: PhantomData,
         }

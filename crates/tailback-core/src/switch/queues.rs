@@ -18,6 +18,10 @@ pub(crate) trait QueueScheme {
     /// `switch::isolate`).
     const ISOLATION: bool = false;
 
+    /// With isolation: whether the normal queues are virtual output queues (HFDI, EcoCC)
+    /// rather than one normal queue (FBICM, CCFIT).
+    const NORMAL_VOQS: bool = false;
+
     /// Queues per input pool on switches of at most `ports` ports in a network of `nodes`
     /// nodes, with the switches' `settings`.
     fn queues(ports: usize, nodes: usize, settings: &BufferedConfig) -> usize;
@@ -90,11 +94,41 @@ impl QueueScheme for NfqCfq {
 
     #[inline]
     fn queues(_ports: usize, _nodes: usize, settings: &BufferedConfig) -> usize {
-        1 + settings.isolation.as_ref().map_or(0, |i| i.cfqs as usize)
+        1 + isolating_queues(settings)
     }
 
     #[inline(always)]
     fn queue_of(_out: u8, _dst: u32) -> usize {
         0
     }
+}
+
+/// A virtual output queue per output (a cold-packet queue, CPQ) and `isolation.hpqs` hot-packet
+/// queues (HFDI; EcoCC with InfiniBand congestion control): a CPQ over the upper threshold
+/// makes its output a root, and packets for trees propagated from downstream move from the
+/// CPQ heads to hot-packet queues.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct VoqHpq;
+
+impl QueueScheme for VoqHpq {
+    const ISOLATION: bool = true;
+    const NORMAL_VOQS: bool = true;
+
+    #[inline]
+    fn queues(ports: usize, _nodes: usize, settings: &BufferedConfig) -> usize {
+        ports + isolating_queues(settings)
+    }
+
+    #[inline(always)]
+    fn queue_of(out: u8, _dst: u32) -> usize {
+        out as usize
+    }
+}
+
+/// The isolating queues (CFQs or HPQs) per input pool the settings ask for.
+fn isolating_queues(settings: &BufferedConfig) -> usize {
+    settings
+        .isolation
+        .as_ref()
+        .map_or(0, |i| i.isolating_queues() as usize)
 }

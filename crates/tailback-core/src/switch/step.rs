@@ -559,14 +559,20 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         self.queues[qi].head = r.next;
         if r.next == NONE {
             self.queues[qi].tail = NONE;
-        } else if S::ISOLATION && q == 0 {
-            self.settle_nfq(from, cx);
-        } else {
-            let next_out = self.residents[r.next as usize].out;
-            self.make_ready(from, q, next_out);
         }
-        if S::ISOLATION && q != 0 {
-            self.cfq_left(from, q - 1, r.blocks, cx.now);
+        // The queue's line counts the packet until now (before its next head may move on).
+        if S::ISOLATION
+            && let Some(line) = Self::queue_line(q)
+        {
+            self.shrink(from, line, r.blocks, cx.now);
+        }
+        if r.next != NONE {
+            if S::ISOLATION && self.is_normal(q) {
+                self.settle(from, q, cx);
+            } else {
+                let next_out = self.residents[r.next as usize].out;
+                self.make_ready(from, q, next_out);
+            }
         }
         self.residents.remove(resident);
         let reading = &mut self.ports[in_port].reading;
