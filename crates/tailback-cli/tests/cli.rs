@@ -257,14 +257,17 @@ fn check_describes_the_network_and_its_bounds() {
     assert_eq!(json["workload_pattern"], true);
 }
 
+/// The 648-node tree's forest configuration.
+const FOREST: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../experiments/infiniband/forest.toml"
+);
+
 /// A workload without a destination pattern of its own (here a forest) says the channel-load
 /// rows are for uniform traffic.
 #[test]
 fn check_says_which_traffic_its_bounds_are_for() {
-    let forest = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../experiments/infiniband/forest.toml"
-    );
+    let forest = FOREST;
     let json = stdout_json(
         &tailback()
             .args(["check", forest, "--format", "json"])
@@ -285,10 +288,7 @@ fn check_says_which_traffic_its_bounds_are_for() {
 /// line has 16 + 8 x 10 CAM cells and 35 SRAM cells.
 #[test]
 fn check_sizes_the_cam_of_isolating_switches() {
-    let forest = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../experiments/infiniband/forest.toml"
-    );
+    let forest = FOREST;
     let json = stdout_json(
         &tailback()
             .args(["check", forest, "--format", "json"])

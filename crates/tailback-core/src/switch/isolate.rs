@@ -19,7 +19,7 @@
 use std::ops::Range;
 
 use super::cam::{Claim, DestSet, Line, Say, Telling};
-use super::{BufferedSwitches, NONE, Queue, QueueScheme};
+use super::{BufferedSwitches, NONE, QueueScheme};
 use crate::fabric::StepContext;
 use crate::hooks::CongestionControl;
 
@@ -82,7 +82,6 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     ) {
         let r = self.residents[resident as usize];
         let q = Self::normal_queue(r.out);
-        self.residents[resident as usize].queue = q as u32;
         if S::NORMAL_VOQS {
             // The CPQ counts for its Port VL as a virtual output queue does, and detects.
             if C::PORT_VL_EVENTS {
@@ -91,17 +90,8 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             self.grow(slot, q, r.blocks, cx.now);
             self.cpq_root(slot, q, r.dst, cx.now);
         }
-        let qi = self.queue_index(slot, q);
-        let queue = self.queues[qi];
-        if queue.tail == NONE {
-            self.queues[qi] = Queue {
-                head: resident,
-                tail: resident,
-            };
+        if self.append(slot, q, resident) {
             self.settle(slot, q, cx);
-        } else {
-            self.residents[queue.tail as usize].next = resident;
-            self.queues[qi].tail = resident;
         }
         if !S::NORMAL_VOQS
             && self.pools[slot] - self.cams.cfq_blocks(slot) > self.cams.detect_blocks
@@ -264,21 +254,9 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             self.queues[fi].tail = NONE;
         }
         let q = Self::line_queue(line);
-        let r = &mut self.residents[resident as usize];
-        r.next = NONE;
-        r.queue = q as u32;
         let (out, blocks) = (r.out, r.blocks);
-        let qi = self.queue_index(slot, q);
-        let to = self.queues[qi];
-        if to.tail == NONE {
-            self.queues[qi] = Queue {
-                head: resident,
-                tail: resident,
-            };
+        if self.append(slot, q, resident) {
             self.make_ready(slot, q, out);
-        } else {
-            self.residents[to.tail as usize].next = resident;
-            self.queues[qi].tail = resident;
         }
         if S::NORMAL_VOQS {
             // It leaves its CPQ (and the Port VL's count) for an HPQ.

@@ -155,7 +155,17 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     fn enqueue(&mut self, slot: usize, resident: u32) {
         let r = self.residents[resident as usize];
         let q = S::queue_of(r.out, r.dst);
-        self.residents[resident as usize].queue = q as u32;
+        if self.append(slot, q, resident) {
+            self.make_ready(slot, q, r.out);
+        }
+    }
+
+    /// Appends resident `resident` to queue `q` of `slot` (as its last, with no next);
+    /// returns whether the queue was empty (it is now the head).
+    pub(super) fn append(&mut self, slot: usize, q: usize, resident: u32) -> bool {
+        let r = &mut self.residents[resident as usize];
+        r.queue = q as u32;
+        r.next = NONE;
         let qi = self.queue_index(slot, q);
         let queue = self.queues[qi];
         if queue.tail == NONE {
@@ -163,10 +173,11 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 head: resident,
                 tail: resident,
             };
-            self.make_ready(slot, q, r.out);
+            true
         } else {
             self.residents[queue.tail as usize].next = resident;
             self.queues[qi].tail = resident;
+            false
         }
     }
 
