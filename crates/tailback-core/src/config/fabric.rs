@@ -244,8 +244,8 @@ pub struct BufferedConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub isolation: Option<IsolationConfig>,
     /// Data rate of the fastest links in Gbit/s, which fixes the time unit (`None`: times and
-    /// rates in cycles and blocks only).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// rates in cycles and blocks only). Written as its key, `link`.
+    #[serde(rename = "link", skip_serializing_if = "Option::is_none")]
     pub link_gbps: Option<f64>,
 }
 

@@ -43,10 +43,12 @@ pub struct FlowConfig {
     pub src: u32,
     /// Destination node, or `"uniform"`.
     pub dst: FlowDst,
-    /// Cycle of the first message.
+    /// Cycle of the first message (written as its key, `start_cycle`).
+    #[serde(rename = "start_cycle")]
     pub start: u64,
-    /// No message is created from this cycle on (`None`: never stops).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// No message is created from this cycle on (`None`: never stops; written as
+    /// `stop_cycle`).
+    #[serde(rename = "stop_cycle", skip_serializing_if = "Option::is_none")]
     pub stop: Option<u64>,
     /// Flits per cycle offered (`None`: the source's injection cap, `nic.inject_rate`, or its
     /// link's rate: as fast as allowed).
