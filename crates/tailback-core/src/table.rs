@@ -32,6 +32,13 @@ impl<T> Table<T> {
     }
 }
 
+impl<T> Default for Table<T> {
+    /// An empty table.
+    fn default() -> Table<T> {
+        Table(Box::default())
+    }
+}
+
 impl<T> From<Vec<T>> for Table<T> {
     fn from(values: Vec<T>) -> Table<T> {
         Table(values.into_boxed_slice())

@@ -1,16 +1,18 @@
-//! The state of congested-flow isolation (FBICM, and CCFIT with throttling): per input pool a
-//! few CAM lines, each owning a congested-flow queue (CFQ) for one congestion tree; the
-//! upstream neighbour's copy of each line (a line of its output-port CAM, or of the adapter's
-//! CAM); and the control messages that keep the copies in step.
+//! The state of congested-flow isolation (FBICM and CCFIT; HFDI and EcoCC): per input pool a
+//! few CAM lines, each naming one congestion tree by its destinations (isolating lines own a
+//! congested-flow or hot-packet queue; with `voq_hpq` each virtual output queue also has a
+//! line, which only a root claims); the upstream neighbour's copy of each line (a line of its
+//! output-port CAM, or of the adapter's CAM); and the control messages that keep the copies
+//! in step.
 //!
-//! A line is claimed in one of two ways. *Detection*: a normal flow queue (NFQ) over its
-//! threshold claims a line for the destination of its head packet, whose output is the tree's
-//! root (a *root* line). *Propagation*: a packet at the head of an NFQ whose output's CAM
-//! (the copy of a downstream line) lists its destination claims a line tied to that copy (a
-//! *branch* line). Packets whose destination a line matches move from the NFQ head into its
-//! CFQ, so they no longer block the NFQ. A CFQ passing the Stop threshold stops the queues of
-//! its tree upstream (Stop), below Go lets them go (Go); a line whose CFQ is empty and not
-//! stopped is released, and tells upstream (Deallocate) if it had told it of the tree.
+//! A line is claimed in one of two ways. *Detection*: a normal queue names its output a root
+//! (a *root* line). *Propagation*: a packet at the head of a normal queue whose output's CAM
+//! (the copy of a downstream line) lists its destination claims an isolating line tied to
+//! that copy (a *branch* line). Packets whose destination a line matches move from the
+//! normal queue's head into its queue, so they no longer block it. A queue over the Stop
+//! threshold stops its tree upstream (Stop), below Go lets it go (Go); a line whose queue is
+//! empty and not stopped is released, and tells upstream (Deallocate) if it had told it of
+//! the tree.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -100,13 +102,14 @@ impl Claim {
     }
 }
 
-/// A CAM line of an input pool and its CFQ.
+/// A CAM line of an input pool and its queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Line {
     pub(super) claim: Claim,
     /// A root or orphaned line's destinations.
     pub(super) dests: DestSet,
-    /// Blocks in the CFQ, from a packet's move in until its last block leaves.
+    /// Blocks in its queue, from a packet's arrival (or move in) until its last block leaves
+    /// (or it moves on).
     pub(super) blocks: u32,
     /// Whether upstream has been told of the tree (an Allocate sent), and whether it is
     /// stopped (a Stop sent, no Go since).
@@ -127,14 +130,14 @@ impl Line {
 /// The upstream neighbour's copy of a line: a line of an output port's CAM, or of the CAM of
 /// the adapter that feeds the input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Copy {
+pub(super) struct LineCopy {
     pub(super) in_use: bool,
     pub(super) stopped: bool,
     pub(super) dests: DestSet,
 }
 
-impl Copy {
-    const FREE: Copy = Copy {
+impl LineCopy {
+    const FREE: LineCopy = LineCopy {
         in_use: false,
         stopped: false,
         dests: DestSet::EMPTY,
@@ -187,9 +190,10 @@ pub(super) struct IsolationTotals {
     pub(super) branch_claims: u64,
     /// Root lines that became branches of a tree found further downstream.
     pub(super) root_merges: u64,
-    /// Claims that found every line of the input pool taken (the packet stayed in the NFQ).
+    /// Claims that found every isolating line of the input pool taken (the packet stayed in
+    /// its normal queue).
     pub(super) claims_refused: u64,
-    /// The most blocks a CFQ held.
+    /// The most blocks an isolating queue held.
     pub(super) max_cfq_blocks: u32,
     /// Control messages sent, by kind.
     pub(super) allocates: u64,
@@ -199,9 +203,10 @@ pub(super) struct IsolationTotals {
 }
 
 /// When a line tells its upstream neighbour of its tree (Allocate).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) enum Telling {
     /// As soon as it is claimed (FBICM's and CCFIT's default).
+    #[default]
     OnClaim,
     /// With its first Stop.
     WithFirstStop,
@@ -209,8 +214,8 @@ pub(super) enum Telling {
     FirstPass,
 }
 
-/// Every CAM of the network and the control messages in flight.
-#[derive(Debug)]
+/// Every CAM of the network and the control messages in flight (none by default).
+#[derive(Debug, Default)]
 pub(super) struct Cams {
     /// Lines per input pool: first those of the normal queues (the virtual output queues of
     /// `voq_hpq`, which only roots claim; none with `nfq_cfq`), then those owning an isolating
@@ -231,7 +236,7 @@ pub(super) struct Cams {
     pub(super) in_band: bool,
     /// Per input VC slot and line: the line, and the upstream neighbour's copy of it.
     pub(super) lines: Table<Line>,
-    pub(super) copies: Table<Copy>,
+    pub(super) copies: Table<LineCopy>,
     messages: BinaryHeap<Reverse<Message>>,
     seq: u64,
     /// Adapters (their VC slots) that a Go or Deallocate may have made able to send.
@@ -248,24 +253,7 @@ impl Cams {
         normal_lines: usize,
     ) -> Cams {
         let Some(s) = settings else {
-            return Cams {
-                per_pool: 0,
-                first_isolating: 0,
-                detect_blocks: 0,
-                any_head: false,
-                stop_blocks: 0,
-                go_blocks: 0,
-                max_dests: 0,
-                telling: Telling::OnClaim,
-                control_delay: 0,
-                in_band: false,
-                lines: Table::filled(Line::FREE, 0),
-                copies: Table::filled(Copy::FREE, 0),
-                messages: BinaryHeap::new(),
-                seq: 0,
-                woken_nics: Vec::new(),
-                totals: IsolationTotals::default(),
-            };
+            return Cams::default();
         };
         let per_pool = normal_lines + s.isolating_queues() as usize;
         let (stop_blocks, go_blocks) = s.stop_go();
@@ -297,11 +285,8 @@ impl Cams {
             control_delay: u64::from(s.control_delay),
             in_band: s.control_in_band,
             lines: Table::filled(Line::FREE, slots * per_pool),
-            copies: Table::filled(Copy::FREE, slots * per_pool),
-            messages: BinaryHeap::new(),
-            seq: 0,
-            woken_nics: Vec::new(),
-            totals: IsolationTotals::default(),
+            copies: Table::filled(LineCopy::FREE, slots * per_pool),
+            ..Cams::default()
         }
     }
 
@@ -313,7 +298,7 @@ impl Cams {
 
     /// Blocks in the isolating queues of input VC slot `slot`.
     #[inline]
-    pub(super) fn cfq_blocks(&self, slot: usize) -> u32 {
+    pub(super) fn isolating_blocks(&self, slot: usize) -> u32 {
         (self.first_isolating..self.per_pool)
             .map(|l| self.lines[self.at(slot, l)].blocks)
             .sum()

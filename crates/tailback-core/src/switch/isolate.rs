@@ -94,7 +94,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             self.settle(slot, q, cx);
         }
         if !S::NORMAL_VOQS
-            && self.pools[slot] - self.cams.cfq_blocks(slot) > self.cams.detect_blocks
+            && self.pools[slot] - self.cams.isolating_blocks(slot) > self.cams.detect_blocks
         {
             self.detect(slot, cx);
         }
@@ -208,7 +208,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             let q = Self::line_queue(line);
             let head = self.queues[self.queue_index(slot, q)].head;
             let mut waiting = self.cams.lines[i].blocks;
-            if head != NONE && !self.is_listed(slot, q, out) {
+            if head != NONE && self.listed_after(slot, q, out).is_none() {
                 // The head is being sent: it left the count when it started.
                 waiting -= self.residents[head as usize].blocks;
             }
@@ -226,16 +226,18 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         }
     }
 
-    /// Whether queue `q` of `slot` is in the ready list of local output `out`.
-    fn is_listed(&self, slot: usize, q: usize, out: u8) -> bool {
-        let mut at = self.ready[slot * self.max_ports + out as usize].head;
+    /// Where queue `q` of `slot` is in the ready list of local output `out`: the queue before
+    /// it ([`NONE`]: it is first), or `None` if it is not listed (its head is being sent).
+    fn listed_after(&self, slot: usize, q: usize, out: u8) -> Option<u32> {
+        let (mut prev, mut at) = (NONE, self.ready[slot * self.max_ports + out as usize].head);
         while at != NONE {
             if at as usize == q {
-                return true;
+                return Some(prev);
             }
+            prev = at;
             at = self.ready_next[self.queue_index(slot, at as usize)];
         }
-        false
+        None
     }
 
     /// Moves the head of normal queue `from` of `slot` to the queue of isolating line `line`.
@@ -309,19 +311,10 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let l = self.cams.lines[i];
         match l.claim {
             Claim::Free if l.blocks > self.cams.stop_blocks => {
-                self.cams.lines[i] = Line {
-                    claim: Claim::Root { out: q as u8 },
-                    dests: DestSet::of(dst),
-                    ..l
-                };
-                self.cams.totals.root_claims += 1;
-                self.tell_tree(slot, q, now);
+                self.claim_root(slot, q, q as u8, dst, now);
             }
             Claim::Root { .. } if !l.dests.contains(dst) && l.dests.len() < self.cams.max_dests => {
-                self.cams.lines[i].dests.insert(dst);
-                if l.told {
-                    self.tell_tree(slot, q, now);
-                }
+                self.add_destination(slot, q, dst, now);
             }
             _ => {}
         }
@@ -358,24 +351,37 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         if !self.unready(slot, 0, r.out) {
             return;
         }
-        let i = self.cams.at(slot, line);
         if claim {
-            self.cams.lines[i] = Line {
-                claim: Claim::Root { out: r.out },
-                dests: DestSet::of(r.dst),
-                ..self.cams.lines[i]
-            };
-            self.cams.totals.root_claims += 1;
-            if self.cams.telling == Telling::OnClaim {
-                self.tell_tree(slot, line, cx.now);
-            }
+            self.claim_root(slot, line, r.out, r.dst, cx.now);
         } else {
-            self.cams.lines[i].dests.insert(r.dst);
-            if self.cams.lines[i].told {
-                self.tell_tree(slot, line, cx.now);
-            }
+            self.add_destination(slot, line, r.dst, cx.now);
         }
         self.settle(slot, 0, cx);
+    }
+
+    /// Line `line` of `slot` becomes the root line of local output `out` for `dst`, and tells
+    /// upstream unless the scheme waits for its first Stop (a CPQ's claim is its first pass).
+    fn claim_root(&mut self, slot: usize, line: usize, out: u8, dst: u32, now: u64) {
+        let i = self.cams.at(slot, line);
+        self.cams.lines[i] = Line {
+            claim: Claim::Root { out },
+            dests: DestSet::of(dst),
+            ..self.cams.lines[i]
+        };
+        self.cams.totals.root_claims += 1;
+        if self.cams.telling != Telling::WithFirstStop {
+            self.tell_tree(slot, line, now);
+        }
+    }
+
+    /// Root line `line` of `slot` takes in `dst` (the caller checks there is room), and tells
+    /// upstream of its grown tree if it had told it of the tree.
+    fn add_destination(&mut self, slot: usize, line: usize, dst: u32, now: u64) {
+        let i = self.cams.at(slot, line);
+        self.cams.lines[i].dests.insert(dst);
+        if self.cams.lines[i].told {
+            self.tell_tree(slot, line, now);
+        }
     }
 
     /// Whether local output `out` of the switch of input VC slot `slot` holds back a packet of
@@ -390,36 +396,10 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     /// Takes queue `q` of `slot` out of the ready list of local output `out`; `false` if it
     /// was not there (its head is being sent).
     fn unready(&mut self, slot: usize, q: usize, out: u8) -> bool {
-        let ri = slot * self.max_ports + out as usize;
-        let (mut prev, mut at) = (NONE, self.ready[ri].head);
-        while at != NONE && at as usize != q {
-            prev = at;
-            at = self.ready_next[self.queue_index(slot, at as usize)];
-        }
-        if at == NONE {
+        let Some(prev) = self.listed_after(slot, q, out) else {
             return false;
-        }
-        let next = self.ready_next[self.queue_index(slot, q)];
-        if prev == NONE {
-            self.ready[ri].head = next;
-        } else {
-            let before = self.queue_index(slot, prev as usize);
-            self.ready_next[before] = next;
-        }
-        if self.ready[ri].tail == q as u32 {
-            self.ready[ri].tail = prev;
-        }
-        if self.ready[ri].head == NONE {
-            let in_port = self.slots.owner(slot);
-            let vl = self.slots.vc(slot);
-            let first = self.ports[in_port].first as usize;
-            let o = first + out as usize;
-            let out_slot = self.slots.port_vc(o, vl);
-            self.requests[out_slot] &= !(1 << (in_port - first));
-            if self.requests[out_slot] == 0 {
-                self.ports[o].requested_vls &= !(1 << vl);
-            }
-        }
+        };
+        self.unlink(slot, out, prev, q as u32);
         true
     }
 
@@ -610,11 +590,12 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         } else if S::NORMAL_VOQS {
             self.is_normal(q)
         } else {
-            q != 0
-                && matches!(
-                    self.cams.lines[self.cams.at(slot, q - 1)].claim,
+            Self::queue_line(q).is_some_and(|l| {
+                matches!(
+                    self.cams.lines[self.cams.at(slot, l)].claim,
                     Claim::Root { .. }
                 )
+            })
         }
     }
 }

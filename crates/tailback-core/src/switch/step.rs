@@ -349,21 +349,8 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let in_port = first + local;
         let in_slot = self.slots.port_vc(in_port, vl);
         let qi = self.queue_index(in_slot, queue as usize);
-        let ri = in_slot * self.max_ports + (out - first);
-        let next = self.ready_next[qi];
-        if prev == NONE {
-            self.ready[ri].head = next;
-        } else {
-            let before = self.queue_index(in_slot, prev as usize);
-            self.ready_next[before] = next;
-        }
-        if self.ready[ri].tail == queue {
-            self.ready[ri].tail = prev;
-        }
+        self.unlink(in_slot, (out - first) as u8, prev, queue);
         let out_slot = self.slots.port_vc(out, vl);
-        if self.ready[ri].head == NONE {
-            self.requests[out_slot] &= !(1 << local);
-        }
         let head = self.queues[qi].head;
         let downstream = port.downstream as usize + vl;
         if S::OWN_ROOM && self.slots.is_router(downstream) {
@@ -371,9 +358,6 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             self.reserved[downstream * self.nodes + r.dst as usize] += r.blocks;
         }
         let port = &mut self.ports[out];
-        if self.requests[out_slot] == 0 {
-            port.requested_vls &= !(1 << vl);
-        }
         if move_pointers {
             self.grant_ptr[out_slot] = local as u8;
             port.vl_ptr = vl as u8;
@@ -381,6 +365,35 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         port.stream = head;
         port.stream_from = in_slot as u32;
         self.ports[in_port].reading += 1;
+    }
+
+    /// Takes queue `q`, which follows `prev` ([`NONE`]: first), out of the ready list of the
+    /// pool in input VC slot `slot` for local output `out`; a list left empty withdraws the
+    /// input's request for the output (and the output's for the lane, once no input asks).
+    #[inline(always)]
+    pub(super) fn unlink(&mut self, slot: usize, out: u8, prev: u32, q: u32) {
+        let ri = slot * self.max_ports + out as usize;
+        let next = self.ready_next[self.queue_index(slot, q as usize)];
+        if prev == NONE {
+            self.ready[ri].head = next;
+        } else {
+            let before = self.queue_index(slot, prev as usize);
+            self.ready_next[before] = next;
+        }
+        if self.ready[ri].tail == q {
+            self.ready[ri].tail = prev;
+        }
+        if self.ready[ri].head == NONE {
+            let in_port = self.slots.owner(slot);
+            let vl = self.slots.vc(slot);
+            let first = self.ports[in_port].first as usize;
+            let o = first + out as usize;
+            let out_slot = self.slots.port_vc(o, vl);
+            self.requests[out_slot] &= !(1 << (in_port - first));
+            if self.requests[out_slot] == 0 {
+                self.ports[o].requested_vls &= !(1 << vl);
+            }
+        }
     }
 
     /// iSLIP over the idle outputs `outs` of one switch (single read port): in each iteration

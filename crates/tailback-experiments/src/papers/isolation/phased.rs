@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use tailback_core::stats::RunReport;
 use tailback_plot::{Series, YScale};
 
+use super::super::infiniband_cc::report;
 use super::{SCHEMES, Scheme, line, mean};
 use crate::grid::Grid;
 use crate::{Context, Error, Job, Result};
@@ -87,12 +88,7 @@ impl Case {
         for scheme in &SCHEMES {
             let runs = seeds
                 .iter()
-                .map(|&seed| {
-                    let name = self.run_id(scheme.id, seed);
-                    reports
-                        .get(&name)
-                        .ok_or_else(|| Error::Input(format!("the run `{name}` is missing")))
-                })
+                .map(|&seed| report(reports, &self.run_id(scheme.id, seed)))
                 .collect::<Result<Vec<_>>>()?;
             by_scheme.insert(
                 scheme.id,
@@ -118,11 +114,7 @@ impl Case {
         for scheme in &SCHEMES {
             let mut values = Vec::new();
             for &seed in &seeds {
-                let name = self.run_id(scheme.id, seed);
-                let report = reports
-                    .get(&name)
-                    .ok_or_else(|| Error::Input(format!("the run `{name}` is missing")))?;
-                let rows = &report.series;
+                let rows = &report(reports, &self.run_id(scheme.id, seed))?.series;
                 let (first, end) = ((last - 1) * per_phase + per_phase / 2, last * per_phase);
                 let part: Vec<f64> = rows[first.min(rows.len())..end.min(rows.len())]
                     .iter()

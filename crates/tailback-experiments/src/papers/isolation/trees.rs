@@ -11,9 +11,10 @@ use std::path::PathBuf;
 use tailback_core::stats::RunReport;
 use tailback_plot::{Series, YScale};
 
+use super::super::infiniband_cc::{report, sd};
 use super::{SCHEMES, line, mean};
 use crate::grid::Grid;
-use crate::{Comparison, Context, Error, Job, Outcome, Result};
+use crate::{Comparison, Context, Job, Outcome, Result};
 
 /// Nodes of the 4-ary 3-tree, and nodes per first-level switch.
 const NODES: u32 = 64;
@@ -107,8 +108,17 @@ pub(super) fn jobs(grid: &Grid) -> Result<Vec<Job>> {
 
 /// Mean normalised throughput over the windows `from..until` of `report`'s time series.
 fn judged(report: &RunReport, from: usize, until: usize) -> f64 {
-    let delivered: Vec<f64> = report.series.iter().map(|r| r.delivered).collect();
-    mean(&delivered[from.min(delivered.len())..until.min(delivered.len())])
+    mean(judged_windows(&delivered(report), from, until))
+}
+
+/// A run's normalised throughput per window.
+fn delivered(report: &RunReport) -> Vec<f64> {
+    report.series.iter().map(|r| r.delivered).collect()
+}
+
+/// Windows `from..until` of `values` (those there are).
+fn judged_windows(values: &[f64], from: usize, until: usize) -> &[f64] {
+    &values[from.min(values.len())..until.min(values.len())]
 }
 
 /// One scheme's throughput with some number of trees, over its seeds.
@@ -143,17 +153,10 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         for scheme in &SCHEMES {
             let mut runs = Vec::new();
             for &seed in &seeds {
-                let name = id(trees, scheme.id, seed);
-                let report = reports
-                    .get(&name)
-                    .ok_or_else(|| Error::Input(format!("the run `{name}` is missing")))?;
-                let delivered: Vec<f64> = report.series.iter().map(|r| r.delivered).collect();
-                let part = &delivered[from.min(delivered.len())..until.min(delivered.len())];
-                let judged = judged(report, from, until);
-                let swing = (part.iter().map(|x| (x - judged).powi(2)).sum::<f64>()
-                    / part.len().max(1) as f64)
-                    .sqrt()
-                    / judged.max(1e-9);
+                let delivered = delivered(report(&reports, &id(trees, scheme.id, seed))?);
+                let part = judged_windows(&delivered, from, until);
+                let judged = mean(part);
+                let swing = sd(part) / judged.max(1e-9);
                 table.push_str(&format!(
                     "{trees},{},{seed},{judged:.4},{swing:.4}\n",
                     scheme.id
@@ -188,11 +191,11 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
             let runs = seeds
                 .iter()
                 .map(|&seed| {
-                    let name = reading_id(&reading, scheme, seed);
-                    let report = reports
-                        .get(&name)
-                        .ok_or_else(|| Error::Input(format!("the run `{name}` is missing")))?;
-                    let value = judged(report, from, until);
+                    let value = judged(
+                        report(&reports, &reading_id(&reading, scheme, seed))?,
+                        from,
+                        until,
+                    );
                     table.push_str(&format!("{trees},{scheme}-{reading},{seed},{value:.4},\n"));
                     Ok(value)
                 })
