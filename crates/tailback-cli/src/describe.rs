@@ -342,6 +342,15 @@ pub fn summary_table(s: &RunSummary) -> String {
             ),
         ));
     }
+    if let (Some(done), None) = (s.trace_done_cycles, s.duration_cycles) {
+        let time = s.units.map_or_else(String::new, |u| {
+            format!(" ({:.1} µs)", done as f64 * u.cycle_ns / 1000.0)
+        });
+        rows.push((
+            "trace done",
+            format!("all its packets in {done} cycles{time}"),
+        ));
+    }
     if !s.mechanism_counts.is_empty() {
         let counts: Vec<String> = s
             .mechanism_counts

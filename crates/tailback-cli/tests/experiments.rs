@@ -413,3 +413,71 @@ fn the_isolation_experiments_compare_five_schemes_and_draw_each() {
     assert_eq!(table.lines().count(), 1 + 2 * 5, "{table}");
     assert!(out.join("fig8-t1.png").is_file() && out.join("trees-series.csv").is_file());
 }
+
+#[test]
+fn the_ecocc_experiments_judge_every_case_and_write_their_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let ids = |summary: &Value| -> Vec<String> {
+        summary["comparisons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                c["id"]
+                    .as_str()
+                    .expect("every comparison has an id")
+                    .to_string()
+            })
+            .collect()
+    };
+    // --quick: 64 nodes, patterns #1 and #2, one seed.
+    let out = dir.path().join("fig7");
+    let summary = run_quick("ecocc-fig7", &out);
+    let listed = ids(&summary);
+    for id in [
+        "fig7-n3-p1-isolation",
+        "fig7-n3-p1-order",
+        "fig7-n3-p2-order",
+        "fig7-n3-p2-hpqs",
+    ] {
+        assert!(
+            listed.iter().any(|l| l == id),
+            "{id} missing from {listed:?}"
+        );
+    }
+    let table = std::fs::read_to_string(out.join("fig7.csv")).unwrap();
+    assert_eq!(table.lines().count(), 1 + 2 * 5, "{table}");
+    assert!(out.join("fig7-n3-p2.png").is_file() && out.join("hpqs-n3.svg").is_file());
+    // Table 3: both switches' gains over the four rows, and their orderings.
+    let out = dir.path().join("table3");
+    let summary = run_quick("ecocc-table3", &out);
+    let listed = ids(&summary);
+    for id in [
+        "table3-spread-n3-ecocc-over-1vl",
+        "table3-spread-n3-ecocc-over-voqnet",
+        "table3-spread-n3-ccfit-over-fbicm",
+        "table3-spread-n3-voq-order",
+        "table3-spread-n3-single-order",
+    ] {
+        assert!(
+            listed.iter().any(|l| l == id),
+            "{id} missing from {listed:?}"
+        );
+    }
+    let gains = std::fs::read_to_string(out.join("table3-gains.csv")).unwrap();
+    assert_eq!(gains.lines().count(), 1 + 2 * 4, "{gains}");
+    // The traces: the stand-ins written as traces, every application and scenario judged.
+    let out = dir.path().join("traces");
+    let summary = run_quick("ecocc-traces", &out);
+    assert_eq!(ids(&summary).len(), 3 * 3);
+    for app in ["mpifft", "beff-natring", "ptrans"] {
+        let trace = std::fs::read_to_string(out.join(format!("{app}.trace"))).unwrap();
+        assert!(trace.contains("\n# synthetic stand-in"), "{app}");
+    }
+    let times = std::fs::read_to_string(out.join("fig8.csv")).unwrap();
+    assert_eq!(times.lines().count(), 1 + 3 * 3 * 5, "{times}");
+    // Alone, every scheme finishes the stand-ins.
+    for line in times.lines().filter(|l| l.contains(",sc1,")) {
+        assert!(!line.contains(",,"), "{line}");
+    }
+}

@@ -170,6 +170,7 @@ impl Outbox {
                 message_rest: 0,
                 header: bits,
                 control: true,
+                traced: false,
             },
         });
     }

@@ -43,6 +43,8 @@ pub struct Packet {
     pub header: u32,
     /// A mechanism's control packet ([`Outbox`](crate::hooks::Outbox)).
     pub control: bool,
+    /// Replayed from a packet trace (`traffic.trace_file`).
+    pub traced: bool,
     alive: bool,
 }
 
@@ -71,6 +73,7 @@ impl Packet {
             network,
             header: 0,
             control: false,
+            traced: false,
             alive: true,
         }
     }

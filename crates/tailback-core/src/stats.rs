@@ -101,6 +101,10 @@ pub struct RunSummary {
     /// (absent if the run was cut off first).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_cycles: Option<u64>,
+    /// A trace replayed beside flows (or alone): cycles from the start until its last packet
+    /// was delivered (absent while any of its packets was undelivered at the end of the run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_done_cycles: Option<u64>,
     /// Ramp load: the offered load (flits/node/cycle) at which smoothed throughput fell below
     /// the ideal line by `traffic.ramp_drop` (absent if it never did).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -309,6 +313,8 @@ pub(crate) struct Collector {
     pub(crate) refused_packets: u64,
     /// Flits delivered per flow (with `record.flows`).
     pub(crate) flows: Option<FlowLog>,
+    /// Packets of the replayed trace: in it, delivered, and the cycle after the last delivery.
+    traced: (u64, u64, u64),
 }
 
 impl Collector {
@@ -339,7 +345,24 @@ impl Collector {
             refused_packets: 0,
             created_flits: 0,
             flows: None,
+            traced: (0, 0, 0),
         }
+    }
+
+    /// The run replays a trace of `packets` packets.
+    pub(crate) fn expect_traced(&mut self, packets: u64) {
+        self.traced.0 = packets;
+    }
+
+    /// Whether the run replays a trace.
+    pub(crate) fn replays_trace(&self) -> bool {
+        self.traced.0 > 0
+    }
+
+    /// Whether every packet of the replayed trace has arrived.
+    #[inline]
+    pub(crate) fn trace_done(&self) -> bool {
+        self.traced.1 == self.traced.0
     }
 
     /// Whether cycle `t` lies in the measurement window.
@@ -394,6 +417,10 @@ impl Collector {
     /// A packet reached its destination (its handler starts, with a processor model).
     pub(crate) fn on_delivered(&mut self, packet: &Packet, now: u64) {
         self.delivered_packets += 1;
+        if packet.traced {
+            self.traced.1 += 1;
+            self.traced.2 = now + 1;
+        }
         if packet.network == LogicalNetwork::Request {
             self.pending[packet.dst as usize] -= 1;
             let in_window = self.in_window(now);
@@ -557,6 +584,7 @@ impl Collector {
             flit_hops: 0,
             deadlock_recoveries: 0,
             duration_cycles: None,
+            trace_done_cycles: (self.replays_trace() && self.trace_done()).then_some(self.traced.2),
             critical_load: None,
             wall_seconds: 0.0,
             node_cycles_per_second: 0.0,
@@ -589,6 +617,7 @@ mod tests {
                     message_rest: 0,
                     header: 0,
                     control: false,
+                    traced: false,
                 },
                 true,
             );

@@ -129,3 +129,88 @@ fn bad_traces_are_refused_naming_the_file_and_line() {
         "{error}"
     );
 }
+
+/// A 4-ary 2-tree of buffered switches at 40 Gbit/s where nodes 8-11 send to node 0 as fast as
+/// they may for the first 100 µs, with `trace` (a path) replayed beside them; the window is
+/// `measure` (`measure_us = ...` or `measure_cycles = ...`).
+fn beside_flows(trace: Option<&Path>, measure: &str) -> Spec {
+    let trace = trace.map_or(String::new(), |p| {
+        format!("trace_file = {:?}\n", p.display().to_string())
+    });
+    config(&format!(
+        "[topology]\nkind = \"kary_ntree\"\nk = 4\nn = 2\n\
+         [router]\nvcs = 1\nvc_buffer_flits = 512\nswitching = \"virtual_cut_through\"\n\
+         [fabric]\nkind = \"buffered\"\nlink = 40.0\nqueues = \"fifo\"\n\
+         [nic]\nqueues = \"per_destination\"\n\
+         [traffic]\nprocess = \"flows\"\npacket_flits = 32\nmessage_flits = 32\n{trace}\
+         flows = [{{ src = 8, dst = 0, stop_us = 100 }}, {{ src = 9, dst = 0, stop_us = 100 }}, \
+         {{ src = 10, dst = 0, stop_us = 100 }}, {{ src = 11, dst = 0, stop_us = 100 }}]\n\
+         [sim]\nwarmup_cycles = 0\n{measure}\ndrain_cycles_max = 0\n\
+         [record]\nflows = true\n"
+    ))
+}
+
+#[test]
+fn a_trace_beside_flows_adds_exactly_its_packets_and_ends_the_run_when_it_is_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("app.trace");
+    // Node 4 sends 40 packets to node 1 (behind the hot node's switch), one every 100 cycles.
+    let lines: String = (0..40).map(|i| format!("{} 4 1 32\n", 100 * i)).collect();
+    std::fs::write(&path, lines).unwrap();
+    let mixed = tailback_core::run(&beside_flows(Some(&path), "measure_us = 1000")).unwrap();
+    // The run ends as the trace's last packet arrives: after it was created (cycle 3,900),
+    // well before the window's end (78,125 cycles).
+    let done = mixed.summary.trace_done_cycles.expect("the trace finished");
+    assert!((3900..78_125).contains(&done), "{done}");
+    assert_eq!(mixed.summary.cycles, done);
+    // Every trace packet arrived.
+    let pair = mixed
+        .flows
+        .iter()
+        .find(|f| (f.src, f.dst) == (4, 1))
+        .unwrap();
+    let delivered = pair.accepted * done as f64;
+    assert!((delivered - 1280.0).abs() < 1e-6, "{delivered}");
+    // The flows' sources are untouched: over the same cycles, the trace adds exactly its
+    // 40 x 32 flits to the offer.
+    let alone =
+        tailback_core::run(&beside_flows(None, &format!("measure_cycles = {done}"))).unwrap();
+    assert_eq!(alone.summary.trace_done_cycles, None);
+    let offered = |r: &tailback_core::stats::RunReport| r.summary.offered * 16.0 * done as f64;
+    let added = offered(&mixed) - offered(&alone);
+    assert!((added - 1280.0).abs() < 1e-6, "{added}");
+    // A run cut off before the trace's last packet arrives reports no completion.
+    let cut = tailback_core::run(&beside_flows(Some(&path), "measure_us = 20")).unwrap();
+    assert_eq!(cut.summary.trace_done_cycles, None);
+    // Replays report it too (the same as their duration).
+    let replayed = tailback_core::run(&replay(&path, "[sim]\ndrain_cycles_max = 20000")).unwrap();
+    assert_eq!(
+        replayed.summary.trace_done_cycles,
+        replayed.summary.duration_cycles
+    );
+}
+
+#[test]
+fn a_trace_applies_only_to_replays_and_flows() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("app.trace");
+    std::fs::write(&path, "0 1 2 8\n").unwrap();
+    let text = format!(
+        "[traffic]\nprocess = \"bernoulli\"\ntrace_file = {:?}\n",
+        path.display().to_string()
+    );
+    let error = Spec::from_toml_str(&text, "<test>")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("traffic.trace_file") && error.contains("beside \"flows\""),
+        "{error}"
+    );
+    let text = "[traffic]\nprocess = \"flows\"\nflows = [{ src = 0, dst = 1 }]\n\
+                trace_time_scale = 2.0\n";
+    let error = Spec::from_toml_str(text, "<test>").unwrap_err().to_string();
+    assert!(
+        error.contains("traffic.trace_time_scale") && error.contains("trace_file"),
+        "{error}"
+    );
+}

@@ -64,6 +64,10 @@ pub struct FlowsConfig {
     /// Flits per message; a message is sent as packets of `traffic.packet_flits` flits (the
     /// last one shorter when it does not divide).
     pub message_flits: u32,
+    /// A packet trace replayed beside the flows (`trace_file`, `trace_time_scale`; written
+    /// with the traffic section's keys).
+    #[serde(skip)]
+    pub trace: Option<super::TraceReplay>,
 }
 
 /// Most flows a run may have.
@@ -115,6 +119,7 @@ impl FlowsConfig {
         FlowsConfig {
             flows,
             message_flits,
+            trace: None,
         }
     }
 }

@@ -298,6 +298,7 @@ impl Serialize for TrafficConfig {
         };
         let trace = match &self.process {
             ProcessConfig::Trace(trace) => Some(trace),
+            ProcessConfig::Flows(flows) => flows.trace.as_ref(),
             _ => None,
         };
         let flows = match &self.process {
@@ -652,7 +653,11 @@ fn read_process_settings(
             file: trace_file.unwrap_or_default(),
             time_scale,
         }),
-        ProcessKind::Flows => ProcessConfig::Flows(FlowsConfig::read(s, packet_flits, units)),
+        ProcessKind::Flows => {
+            let mut flows = FlowsConfig::read(s, packet_flits, units);
+            flows.trace = trace_file.map(|file| TraceReplay { file, time_scale });
+            ProcessConfig::Flows(flows)
+        }
         ProcessKind::Forest => ProcessConfig::Forest(ForestConfig::read(
             s.section("forest"),
             super::flows::read_message(s, 2 * packet_flits),
@@ -661,20 +666,28 @@ fn read_process_settings(
     }
 }
 
-/// Reads `trace_file` (required with `process = "trace"`, refused otherwise); the file must
-/// exist.
+/// Reads `trace_file` (required with `process = "trace"`, optional beside `"flows"`, refused
+/// otherwise); the file must exist.
 fn read_trace_file(s: &Section<'_>, process: ProcessKind) -> Option<String> {
-    let replay = process == ProcessKind::Trace;
-    if !replay {
+    if !matches!(process, ProcessKind::Trace | ProcessKind::Flows) {
         for key in ["trace_file", "trace_time_scale"] {
             if s.has(key) {
-                s.problem(key, "only applies when traffic.process = \"trace\"");
+                s.problem(
+                    key,
+                    "only applies when traffic.process = \"trace\" (or beside \"flows\")",
+                );
             }
         }
         s.value("trace_file");
         return None;
     }
     match s.value("trace_file") {
+        None if process == ProcessKind::Flows => {
+            if s.has("trace_time_scale") {
+                s.problem("trace_time_scale", "only applies with a trace_file");
+            }
+            None
+        }
         None => {
             s.problem(
                 "trace_file",

@@ -799,6 +799,7 @@ impl NicSet {
             );
             packet.header = offered.header;
             packet.control = offered.control;
+            packet.traced = offered.traced;
             cx.stats.on_injected(&packet);
             let slot = cx.packets.insert(packet);
             let (mut hook, control) = cx.hook();

@@ -98,6 +98,7 @@ mod tests {
             message_rest: 0,
             header: 0,
             control: false,
+            traced: false,
         }
     }
 

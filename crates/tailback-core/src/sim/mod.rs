@@ -167,12 +167,19 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         let routing = Routing::new(&cfg.routing, &topology, cfg.router.network_vcs());
         let control = make(&topology, &routing);
         let mut workload = Workload::new(&cfg.traffic, topology.addresses(), cfg.seed);
+        let mut traced = 0;
         match &cfg.traffic.process {
             ProcessConfig::Trace(trace) => {
                 let records = load_trace(cfg, &trace.file, topology.node_count())?;
+                traced = records.len() as u64;
                 workload = workload.replaying(&records, trace.time_scale);
             }
             ProcessConfig::Flows(flows) => {
+                if let Some(trace) = &flows.trace {
+                    let records = load_trace(cfg, &trace.file, topology.node_count())?;
+                    traced = records.len() as u64;
+                    workload = workload.replaying(&records, trace.time_scale);
+                }
                 workload =
                     workload.flowing(flows, cfg.seed, |node| node_rate(&topology, cfg, node));
             }
@@ -248,6 +255,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             .collect();
         let (window_start, window_end) = measurement_window(cfg);
         let mut stats = Collector::new(topology.node_count(), window_start, window_end);
+        stats.expect_traced(traced);
         if cfg.record.flows {
             stats.flows = Some(crate::stats::FlowLog::new(cfg.record.series_window));
         }
@@ -403,6 +411,16 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         }
     }
 
+    /// Runs until cycle `end` or until the replayed trace's last packet has arrived.
+    fn run_until_trace_done(&mut self, end: u64) {
+        while self.now < end && !self.stats.trace_done() {
+            self.skip_idle(end);
+            if self.now < end {
+                self.step();
+            }
+        }
+    }
+
     /// Runs the configured methodology and reports on the measured packets: warm-up,
     /// measurement and drain; a collective until every packet is delivered; or a ramp to its
     /// top load.
@@ -447,7 +465,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         // bulk-synchronous runs at the window's end.
         let until_delivered = process.until_delivered();
         let drain = self.config.sim.drain_cycles_max;
-        let drain_end = match process {
+        let mut drain_end = match process {
             ProcessKind::Ramp | ProcessKind::Bsp => window_end,
             ProcessKind::Trace => self.last_creation().saturating_add(drain).max(1),
             _ if until_delivered => drain.max(1),
@@ -457,9 +475,20 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             // All packets are created in cycle 0; then wait for the last delivery.
             self.step();
         } else if !until_delivered {
-            while self.now < window_end {
-                self.run_until(window_end.min(self.now.saturating_add(every)));
+            // A trace beside flows ends the run when its last packet arrives.
+            let beside = process == ProcessKind::Flows && self.stats.replays_trace();
+            while self.now < window_end && !(beside && self.stats.trace_done()) {
+                let end = window_end.min(self.now.saturating_add(every));
+                if beside {
+                    self.run_until_trace_done(end);
+                } else {
+                    self.run_until(end);
+                }
                 observer(&self.progress());
+            }
+            if self.now < window_end {
+                self.stats.close_window(self.now);
+                drain_end = self.now;
             }
         }
         while (self.stats.measured_outstanding > 0 || !self.workload_finished())
@@ -602,6 +631,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             message_rest: 0,
             header: 0,
             control: false,
+            traced: false,
         };
         match (network, &mut self.processors) {
             // The application's packets go through the processor when there is one.

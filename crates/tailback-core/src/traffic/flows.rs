@@ -127,6 +127,7 @@ impl FlowSources {
             message_rest: flow.left.div_ceil(self.packet_flits),
             header: 0,
             control: false,
+            traced: false,
         };
         if flow.left == 0 {
             flow.left = self.message_flits;
@@ -162,6 +163,7 @@ mod tests {
                 },
             ],
             message_flits: 40,
+            trace: None,
         };
         let mut sources = FlowSources::new(&cfg, 3, 32, 1, |_| 0.25);
         let mut taken = Vec::new();
@@ -198,6 +200,7 @@ mod tests {
                 rate: Some(1.0),
             }],
             message_flits: 64,
+            trace: None,
         };
         let mut sources = FlowSources::new(&cfg, 5, 32, 7, |_| 1.0);
         let mut counts = [0u32; 5];

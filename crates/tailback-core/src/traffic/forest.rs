@@ -254,6 +254,7 @@ impl ForestSources {
             message_rest: left.div_ceil(self.packet_flits),
             header: 0,
             control: false,
+            traced: false,
         };
         if *left == 0 {
             n.message = None;

@@ -125,6 +125,8 @@ pub struct Offered {
     pub header: u32,
     /// Sent by a mechanism ([`Outbox`](crate::hooks::Outbox)), not by the workload.
     pub control: bool,
+    /// Replayed from a packet trace (`traffic.trace_file`).
+    pub traced: bool,
 }
 
 /// One phase of the schedule, as the sources run it.
@@ -292,8 +294,9 @@ impl Workload {
         Some(self.phases.partition_point(|p| p.offset <= within) - 1)
     }
 
-    /// Replays `records` (sorted by creation time) instead of generating packets, each created
-    /// at its trace time times `time_scale` (rounded).
+    /// Replays `records` (sorted by creation time) instead of generating packets (or beside
+    /// [`flowing`](Self::flowing)'s flows), each created at its trace time times `time_scale`
+    /// (rounded).
     pub fn replaying(mut self, records: &[TraceRecord], time_scale: f64) -> Workload {
         let mut per_node = vec![VecDeque::new(); self.sources.len()];
         for r in records {
@@ -305,6 +308,7 @@ impl Workload {
                 message_rest: 0,
                 header: 0,
                 control: false,
+                traced: true,
             });
         }
         self.replay = Some(per_node);
@@ -362,15 +366,19 @@ impl Workload {
     /// Creation time of `node`'s next packet ([`NEVER`] if none).
     #[inline]
     pub fn next_time(&self, node: usize) -> u64 {
+        let replayed = match &self.replay {
+            Some(queues) => queues[node].front().map_or(NEVER, |p| p.created),
+            None => NEVER,
+        };
         if let Some(flows) = &self.flows {
-            return flows.next_time(node);
+            return flows.next_time(node).min(replayed);
         }
         if let Some(forest) = &self.forest {
             return forest.next_time(node);
         }
         match &self.replay {
             None => self.sources[node].next,
-            Some(queues) => queues[node].front().map_or(NEVER, |p| p.created),
+            Some(_) => replayed,
         }
     }
 
@@ -399,13 +407,21 @@ impl Workload {
     /// Takes `node`'s next packet and draws the one after it. The packet's destination follows
     /// the pattern of the phase it is created in.
     pub fn take(&mut self, node: usize) -> Offered {
+        if let Some(queues) = &mut self.replay {
+            let replayed = queues[node].front().map_or(NEVER, |p| p.created);
+            // Beside flows, the trace's packet goes first when it is due no later.
+            if self
+                .flows
+                .as_ref()
+                .is_none_or(|f| replayed <= f.next_time(node))
+            {
+                return queues[node]
+                    .pop_front()
+                    .expect("take is called only for a node with a next packet");
+            }
+        }
         if let Some(flows) = &mut self.flows {
             return flows.take(node);
-        }
-        if let Some(queues) = &mut self.replay {
-            return queues[node]
-                .pop_front()
-                .expect("take is called only for a node with a next packet");
         }
         let Workload {
             patterns,
@@ -425,6 +441,7 @@ impl Workload {
             message_rest: 0,
             header: 0,
             control: false,
+            traced: false,
         };
         if source.next != NEVER {
             let from = source.next + 1;

@@ -242,6 +242,7 @@ impl Plan {
             message_rest: state.message_left,
             header: 0,
             control: false,
+            traced: false,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! One module per paper: its experiments, the analysis of their runs and their plots.
 
+mod ecocc;
 mod entropy;
 mod forests;
 mod infiniband;
@@ -21,5 +22,6 @@ pub fn all() -> Vec<Experiment> {
     all.extend(infiniband_cc::experiments());
     all.extend(forests::experiments());
     all.extend(isolation::experiments());
+    all.extend(ecocc::experiments());
     all
 }

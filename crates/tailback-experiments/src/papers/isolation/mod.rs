@@ -19,10 +19,12 @@ mod fairness;
 mod phased;
 mod trees;
 
-use tailback_plot::{Point, Series};
+use std::path::PathBuf;
 
-use crate::Experiment;
+use tailback_plot::{Point, Series, YScale};
+
 use crate::grid::Folder;
+use crate::{Context, Experiment, Result};
 
 pub(super) static FOLDER: Folder = Folder {
     path: "experiments/isolation",
@@ -67,25 +69,39 @@ const THROTTLING: [&str; 10] = [
     "router.vcs=2",
 ];
 
-/// A technique Paper V compares.
+/// A technique Paper V (or Paper VI) compares.
 pub(super) struct Scheme {
     /// Its id in run names and files.
     pub(super) id: &'static str,
     /// Its name in the paper.
     pub(super) name: &'static str,
-    /// Whether it throttles (InfiniBand congestion control).
-    throttles: bool,
     /// Its fabric settings.
     fabric: &'static [&'static str],
+    /// Its InfiniBand congestion control settings (none: it does not throttle).
+    throttling: &'static [&'static str],
 }
 
 impl Scheme {
+    /// The technique `id` (`name` in the paper) with these fabric and throttling settings.
+    pub(super) const fn new(
+        id: &'static str,
+        name: &'static str,
+        fabric: &'static [&'static str],
+        throttling: &'static [&'static str],
+    ) -> Scheme {
+        Scheme {
+            id,
+            name,
+            fabric,
+            throttling,
+        }
+    }
+
     /// Its settings.
     pub(super) fn settings(&self) -> Vec<String> {
-        let throttling = if self.throttles { &THROTTLING[..] } else { &[] };
         self.fabric
             .iter()
-            .chain(throttling)
+            .chain(self.throttling)
             .map(|s| s.to_string())
             .collect()
     }
@@ -93,41 +109,24 @@ impl Scheme {
 
 /// The five techniques, weakest expected first.
 pub(super) const SCHEMES: [Scheme; 5] = [
-    Scheme {
-        id: "1q",
-        name: "1Q",
-        throttles: false,
-        fabric: &["fabric.queues=\"fifo\""],
-    },
-    Scheme {
-        id: "ith",
-        name: "ITh",
-        throttles: true,
-        fabric: &["fabric.queues=\"voq\""],
-    },
-    Scheme {
-        id: "fbicm",
-        name: "FBICM",
-        throttles: false,
-        fabric: &["fabric.queues=\"nfq_cfq\""],
-    },
-    Scheme {
-        id: "ccfit",
-        name: "CCFIT",
-        throttles: true,
-        fabric: &["fabric.queues=\"nfq_cfq\""],
-    },
+    Scheme::new("1q", "1Q", &["fabric.queues=\"fifo\""], &[]),
+    Scheme::new("ith", "ITh", &["fabric.queues=\"voq\""], &THROTTLING),
+    Scheme::new("fbicm", "FBICM", &["fabric.queues=\"nfq_cfq\""], &[]),
+    Scheme::new(
+        "ccfit",
+        "CCFIT",
+        &["fabric.queues=\"nfq_cfq\""],
+        &THROTTLING,
+    ),
     // 64 queues of 4 KB (64 blocks) each: 256 KB per input.
-    Scheme {
-        id: "voqnet",
-        name: "VOQnet",
-        throttles: false,
-        fabric: &[
-            "fabric.queues=\"voqnet\"",
-            "fabric.voqnet_queue_blocks=64",
-            "router.vc_buffer_flits=4096",
-        ],
-    },
+    Scheme::new("voqnet", "VOQnet", &VOQNET, &[]),
+];
+
+/// VOQnet as Paper V sizes it: a queue of 64 blocks (4 KB) per destination.
+pub(super) const VOQNET: [&str; 3] = [
+    "fabric.queues=\"voqnet\"",
+    "fabric.voqnet_queue_blocks=64",
+    "router.vc_buffer_flits=4096",
 ];
 
 /// The experiments of Paper V.
@@ -163,6 +162,28 @@ pub fn experiments() -> Vec<Experiment> {
 /// The mean of `values` (0 for none).
 pub(super) fn mean(values: &[f64]) -> f64 {
     values.iter().sum::<f64>() / values.len().max(1) as f64
+}
+
+/// Normalised throughput against time, a line per (name, value per window of `window` µs),
+/// written to `stem`.
+pub(super) fn plot_throughput<'a>(
+    ctx: &Context,
+    stem: &str,
+    title: &str,
+    lines: impl Iterator<Item = (&'a str, &'a [f64])>,
+    window: f64,
+) -> Result<Vec<PathBuf>> {
+    let series: Vec<Series> = lines
+        .map(|(name, values)| line(name, values, window))
+        .collect();
+    Ok(tailback_plot::lines(
+        &ctx.out().join(stem),
+        title,
+        "time (ms)",
+        "delivered / capacity",
+        &series,
+        YScale::Linear,
+    )?)
 }
 
 /// A line through one value per window of `window` µs, against time in ms.

@@ -6,13 +6,11 @@
 //! 4 * floor(16 j / t)).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use tailback_core::stats::RunReport;
-use tailback_plot::{Series, YScale};
 
 use super::super::infiniband_cc::{report, sd};
-use super::{SCHEMES, line, mean};
+use super::{SCHEMES, mean, plot_throughput};
 use crate::grid::Grid;
 use crate::{Comparison, Context, Job, Outcome, Result};
 
@@ -182,7 +180,13 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
             curves.insert(scheme.id, curve);
         }
         comparisons.extend(judge(trees, &curves));
-        files.extend(plot(ctx, trees, &curves, window)?);
+        files.extend(plot_throughput(
+            ctx,
+            &format!("fig8-t{trees}"),
+            &format!("4-ary 3-tree, {trees} congestion tree(s): normalised throughput"),
+            SCHEMES.iter().map(|s| (s.name, &curves[s.id].windows[..])),
+            window,
+        )?);
     }
     let trees: u32 = grid.param("sensitivity_trees")?;
     for (reading, setting) in grid.param::<Vec<(String, String)>>("readings")? {
@@ -274,27 +278,6 @@ fn judge(trees: u32, curves: &BTreeMap<&str, Curve>) -> Vec<Comparison> {
         );
     }
     out
-}
-
-/// Fig. 8 for `trees` trees: normalised throughput against time, a line per scheme.
-fn plot(
-    ctx: &Context,
-    trees: u32,
-    curves: &BTreeMap<&str, Curve>,
-    window: f64,
-) -> Result<Vec<PathBuf>> {
-    let series: Vec<Series> = SCHEMES
-        .iter()
-        .map(|scheme| line(scheme.name, &curves[scheme.id].windows, window))
-        .collect();
-    Ok(tailback_plot::lines(
-        &ctx.out().join(format!("fig8-t{trees}")),
-        &format!("4-ary 3-tree, {trees} congestion tree(s): normalised throughput"),
-        "time (ms)",
-        "delivered / capacity",
-        &series,
-        YScale::Linear,
-    )?)
 }
 
 #[cfg(test)]
