@@ -216,3 +216,72 @@ fn resolved_isolation_configs_read_back_to_themselves() {
         );
     }
 }
+
+/// A permanent congestion tree does not starve the traffic it meets: on the 4-ary 4-tree, 32
+/// odd nodes send to node 26 all along while 124 even nodes run two all-to-all exchanges of a
+/// packet per pair at half the link's rate and a gather (a trace replayed beside the flows).
+/// Hot-packet queues give the application the time it takes with a queue per destination.
+/// (When a tree's line is released downstream while another line there lists its
+/// destinations, the upstream queue must obey that line's Stop and Go: drained on its own
+/// into a stopped queue, it held the application up for good.)
+#[test]
+fn a_permanent_tree_beside_an_application_lets_it_finish() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("exchange.trace");
+    let ranks: Vec<u32> = (0..256)
+        .step_by(2)
+        .filter(|n| ![26, 206, 220, 252].contains(n))
+        .collect();
+    let n = ranks.len();
+    let mut lines = Vec::new();
+    // From 200 µs (15,625 cycles), once the tree has grown; 400 cycles between phases.
+    let mut start = 15_625;
+    for _ in 0..2 {
+        for (r, &src) in ranks.iter().enumerate() {
+            for k in 1..n {
+                lines.push((start + 64 * (k as u64 - 1), src, ranks[(r + k) % n]));
+            }
+        }
+        start += 64 * (n as u64 - 1) + 400;
+    }
+    lines.extend(ranks[1..].iter().map(|&src| (start, src, ranks[0])));
+    lines.sort_unstable();
+    let text: String = lines
+        .iter()
+        .map(|(at, s, d)| format!("{at} {s} {d} 32\n"))
+        .collect();
+    std::fs::write(&path, text).unwrap();
+    let hot: Vec<String> = [
+        233, 195, 31, 51, 5, 47, 125, 79, 249, 145, 23, 199, 29, 239, 71, 211, 185, 135, 169, 143,
+        123, 197, 119, 175, 63, 219, 187, 19, 1, 65, 57, 53,
+    ]
+    .iter()
+    .map(|s| format!("{{ src = {s}, dst = 26 }}"))
+    .collect();
+    let run_with = |queues: &str, extra: &str| {
+        let spec = common::config(&format!(
+            "[topology]\nkind = \"kary_ntree\"\nk = 4\nn = 4\n\
+             [router]\nvcs = 1\nvc_buffer_flits = 2048\nswitching = \"virtual_cut_through\"\n\
+             [fabric]\nkind = \"buffered\"\nlink = 40.0\nswitch_latency_ns = 100\n\
+             queues = \"{queues}\"\n{extra}\
+             [nic]\nqueues = \"per_destination\"\nsource_queue_packets = 65536\n\
+             [traffic]\nprocess = \"flows\"\npacket_flits = 32\ntrace_file = {:?}\n\
+             flows = [{}]\n\
+             [sim]\nwarmup_cycles = 0\nmeasure_us = 1000\ndrain_cycles_max = 0\n",
+            path.display().to_string(),
+            hot.join(", ")
+        ));
+        tailback_core::run(&spec).unwrap()
+    };
+    let done = |r: &RunReport| {
+        r.summary
+            .trace_done_cycles
+            .expect("the application finished")
+    };
+    let ideal = done(&run_with("voqnet", "voqnet_queue_blocks = 64\n"));
+    let isolated = done(&run_with("voq_hpq", ""));
+    assert!(
+        (isolated as f64) < 1.1 * ideal as f64,
+        "HFDI {isolated} cycles, VOQnet {ideal}"
+    );
+}

@@ -527,6 +527,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             self.ports[out].first as usize,
         );
         let local = (out - first) as u8;
+        let down = self.ports[out].downstream as usize + vl;
         let tied = Claim::Branch {
             out: local,
             line: line as u8,
@@ -554,7 +555,20 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 match say {
                     Say::Allocate(_) if self.cams.lines[i].told => self.tell_tree(slot, l, now),
                     Say::Deallocate => {
-                        self.cams.lines[i].claim = Claim::Orphan { out: local };
+                        // A live tree downstream that lists its destinations takes it in (its
+                        // packets obey that tree's Stop and Go); otherwise it drains on its
+                        // own.
+                        let live = (0..self.cams.per_pool).find(|&m| {
+                            let copy = &self.cams.copies[self.cams.at(down, m)];
+                            copy.in_use && dests.within(&copy.dests)
+                        });
+                        self.cams.lines[i].claim = match live {
+                            Some(m) => Claim::Branch {
+                                out: local,
+                                line: m as u8,
+                            },
+                            None => Claim::Orphan { out: local },
+                        };
                         self.cams.lines[i].dests = dests;
                         self.release_if_drained(slot, l, now);
                     }
