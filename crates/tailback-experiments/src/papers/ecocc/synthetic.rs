@@ -91,7 +91,35 @@ pub(super) fn fig7_jobs(grid: &Grid) -> Result<Vec<Job>> {
             }
         }
     }
+    let ((levels, pattern), readings) = sensitivity(grid)?;
+    for (reading, settings) in readings {
+        for scheme in SCHEMES.iter().filter(|s| READ_SCHEMES.contains(&s.id)) {
+            for seed in grid.param::<Vec<u64>>("seeds")? {
+                let id = run_id(
+                    split,
+                    levels,
+                    pattern,
+                    &format!("{}-{reading}", scheme.id),
+                    seed,
+                );
+                let mut all = scheme.settings();
+                all.extend(settings.iter().cloned());
+                jobs.push(job(grid, &timing, (split, levels, pattern, seed), id, all)?);
+            }
+        }
+    }
     Ok(jobs)
+}
+
+/// The schemes the readings of Fig. 7 are run for.
+const READ_SCHEMES: [&str; 2] = ["hfdi", "ecocc"];
+
+/// A reading of what Paper VI leaves open: its name and settings.
+type Reading = (String, Vec<String>);
+
+/// The size and pattern the readings are run on, and the readings.
+fn sensitivity(grid: &Grid) -> Result<((u32, u32), Vec<Reading>)> {
+    Ok((grid.param("sensitivity")?, grid.param("readings")?))
 }
 
 /// One scheme's runs of one case, over its seeds.
@@ -215,6 +243,42 @@ pub(super) fn fig7(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> 
             &exhaustion,
             YScale::Linear,
         )?);
+    }
+    let ((levels, pattern), readings) = sensitivity(grid)?;
+    for (reading, settings) in readings {
+        let mut values = Vec::new();
+        for scheme in READ_SCHEMES {
+            let ids: Vec<String> = seeds
+                .iter()
+                .map(|&s| run_id(split, levels, pattern, &format!("{scheme}-{reading}"), s))
+                .collect();
+            let curve = Curve::of(&reports, &ids, timing.judged())?;
+            for (seed, value) in seeds.iter().zip(&curve.judged) {
+                table.push_str(&format!(
+                    "{levels},{pattern},{scheme}-{reading},{seed},{value:.4}\n"
+                ));
+            }
+            let before = timing.judged().start;
+            let exhausted = mean(&curve.exhausted[..before.min(curve.exhausted.len())]);
+            values.push((curve.judged(), exhausted));
+        }
+        comparisons.push(
+            Comparison::new(
+                format!(
+                    "{} nodes, pattern #{pattern}, HFDI / EcoCC with `{}`: mean normalised \
+                     throughput in the hot window (ports without a free HPQ before it)",
+                    nodes(levels),
+                    settings.join(", ")
+                ),
+                "(sensitivity; Paper VI: HTh 4 packets)",
+                format!(
+                    "{:.3} ({:.1}) / {:.3} ({:.1})",
+                    values[0].0, values[0].1, values[1].0, values[1].1
+                ),
+                None,
+            )
+            .identified(&format!("fig7-{reading}"), None, Some(values[0].0)),
+        );
     }
     for (name, text) in [("fig7.csv", table), ("fig7-series.csv", series_csv)] {
         let path = ctx.out().join(name);
