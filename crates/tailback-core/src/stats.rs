@@ -271,6 +271,17 @@ pub struct RunReport {
     pub port_vls: Vec<PortVlSeries>,
 }
 
+/// How far a replayed trace has got.
+#[derive(Debug, Default)]
+struct TraceProgress {
+    /// Packets in the trace.
+    packets: u64,
+    /// Packets of it delivered.
+    delivered: u64,
+    /// The cycle after the last delivery.
+    done_at: u64,
+}
+
 /// Counters updated while the simulation runs.
 #[derive(Debug)]
 pub(crate) struct Collector {
@@ -313,8 +324,8 @@ pub(crate) struct Collector {
     pub(crate) refused_packets: u64,
     /// Flits delivered per flow (with `record.flows`).
     pub(crate) flows: Option<FlowLog>,
-    /// Packets of the replayed trace: in it, delivered, and the cycle after the last delivery.
-    traced: (u64, u64, u64),
+    /// The replayed trace's progress.
+    traced: TraceProgress,
 }
 
 impl Collector {
@@ -345,24 +356,24 @@ impl Collector {
             refused_packets: 0,
             created_flits: 0,
             flows: None,
-            traced: (0, 0, 0),
+            traced: TraceProgress::default(),
         }
     }
 
     /// The run replays a trace of `packets` packets.
     pub(crate) fn expect_traced(&mut self, packets: u64) {
-        self.traced.0 = packets;
+        self.traced.packets = packets;
     }
 
     /// Whether the run replays a trace.
     pub(crate) fn replays_trace(&self) -> bool {
-        self.traced.0 > 0
+        self.traced.packets > 0
     }
 
     /// Whether every packet of the replayed trace has arrived.
     #[inline]
     pub(crate) fn trace_done(&self) -> bool {
-        self.traced.1 == self.traced.0
+        self.traced.delivered == self.traced.packets
     }
 
     /// Whether cycle `t` lies in the measurement window.
@@ -418,8 +429,8 @@ impl Collector {
     pub(crate) fn on_delivered(&mut self, packet: &Packet, now: u64) {
         self.delivered_packets += 1;
         if packet.traced {
-            self.traced.1 += 1;
-            self.traced.2 = now + 1;
+            self.traced.delivered += 1;
+            self.traced.done_at = now + 1;
         }
         if packet.network == LogicalNetwork::Request {
             self.pending[packet.dst as usize] -= 1;
@@ -584,7 +595,8 @@ impl Collector {
             flit_hops: 0,
             deadlock_recoveries: 0,
             duration_cycles: None,
-            trace_done_cycles: (self.replays_trace() && self.trace_done()).then_some(self.traced.2),
+            trace_done_cycles: (self.replays_trace() && self.trace_done())
+                .then_some(self.traced.done_at),
             critical_load: None,
             wall_seconds: 0.0,
             node_cycles_per_second: 0.0,

@@ -403,17 +403,13 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
 
     /// Simulates until cycle `end` (exclusive), skipping idle stretches.
     pub fn run_until(&mut self, end: u64) {
-        while self.now < end {
-            self.skip_idle(end);
-            if self.now < end {
-                self.step();
-            }
-        }
+        self.run_until_or(end, false);
     }
 
-    /// Runs until cycle `end` or until the replayed trace's last packet has arrived.
-    fn run_until_trace_done(&mut self, end: u64) {
-        while self.now < end && !self.stats.trace_done() {
+    /// Runs until cycle `end`, or (with `trace_ends`) until the replayed trace's last packet
+    /// has arrived.
+    fn run_until_or(&mut self, end: u64, trace_ends: bool) {
+        while self.now < end && !(trace_ends && self.stats.trace_done()) {
             self.skip_idle(end);
             if self.now < end {
                 self.step();
@@ -478,12 +474,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             // A trace beside flows ends the run when its last packet arrives.
             let beside = process == ProcessKind::Flows && self.stats.replays_trace();
             while self.now < window_end && !(beside && self.stats.trace_done()) {
-                let end = window_end.min(self.now.saturating_add(every));
-                if beside {
-                    self.run_until_trace_done(end);
-                } else {
-                    self.run_until(end);
-                }
+                self.run_until_or(window_end.min(self.now.saturating_add(every)), beside);
                 observer(&self.progress());
             }
             if self.now < window_end {

@@ -35,7 +35,7 @@ use super::super::infiniband_cc::report;
 use super::SCHEMES;
 use super::patterns::{Roles, Split, hot_only};
 use crate::grid::Grid;
-use crate::{Comparison, Context, Job, Outcome, Result};
+use crate::{Comparison, Context, Error, Job, Outcome, Result};
 
 /// Nodes of configuration #2 (the 4-ary 4-tree).
 const NODES: u32 = 256;
@@ -45,9 +45,6 @@ const HOT_SPOTS: usize = 4;
 
 /// Blocks per packet (2 KB), and cycles per packet at the link's rate (a block per cycle).
 const PACKET: u32 = 32;
-
-/// Nanoseconds per cycle: a 64-byte block at 40 Gbit/s (`experiments/ecocc/base.toml`).
-const CYCLE_NS: f64 = 12.8;
 
 /// Compute gap between an application's phases, cycles (about 5 µs).
 const GAP: u64 = 400;
@@ -231,13 +228,24 @@ pub(super) fn run(ctx: &Context, grid: &Grid, _: &[Job]) -> Result<Outcome> {
     let scale: f64 = grid.param("scale")?;
     let end: f64 = grid.param("end_us")?;
     let seed: u64 = grid.param("seed")?;
-    // The application starts once the hot spots' trees have grown.
-    let start_us: f64 = grid.param("start_us")?;
-    let start = (start_us * 1000.0 / CYCLE_NS).round() as u64;
     std::fs::create_dir_all(ctx.out()).map_err(anyhow::Error::from)?;
     let placement = Placement::new(seed);
     let apps = applications(placement.ranks.len() as u32, scale);
     let scenarios = scenarios(&placement);
+    // The configuration's time unit (any scenario with flows makes it complete).
+    let flows = scenarios
+        .iter()
+        .find_map(|s| s.2.clone())
+        .unwrap_or_default();
+    let units = grid
+        .configure(&[flows])?
+        .config()
+        .fabric
+        .units()
+        .ok_or_else(|| Error::Input("experiments/ecocc/base.toml must give fabric.link".into()))?;
+    // The application starts once the hot spots' trees have grown.
+    let start_us: f64 = grid.param("start_us")?;
+    let start = units.cycles(start_us * 1000.0) as u64;
     let mut jobs = Vec::new();
     for (app, phases) in &apps {
         let path = ctx.out().join(format!("{app}.trace"));
@@ -277,9 +285,10 @@ pub(super) fn run(ctx: &Context, grid: &Grid, _: &[Job]) -> Result<Outcome> {
             let mut times = BTreeMap::new();
             for scheme in &SCHEMES {
                 let r = report(&reports, &run_id(app, scenario, scheme.id))?;
-                let time = r.summary.trace_done_cycles.map_or(f64::INFINITY, |done| {
-                    (done - start) as f64 * CYCLE_NS / 1000.0
-                });
+                let time = r
+                    .summary
+                    .trace_done_cycles
+                    .map_or(f64::INFINITY, |done| units.micros((done - start) as f64));
                 times.insert(scheme.id, time);
             }
             let base = times["1vl"];

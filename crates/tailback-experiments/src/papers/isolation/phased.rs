@@ -74,28 +74,40 @@ impl Case {
         Ok(jobs)
     }
 
-    /// Each scheme's flow rates, mean over the grid's seeds.
-    pub(super) fn rates(
+    /// Each scheme's runs (one per grid seed), and the series windows per phase.
+    fn runs<'a>(
         &self,
         grid: &Grid,
-        reports: &BTreeMap<String, RunReport>,
-    ) -> Result<BTreeMap<&'static str, FlowRates>> {
+        reports: &'a BTreeMap<String, RunReport>,
+    ) -> Result<(usize, BTreeMap<&'static str, Vec<&'a RunReport>>)> {
         let phase: f64 = grid.param("phase_us")?;
         let window: f64 = grid.param("window_us")?;
         let seeds: Vec<u64> = grid.param("seeds")?;
-        let per_phase = (phase / window).round() as usize;
         let mut by_scheme = BTreeMap::new();
         for scheme in &SCHEMES {
             let runs = seeds
                 .iter()
                 .map(|&seed| report(reports, &self.run_id(scheme.id, seed)))
                 .collect::<Result<Vec<_>>>()?;
-            by_scheme.insert(
-                scheme.id,
-                FlowRates::of(&runs, self.joining, self.phases(), per_phase)?,
-            );
+            by_scheme.insert(scheme.id, runs);
         }
-        Ok(by_scheme)
+        Ok(((phase / window).round() as usize, by_scheme))
+    }
+
+    /// Each scheme's flow rates, mean over the grid's seeds.
+    pub(super) fn rates(
+        &self,
+        grid: &Grid,
+        reports: &BTreeMap<String, RunReport>,
+    ) -> Result<BTreeMap<&'static str, FlowRates>> {
+        let (per_phase, by_scheme) = self.runs(grid, reports)?;
+        by_scheme
+            .into_iter()
+            .map(|(id, runs)| {
+                let rates = FlowRates::of(&runs, self.joining, self.phases(), per_phase)?;
+                Ok((id, rates))
+            })
+            .collect()
     }
 
     /// Each scheme's delivered traffic (all flows, over the capacity of the nodes' links) in
@@ -105,26 +117,26 @@ impl Case {
         grid: &Grid,
         reports: &BTreeMap<String, RunReport>,
     ) -> Result<BTreeMap<&'static str, f64>> {
-        let phase: f64 = grid.param("phase_us")?;
-        let window: f64 = grid.param("window_us")?;
-        let seeds: Vec<u64> = grid.param("seeds")?;
-        let per_phase = (phase / window).round() as usize;
+        let (per_phase, by_scheme) = self.runs(grid, reports)?;
         let last = self.phases() as usize;
-        let mut out = BTreeMap::new();
-        for scheme in &SCHEMES {
-            let mut values = Vec::new();
-            for &seed in &seeds {
-                let rows = &report(reports, &self.run_id(scheme.id, seed))?.series;
-                let (first, end) = ((last - 1) * per_phase + per_phase / 2, last * per_phase);
-                let part: Vec<f64> = rows[first.min(rows.len())..end.min(rows.len())]
+        let (first, end) = ((last - 1) * per_phase + per_phase / 2, last * per_phase);
+        Ok(by_scheme
+            .into_iter()
+            .map(|(id, runs)| {
+                let values: Vec<f64> = runs
                     .iter()
-                    .map(|r| r.delivered)
+                    .map(|r| {
+                        let rows = &r.series;
+                        let part: Vec<f64> = rows[first.min(rows.len())..end.min(rows.len())]
+                            .iter()
+                            .map(|r| r.delivered)
+                            .collect();
+                        mean(&part)
+                    })
                     .collect();
-                values.push(mean(&part));
-            }
-            out.insert(scheme.id, mean(&values));
-        }
-        Ok(out)
+                (id, mean(&values))
+            })
+            .collect())
     }
 
     /// The per-phase table, a per-flow plot per scheme and the plot of all flows together.
