@@ -162,6 +162,10 @@ pub(crate) trait Fabric {
     /// A credit returns to output VC slot `slot`.
     fn add_credit(&mut self, slot: usize);
 
+    /// The credit batches due at `now` have been delivered: whatever else reaches senders
+    /// with them is delivered too (the buffered switches' per-destination room).
+    fn credits_delivered(&mut self, _now: u64) {}
+
     /// `count` credits return to output VC slot `slot` together.
     fn add_credits(&mut self, slot: usize, count: u32) {
         for _ in 0..count {
@@ -256,11 +260,13 @@ pub(crate) trait Fabric {
         (held, self.vcs() as u64 * u64::from(self.buffer_credits()))
     }
 
-    /// Checks the fabric's own bookkeeping against the flits and credits `in_flight`, the
-    /// flits each NIC receive slot holds (`nic_held`, by slot relative to the first NIC slot)
-    /// and the live packets; describes the first violation found.
+    /// Checks the fabric's own bookkeeping at the end of cycle `now` against the flits and
+    /// credits `in_flight`, the flits each NIC receive slot holds (`nic_held`, by slot
+    /// relative to the first NIC slot) and the live packets; describes the first violation
+    /// found.
     fn check(
         &self,
+        now: u64,
         in_flight: &InFlight,
         nic_held: &dyn Fn(usize) -> u64,
         packets: &PacketSlab,

@@ -90,6 +90,7 @@ impl Fabric for RouterSet {
 
     fn check(
         &self,
+        _now: u64,
         in_flight: &InFlight,
         nic_held: &dyn Fn(usize) -> u64,
         packets: &PacketSlab,

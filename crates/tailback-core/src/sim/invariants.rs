@@ -78,7 +78,7 @@ pub(super) fn check<C: CongestionControl, F: Fabric>(sim: &Simulation<C, F>) {
     }
 
     let nic_held = |slot: usize| u64::from(nics.rx_held[slot]);
-    if let Err(what) = fabric.check(&in_flight, &nic_held, &sim.packets) {
+    if let Err(what) = fabric.check(now, &in_flight, &nic_held, &sim.packets) {
         fail(what);
     }
 

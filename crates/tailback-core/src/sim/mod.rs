@@ -828,6 +828,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                 }
             }
             self.credit_batches.clear(now);
+            self.fabric.credits_delivered(now);
         }
     }
 

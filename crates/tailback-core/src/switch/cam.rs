@@ -102,12 +102,11 @@ impl Claim {
     }
 }
 
-/// A CAM line of an input pool and its queue.
+/// A CAM line of an input pool and its queue (a root or orphaned line's destinations are
+/// kept apart, in [`Cams::line_dests`], so that the lines touched per packet stay small).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Line {
     pub(super) claim: Claim,
-    /// A root or orphaned line's destinations.
-    pub(super) dests: DestSet,
     /// Blocks in its queue, from a packet's arrival (or move in) until its last block leaves
     /// (or it moves on).
     pub(super) blocks: u32,
@@ -120,27 +119,9 @@ pub(super) struct Line {
 impl Line {
     pub(super) const FREE: Line = Line {
         claim: Claim::Free,
-        dests: DestSet::EMPTY,
         blocks: 0,
         told: false,
         stopping: false,
-    };
-}
-
-/// The upstream neighbour's copy of a line: a line of an output port's CAM, or of the CAM of
-/// the adapter that feeds the input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct LineCopy {
-    pub(super) in_use: bool,
-    pub(super) stopped: bool,
-    pub(super) dests: DestSet,
-}
-
-impl LineCopy {
-    const FREE: LineCopy = LineCopy {
-        in_use: false,
-        stopped: false,
-        dests: DestSet::EMPTY,
     };
 }
 
@@ -234,9 +215,16 @@ pub(super) struct Cams {
     pub(super) telling: Telling,
     pub(super) control_delay: u64,
     pub(super) in_band: bool,
-    /// Per input VC slot and line: the line, and the upstream neighbour's copy of it.
+    /// Per input VC slot and line: the line and its destinations.
     pub(super) lines: Table<Line>,
-    pub(super) copies: Table<LineCopy>,
+    pub(super) line_dests: Table<DestSet>,
+    /// Per input VC slot and line, the upstream neighbour's copy of the line (a line of an
+    /// output port's CAM, or of the CAM of the adapter that feeds the input): the
+    /// destinations it lists, and per slot a bit per line for the copies in use and those
+    /// stopped, so that lookups read only those copies.
+    pub(super) copies: Table<DestSet>,
+    copies_in_use: Table<u128>,
+    copies_stopped: Table<u128>,
     messages: BinaryHeap<Reverse<Message>>,
     seq: u64,
     /// Adapters (their VC slots) that a Go or Deallocate may have made able to send.
@@ -256,6 +244,10 @@ impl Cams {
             return Cams::default();
         };
         let per_pool = normal_lines + s.isolating_queues() as usize;
+        assert!(
+            per_pool <= 128,
+            "{per_pool} CAM lines per pool do not fit a 128-bit mask"
+        );
         let (stop_blocks, go_blocks) = s.stop_go();
         let (detect_blocks, any_head, telling) = match s.queues {
             IsolatingQueues::Cfqs {
@@ -285,7 +277,10 @@ impl Cams {
             control_delay: u64::from(s.control_delay),
             in_band: s.control_in_band,
             lines: Table::filled(Line::FREE, slots * per_pool),
-            copies: Table::filled(LineCopy::FREE, slots * per_pool),
+            line_dests: Table::filled(DestSet::EMPTY, slots * per_pool),
+            copies: Table::filled(DestSet::EMPTY, slots * per_pool),
+            copies_in_use: Table::filled(0, slots),
+            copies_stopped: Table::filled(0, slots),
             ..Cams::default()
         }
     }
@@ -309,7 +304,7 @@ impl Cams {
     #[inline]
     pub(super) fn is_stopped(&self, line: &Line, downstream: usize) -> bool {
         match line.claim {
-            Claim::Branch { line: l, .. } => self.copies[self.at(downstream, l as usize)].stopped,
+            Claim::Branch { line: l, .. } => self.copies_stopped[downstream] >> l & 1 != 0,
             _ => false,
         }
     }
@@ -318,10 +313,36 @@ impl Cams {
     /// sending to that input must hold it back).
     #[inline]
     pub(super) fn stops(&self, slot: usize, dst: u32) -> bool {
-        (0..self.per_pool).any(|l| {
-            let c = &self.copies[self.at(slot, l)];
-            c.stopped && c.dests.contains(dst)
-        })
+        lines_in(self.copies_stopped[slot]).any(|l| self.copies[self.at(slot, l)].contains(dst))
+    }
+
+    /// The first line of input VC slot `slot` whose copy is in use and lists every
+    /// destination of `dests`.
+    #[inline]
+    pub(super) fn copy_listing(&self, slot: usize, dests: &DestSet) -> Option<usize> {
+        lines_in(self.copies_in_use[slot]).find(|&l| dests.within(&self.copies[self.at(slot, l)]))
+    }
+
+    /// Applies `say` to the copy of line `line` of `slot`; returns the destinations the copy
+    /// listed before.
+    pub(super) fn apply(&mut self, slot: usize, line: usize, say: Say) -> DestSet {
+        let i = self.at(slot, line);
+        let listed = self.copies[i];
+        let bit = 1u128 << line;
+        match say {
+            Say::Allocate(dests) => {
+                self.copies[i] = dests;
+                self.copies_in_use[slot] |= bit;
+            }
+            Say::Stop => self.copies_stopped[slot] |= bit,
+            Say::Go => self.copies_stopped[slot] &= !bit,
+            Say::Deallocate => {
+                self.copies[i] = DestSet::EMPTY;
+                self.copies_in_use[slot] &= !bit;
+                self.copies_stopped[slot] &= !bit;
+            }
+        }
+        listed
     }
 
     /// Queues `say` from line `line` of `slot`, due at `due`.
@@ -361,7 +382,11 @@ impl Cams {
         if self.per_pool == 0 {
             return (0, 0, 0);
         }
-        let copies = self.copies.iter().filter(|c| c.in_use).count() as u64;
+        let copies = self
+            .copies_in_use
+            .iter()
+            .map(|m| u64::from(m.count_ones()))
+            .sum();
         let isolating = self.per_pool - self.first_isolating;
         let mut claimed = 0;
         let mut full = 0;
@@ -374,6 +399,18 @@ impl Cams {
         }
         (claimed, full, copies)
     }
+}
+
+/// The lines whose bits `mask` sets, lowest first.
+#[inline]
+fn lines_in(mut mask: u128) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let line = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            line
+        })
+    })
 }
 
 #[cfg(test)]
@@ -389,9 +426,8 @@ mod tests {
         assert!(set.contains(3) && set.contains(7) && !set.contains(4));
     }
 
-    #[test]
-    fn messages_come_out_by_due_cycle_then_in_the_order_sent() {
-        let settings = IsolationConfig {
+    fn hpq_settings() -> IsolationConfig {
+        IsolationConfig {
             queues: IsolatingQueues::Hpqs {
                 hpqs: 2,
                 high_blocks: 128,
@@ -400,8 +436,41 @@ mod tests {
             cam_destinations: 8,
             control_delay: 0,
             control_in_band: false,
+        }
+    }
+
+    #[test]
+    fn copies_follow_their_messages_and_only_stopped_copies_stop() {
+        let mut cams = Cams::new(Some(&hpq_settings()), 2, 8);
+        let mut set = DestSet::of(5);
+        set.insert(9);
+        assert_eq!(cams.apply(1, 9, Say::Allocate(set)), DestSet::EMPTY);
+        cams.apply(1, 3, Say::Allocate(DestSet::of(9)));
+        // The lowest line listing a destination answers; other slots hold nothing.
+        assert_eq!(cams.copy_listing(1, &DestSet::of(9)), Some(3));
+        assert_eq!(cams.copy_listing(1, &set), Some(9));
+        assert_eq!(cams.copy_listing(0, &DestSet::of(9)), None);
+        assert!(!cams.stops(1, 5));
+        cams.apply(1, 9, Say::Stop);
+        assert!(cams.stops(1, 5) && cams.stops(1, 9) && !cams.stops(1, 4) && !cams.stops(0, 5));
+        let stopped_branch = Line {
+            claim: Claim::Branch { out: 0, line: 9 },
+            ..Line::FREE
         };
-        let mut cams = Cams::new(Some(&settings), 4, 8);
+        assert!(cams.is_stopped(&stopped_branch, 1) && !cams.is_stopped(&stopped_branch, 0));
+        cams.apply(1, 9, Say::Go);
+        assert!(!cams.stops(1, 5) && !cams.is_stopped(&stopped_branch, 1));
+        assert_eq!(cams.occupancy().2, 2);
+        cams.apply(1, 9, Say::Stop);
+        assert_eq!(cams.apply(1, 9, Say::Deallocate), set);
+        assert!(!cams.stops(1, 5));
+        assert_eq!(cams.copy_listing(1, &DestSet::of(5)), None);
+        assert_eq!(cams.occupancy().2, 1);
+    }
+
+    #[test]
+    fn messages_come_out_by_due_cycle_then_in_the_order_sent() {
+        let mut cams = Cams::new(Some(&hpq_settings()), 4, 8);
         cams.post(10, 0, 0, Say::Stop);
         cams.post(5, 1, 0, Say::Go);
         cams.post(10, 2, 0, Say::Deallocate);

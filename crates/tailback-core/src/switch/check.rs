@@ -49,6 +49,35 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         self.check_outputs()
     }
 
+    /// No idle output sleeps while it could start a packet at the end of cycle `now`: whatever
+    /// made one eligible woke it (its look leaves the credits it waits for unchanged).
+    pub(super) fn check_sleepers(&self, now: u64) -> Result<(), String> {
+        for (out, port) in self.ports.iter().enumerate() {
+            if port.stream != NONE
+                || port.requested_vls == 0
+                || now < port.free_at
+                || self.active.contains(out)
+            {
+                continue;
+            }
+            let wanted: Vec<u32> = (0..self.vls)
+                .map(|vl| self.wanted[self.slots.port_vc(out, vl)].get())
+                .collect();
+            let pick = self.candidate(out, now, 0);
+            for (vl, &w) in wanted.iter().enumerate() {
+                self.wanted[self.slots.port_vc(out, vl)].set(w);
+            }
+            if let Ok(pick) = pick {
+                return Err(format!(
+                    "output port {out} sleeps at cycle {now} although the head packet of queue \
+                     {} at its local input {} could start on VL {}",
+                    pick.queue, pick.local, pick.vl
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Each CAM line counts exactly the blocks its queue holds; a free line has told upstream
     /// nothing and, unless it is a virtual output queue's, an empty queue; every resident of a
     /// line's queue goes to the line's output.

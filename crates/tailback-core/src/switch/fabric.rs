@@ -55,6 +55,12 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
         self.return_credits(slot, count);
     }
 
+    fn credits_delivered(&mut self, now: u64) {
+        if S::OWN_ROOM {
+            self.return_room(now);
+        }
+    }
+
     #[inline]
     fn any_active(&self) -> bool {
         !self.active.is_empty()
@@ -157,10 +163,12 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
 
     fn check(
         &self,
+        now: u64,
         in_flight: &InFlight,
         nic_held: &dyn Fn(usize) -> u64,
         packets: &PacketSlab,
     ) -> Result<(), String> {
-        self.check_bookkeeping(in_flight, nic_held, packets)
+        self.check_bookkeeping(in_flight, nic_held, packets)?;
+        self.check_sleepers(now)
     }
 }

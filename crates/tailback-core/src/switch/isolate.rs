@@ -138,20 +138,16 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let down = self.downstream_of(slot, r.out);
         let cams = &self.cams;
         // The line of the output's CAM listing the destination.
-        let tree = down.and_then(|down| {
-            (0..cams.per_pool).find(|&m| {
-                let copy = &cams.copies[cams.at(down, m)];
-                copy.in_use && copy.dests.contains(r.dst)
-            })
-        });
+        let tree = down.and_then(|down| cams.copy_listing(down, &DestSet::of(r.dst)));
         let mut free = None;
         for l in self.isolating_lines() {
-            let line = &cams.lines[cams.at(slot, l)];
-            match line.claim {
+            let i = cams.at(slot, l);
+            let dests = &cams.line_dests[i];
+            match cams.lines[i].claim {
                 Claim::Free => free = free.or(Some(l)),
-                Claim::Root { out } if out == r.out && line.dests.contains(r.dst) => {
+                Claim::Root { out } if out == r.out && dests.contains(r.dst) => {
                     if let (Some(down), Some(m)) = (down, tree)
-                        && line.dests.within(&cams.copies[cams.at(down, m)].dests)
+                        && dests.within(&cams.copies[cams.at(down, m)])
                     {
                         self.root_to_branch(slot, l, m, cx);
                     }
@@ -160,13 +156,13 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 Claim::Branch { out, line: m }
                     if out == r.out
                         && down.is_some_and(|d| {
-                            cams.copies[cams.at(d, m as usize)].dests.contains(r.dst)
+                            cams.copies[cams.at(d, m as usize)].contains(r.dst)
                         }) =>
                 {
                     return Some(l);
                 }
                 // Its packets keep following it while it drains: nothing overtakes them.
-                Claim::Orphan { out } if out == r.out && line.dests.contains(r.dst) => {
+                Claim::Orphan { out } if out == r.out && dests.contains(r.dst) => {
                     return Some(l);
                 }
                 _ => {}
@@ -308,12 +304,12 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     /// once; a root line takes in the destinations of later packets while it has room.
     fn cpq_root(&mut self, slot: usize, q: usize, dst: u32, now: u64) {
         let i = self.cams.at(slot, q);
-        let l = self.cams.lines[i];
+        let (l, dests) = (self.cams.lines[i], &self.cams.line_dests[i]);
         match l.claim {
             Claim::Free if l.blocks > self.cams.stop_blocks => {
                 self.claim_root(slot, q, q as u8, dst, now);
             }
-            Claim::Root { .. } if !l.dests.contains(dst) && l.dests.len() < self.cams.max_dests => {
+            Claim::Root { .. } if !dests.contains(dst) && dests.len() < self.cams.max_dests => {
                 self.add_destination(slot, q, dst, now);
             }
             _ => {}
@@ -338,8 +334,9 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let lines = self
             .isolating_lines()
             .map(|l| (l, &cams.lines[cams.at(slot, l)]));
-        let grow = lines.clone().find(|(_, line)| {
-            line.claim == Claim::Root { out: r.out } && line.dests.len() < cams.max_dests
+        let grow = lines.clone().find(|&(l, line)| {
+            line.claim == Claim::Root { out: r.out }
+                && cams.line_dests[cams.at(slot, l)].len() < cams.max_dests
         });
         let target = grow
             .or_else(|| lines.clone().find(|(_, line)| line.claim == Claim::Free))
@@ -363,11 +360,8 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     /// upstream unless the scheme waits for its first Stop (a CPQ's claim is its first pass).
     fn claim_root(&mut self, slot: usize, line: usize, out: u8, dst: u32, now: u64) {
         let i = self.cams.at(slot, line);
-        self.cams.lines[i] = Line {
-            claim: Claim::Root { out },
-            dests: DestSet::of(dst),
-            ..self.cams.lines[i]
-        };
+        self.cams.lines[i].claim = Claim::Root { out };
+        self.cams.line_dests[i] = DestSet::of(dst);
         self.cams.totals.root_claims += 1;
         if self.cams.telling != Telling::WithFirstStop {
             self.tell_tree(slot, line, now);
@@ -378,7 +372,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     /// upstream of its grown tree if it had told it of the tree.
     fn add_destination(&mut self, slot: usize, line: usize, dst: u32, now: u64) {
         let i = self.cams.at(slot, line);
-        self.cams.lines[i].dests.insert(dst);
+        self.cams.line_dests[i].insert(dst);
         if self.cams.lines[i].told {
             self.tell_tree(slot, line, now);
         }
@@ -435,6 +429,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             self.send(slot, line, Say::Deallocate, now);
         }
         self.cams.lines[i] = Line::FREE;
+        self.cams.line_dests[i] = DestSet::EMPTY;
     }
 
     /// Tells upstream the destinations of line `line` of `slot` (its own for a root line, its
@@ -444,10 +439,10 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let l = self.cams.lines[i];
         let dests = match l.claim {
             Claim::Branch { out, line: m } => match self.downstream_of(slot, out) {
-                Some(down) => self.cams.copies[self.cams.at(down, m as usize)].dests,
+                Some(down) => self.cams.copies[self.cams.at(down, m as usize)],
                 None => return,
             },
-            _ => l.dests,
+            _ => self.cams.line_dests[i],
         };
         self.cams.lines[i].told = true;
         self.send(slot, line, Say::Allocate(dests), now);
@@ -479,23 +474,8 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     pub(super) fn deliver_control<C: CongestionControl>(&mut self, cx: &mut StepContext<'_, C>) {
         while let Some(m) = self.cams.next_due(cx.now) {
             let (slot, line) = (m.slot as usize, m.line as usize);
-            let i = self.cams.at(slot, line);
-            let copy = &mut self.cams.copies[i];
             // The destinations the copy listed before this message.
-            let listed = copy.dests;
-            match m.say {
-                Say::Allocate(dests) => {
-                    copy.in_use = true;
-                    copy.dests = dests;
-                }
-                Say::Stop => copy.stopped = true,
-                Say::Go => copy.stopped = false,
-                Say::Deallocate => {
-                    copy.in_use = false;
-                    copy.stopped = false;
-                    copy.dests = DestSet::EMPTY;
-                }
-            }
+            let listed = self.cams.apply(slot, line, m.say);
             let up = self.ports[self.slots.owner(slot)].upstream as usize;
             if self.slots.is_router(up) {
                 self.update_branches(up + self.slots.vc(slot), line, m.say, listed, cx);
@@ -539,7 +519,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 let claim = self.cams.lines[i].claim;
                 if let Say::Allocate(set) = say
                     && matches!(claim, Claim::Root { out } | Claim::Orphan { out } if out == local)
-                    && self.cams.lines[i].dests.within(&set)
+                    && self.cams.line_dests[i].within(&set)
                 {
                     // A tree found further downstream takes in a line of this switch's own, or
                     // one left over from its earlier life: its packets obey its Stop and Go.
@@ -558,10 +538,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                         // A live tree downstream that lists its destinations takes it in (its
                         // packets obey that tree's Stop and Go); otherwise it drains on its
                         // own.
-                        let live = (0..self.cams.per_pool).find(|&m| {
-                            let copy = &self.cams.copies[self.cams.at(down, m)];
-                            copy.in_use && dests.within(&copy.dests)
-                        });
+                        let live = self.cams.copy_listing(down, &dests);
                         self.cams.lines[i].claim = match live {
                             Some(m) => Claim::Branch {
                                 out: local,
@@ -569,7 +546,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                             },
                             None => Claim::Orphan { out: local },
                         };
-                        self.cams.lines[i].dests = dests;
+                        self.cams.line_dests[i] = dests;
                         self.release_if_drained(slot, l, now);
                     }
                     Say::Go => self.release_if_drained(slot, l, now),

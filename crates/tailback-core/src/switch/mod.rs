@@ -18,8 +18,8 @@
 //! room in the pool is freed and its credits go back upstream together (as InfiniBand's
 //! flow-control packets return credits in batches, not one per block).
 //!
-//! Work: an output is evaluated when it may start a packet, and while it has a head packet that
-//! is not yet due; one sending a packet sleeps until its last block leaves, and one whose
+//! Work: an output is evaluated when it may start a packet; one whose head packets are not yet
+//! due sleeps until the first is, one sending a packet sleeps until its last block leaves, and one whose
 //! candidates all lack credits (or read ports) sleeps until credits return (or a read port
 //! frees), so neither a train in flight nor blocked traffic costs anything per cycle. A packet
 //! keeps its VL from injection to delivery; routes that need VL changes are refused by the
@@ -36,6 +36,8 @@ pub(crate) use queues::{Fifo, NfqCfq, QueueScheme, Voq, VoqHpq, VoqNet};
 
 use cam::Cams;
 
+use std::cell::Cell;
+use std::collections::VecDeque;
 use std::marker::PhantomData;
 
 use crate::bitset::BitSet;
@@ -89,6 +91,16 @@ impl Queue {
         head: NONE,
         tail: NONE,
     };
+}
+
+/// Room of `blocks` blocks for `dst` in the pool of input VC slot `slot`, known to the sender
+/// at cycle `due`.
+#[derive(Debug, Clone, Copy)]
+struct RoomReturn {
+    due: u64,
+    slot: u32,
+    dst: u32,
+    blocks: u32,
 }
 
 /// Per global port: wiring, the output's sending state and the input's readers.
@@ -155,9 +167,12 @@ pub(crate) struct BufferedSwitches<S> {
     /// Local ports per switch, at most (the ready lists' stride).
     max_ports: usize,
     /// With queues of their own room (`S::OWN_ROOM`): per input pool and destination, the
-    /// blocks reserved (a packet's, from when its sender starts it until its last block
-    /// leaves), at most `room_blocks`; empty otherwise.
+    /// blocks reserved (a packet's, from when its sender starts it until the credits of its
+    /// last block reach the sender), at most `room_blocks`; empty otherwise.
     reserved: Table<u32>,
+    /// Room freed when packets left, in the order it reaches their senders (with their
+    /// credits).
+    room_returns: VecDeque<RoomReturn>,
     room_blocks: u32,
     nodes: usize,
     /// Per output VC slot: credits, the input ports whose queue for this output and VL has a
@@ -166,7 +181,7 @@ pub(crate) struct BufferedSwitches<S> {
     /// The fewest credits that would let a blocked output start a packet on this VL
     /// (`u32::MAX`: it waits for nothing), so that credits trickling back below that do not
     /// wake it.
-    wanted: Table<u32>,
+    wanted: Table<Cell<u32>>,
     requests: Table<u64>,
     grant_ptr: Table<u8>,
     /// For a mechanism that watches Port VLs (empty otherwise): per input pool and local
@@ -190,7 +205,8 @@ pub(crate) struct BufferedSwitches<S> {
     /// the active ones step.
     active: BitSet,
     woken: BitSet,
-    /// Outputs sending a packet, by the cycle its last block leaves: they sleep until then.
+    /// Sleeping outputs by the cycle they wake: the last block of their packet leaves, or
+    /// their next head packet is due.
     sending: Calendar,
     /// Congested-flow isolation's CAMs and control messages (empty for other schemes).
     cams: Cams,
@@ -265,10 +281,11 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             ready: Table::filled(Queue::EMPTY, n_slots * topology.max_ports()),
             max_ports: topology.max_ports(),
             reserved: Table::filled(0, if S::OWN_ROOM { n_slots * nodes } else { 0 }),
+            room_returns: VecDeque::new(),
             room_blocks: settings.voqnet_queue_blocks.unwrap_or(u32::MAX),
             nodes,
             credits: Table::filled(capacity, n_slots),
-            wanted: Table::filled(u32::MAX, n_slots),
+            wanted: Table::filled(Cell::new(u32::MAX), n_slots),
             requests: Table::filled(0, n_slots),
             grant_ptr: Table::filled(63, n_slots),
             queued_for: Table::filled(
@@ -356,7 +373,9 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         debug_assert!(self.credits[slot] <= self.capacity);
         let out = self.slots.owner(slot);
         let port = &self.ports[out];
-        if port.stream == NONE && port.requested_vls != 0 && self.credits[slot] >= self.wanted[slot]
+        if port.stream == NONE
+            && port.requested_vls != 0
+            && self.credits[slot] >= self.wanted[slot].get()
         {
             self.active.insert(out);
         }

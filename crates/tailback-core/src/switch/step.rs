@@ -1,7 +1,7 @@
 //! One cycle of the buffered switches: route the heads that arrived, then let every output
 //! with work finish the packet whose last block has left, or choose and start its next one.
 
-use super::{BufferedSwitches, NONE, Queue, QueueScheme};
+use super::{BufferedSwitches, NONE, Queue, QueueScheme, RoomReturn};
 use crate::bitset::{BitSet, bits64};
 use crate::event::{CreditBatch, FlitArrival};
 use crate::fabric::StepContext;
@@ -14,8 +14,9 @@ use crate::ids::{NodeId, PortId, RouterId};
 pub(super) enum Choice {
     /// It started one.
     Started,
-    /// A candidate is not due yet: look again next cycle.
-    NotYet,
+    /// No candidate may start before this cycle (the earliest a head packet is due, or the
+    /// next cycle after a declined iSLIP grant): sleep until then.
+    NotYet(u64),
     /// Every candidate lacks credits or a read port (or there is none): sleep until one
     /// returns.
     Blocked,
@@ -25,9 +26,9 @@ pub(super) enum Choice {
 /// follows `prev` in the input's ready list for the output ([`NONE`]: first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Pick {
-    vl: usize,
-    local: usize,
-    queue: u32,
+    pub(super) vl: usize,
+    pub(super) local: usize,
+    pub(super) queue: u32,
     prev: u32,
 }
 
@@ -55,6 +56,17 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let mut woken = std::mem::replace(&mut self.active, active);
         woken.drain_into(&mut self.active);
         self.woken = woken;
+    }
+
+    /// The room whose credits reached the senders by `now` is theirs again (the credits wake
+    /// the outputs and adapters waiting for it).
+    pub(super) fn return_room(&mut self, now: u64) {
+        while let Some(&back) = self.room_returns.front()
+            && back.due <= now
+        {
+            self.room_returns.pop_front();
+            self.reserved[back.slot as usize * self.nodes + back.dst as usize] -= back.blocks;
+        }
     }
 
     /// Steps the outputs in `active` that send; matches the idle ones switch by switch with
@@ -94,7 +106,11 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                         self.start_train(out as usize, cx);
                         active.remove(out as usize);
                     }
-                    Choice::NotYet => {}
+                    Choice::NotYet(at) => {
+                        if !self.stays_awake(out as usize, at, now) {
+                            active.remove(out as usize);
+                        }
+                    }
                     Choice::Blocked => active.remove(out as usize),
                 }
             }
@@ -199,9 +215,9 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             let last = self.queue_index(slot, list.tail as usize);
             self.ready_next[last] = q as u32;
             self.ready[ri].tail = q as u32;
-            if S::ISOLATION {
-                // The queues already listed may all be stopped, with the output asleep until
-                // a Go: this one may send now.
+            if S::ISOLATION || S::OWN_ROOM {
+                // The queues already listed may all be stopped (or lack room downstream), with
+                // the output asleep until a Go (or credits): this one may send now.
                 self.request(slot, out);
             }
         }
@@ -249,9 +265,20 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 self.start_train(out, cx);
                 false
             }
-            Choice::NotYet => true,
+            Choice::NotYet(at) => self.stays_awake(out, at, now),
             Choice::Blocked => false,
         }
+    }
+
+    /// Whether output `out`, whose next packet may start at `at`, looks again next cycle;
+    /// otherwise it sleeps on the calendar until `at` (arrivals, credits, Go messages and
+    /// freed read ports still wake it earlier).
+    fn stays_awake(&mut self, out: usize, at: u64, now: u64) -> bool {
+        if at <= now + 1 {
+            return true;
+        }
+        self.sending.schedule(at, out as u32);
+        false
     }
 
     /// Picks the next packet for idle output `out` and starts it (the round-robin allocator).
@@ -271,7 +298,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     /// first queue of the input's ready list
     /// whose head packet is due, has credits for all its blocks and room downstream. Returns
     /// it, or why there is none; records the credits the output waits for on each VL.
-    fn candidate(&mut self, out: usize, now: u64, taken: u64) -> Result<Pick, Choice> {
+    pub(super) fn candidate(&self, out: usize, now: u64, taken: u64) -> Result<Pick, Choice> {
         let port = self.ports[out];
         let first = port.first as usize;
         let local_out = out - first;
@@ -312,12 +339,15 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                     if S::ISOLATION && self.queue_stopped(in_slot, q as usize, downstream) {
                         // Its tree is stopped downstream: a Go wakes the output.
                     } else if r.ready > now {
-                        outcome = Choice::NotYet;
+                        outcome = Choice::NotYet(match outcome {
+                            Choice::NotYet(at) => at.min(r.ready),
+                            _ => r.ready,
+                        });
                     } else if credits < r.blocks || !self.has_room(downstream, r.dst, r.blocks) {
                         // Credits, or the destination's room, come back with credits.
                         wanted = wanted.min(r.blocks);
                     } else {
-                        self.wanted[out_slot] = u32::MAX;
+                        self.wanted[out_slot].set(u32::MAX);
                         return Ok(Pick {
                             vl,
                             local,
@@ -329,7 +359,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                     q = self.ready_next[qi];
                 }
             }
-            self.wanted[out_slot] = wanted;
+            self.wanted[out_slot].set(wanted);
         }
         Err(outcome)
     }
@@ -405,10 +435,14 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         outcomes.resize(outs.len(), Choice::Blocked);
         let mut grants = std::mem::take(&mut self.islip_grants);
         let mut taken = 0u64;
+        // The outputs (bits of `outs`) whose grant was declined: after the first iteration
+        // only they look again. The others found nothing then and fewer inputs are free now;
+        // looking again would also forget the credits they wait for.
+        let mut declined = u64::MAX;
         for iteration in 0..self.islip_iterations {
             grants.clear();
             for (i, &out) in outs.iter().enumerate() {
-                if outcomes[i] == Choice::Started {
+                if outcomes[i] == Choice::Started || declined & (1 << i) == 0 {
                     continue;
                 }
                 match self.candidate(out as usize, now, taken) {
@@ -444,9 +478,11 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 outcomes[i as usize] = Choice::Started;
             }
             // An output whose grant was declined tries again next cycle.
+            declined = 0;
             for &(i, _) in &grants {
                 if outcomes[i as usize] != Choice::Started {
-                    outcomes[i as usize] = Choice::NotYet;
+                    outcomes[i as usize] = Choice::NotYet(now + 1);
+                    declined |= 1 << i;
                 }
             }
         }
@@ -567,7 +603,12 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let r = self.residents[resident as usize];
         self.pools[from] -= r.blocks;
         if S::OWN_ROOM {
-            self.reserved[from * self.nodes + r.dst as usize] -= r.blocks;
+            self.room_returns.push_back(RoomReturn {
+                due: cx.now + self.credit_latency,
+                slot: from as u32,
+                dst: r.dst,
+                blocks: r.blocks,
+            });
         }
         let in_port = self.slots.owner(from);
         cx.credit_batches.schedule(
