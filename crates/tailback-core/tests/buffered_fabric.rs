@@ -95,9 +95,11 @@ proptest! {
             ),
             4 => format!(
                 "queues = \"per_destination\"\n\
-                 [fabric.isolation]\nhigh_blocks = {stop}\nlow_blocks = {}\nhpqs = {}\n{control}",
+                 [fabric.isolation]\nhigh_blocks = {stop}\nlow_blocks = {}\nhpqs = {}\n\
+                 root_needs_credits = {}\n{control}",
                 stop / 2,
                 1 + seed % 2,
+                seed % 3 == 0,
             ),
             _ => String::new(),
         };

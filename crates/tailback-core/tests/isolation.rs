@@ -200,7 +200,10 @@ fn resolved_isolation_configs_read_back_to_themselves() {
             "nfq_cfq",
             "[fabric.isolation]\ncfqs = 3\npropagate = \"on_stop\"\n",
         ),
-        ("voq_hpq", "[fabric.isolation]\nhpqs = 1\nlow_blocks = 32\n"),
+        (
+            "voq_hpq",
+            "[fabric.isolation]\nhpqs = 1\nlow_blocks = 32\nroot_needs_credits = true\n",
+        ),
     ] {
         let flows = format!("{ONE_TREE}, {{ src = 6, dst = \"uniform\", stop_us = 100 }}");
         let spec = tailback_core::config::Spec::from_toml_str(

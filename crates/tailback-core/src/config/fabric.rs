@@ -105,6 +105,10 @@ pub enum IsolatingQueues {
         high_blocks: u32,
         /// ...and lets it go below this many, where a root also stops marking (LTh).
         low_blocks: u32,
+        /// Whether a virtual output queue names its output a root only while that output
+        /// has credits downstream or faces an adapter (InfiniBand's root test; Paper VI does
+        /// not say, so off by default): a queue filled by backpressure alone claims nothing.
+        root_needs_credits: bool,
     },
 }
 
@@ -146,7 +150,7 @@ impl IsolationConfig {
             "go_blocks",
             "propagate",
         ];
-        const HPQ_KEYS: [&str; 3] = ["hpqs", "high_blocks", "low_blocks"];
+        const HPQ_KEYS: [&str; 4] = ["hpqs", "high_blocks", "low_blocks", "root_needs_credits"];
         let hpq = kind == QueueKind::VoqHpq;
         let (others, other_kind) = if hpq {
             (&CFQ_KEYS[..], "nfq_cfq")
@@ -166,6 +170,7 @@ impl IsolationConfig {
                 hpqs: s.int("hpqs", 2, 1, 8),
                 high_blocks: s.int("high_blocks", 4 * MTU_BLOCKS, 1, 1 << 20),
                 low_blocks: s.int("low_blocks", 2 * MTU_BLOCKS, 0, 1 << 20),
+                root_needs_credits: s.boolean("root_needs_credits", false),
             }
         } else {
             IsolatingQueues::Cfqs {

@@ -210,6 +210,9 @@ pub(super) struct Cams {
     /// A queue above `stop_blocks` stops its tree upstream and lets it go below `go_blocks`
     /// (`voq_hpq`: HTh and LTh, also the roots' detection thresholds).
     pub(super) stop_blocks: u32,
+    /// `voq_hpq`: a virtual output queue names its output a root only while the output has
+    /// credits or faces an adapter.
+    pub(super) root_needs_credits: bool,
     pub(super) go_blocks: u32,
     pub(super) max_dests: usize,
     pub(super) telling: Telling,
@@ -249,6 +252,13 @@ impl Cams {
             "{per_pool} CAM lines per pool do not fit a 128-bit mask"
         );
         let (stop_blocks, go_blocks) = s.stop_go();
+        let root_needs_credits = matches!(
+            s.queues,
+            IsolatingQueues::Hpqs {
+                root_needs_credits: true,
+                ..
+            }
+        );
         let (detect_blocks, any_head, telling) = match s.queues {
             IsolatingQueues::Cfqs {
                 detect_blocks,
@@ -271,6 +281,7 @@ impl Cams {
             detect_blocks,
             any_head,
             stop_blocks,
+            root_needs_credits,
             go_blocks,
             max_dests: s.cam_destinations as usize,
             telling,
@@ -432,6 +443,7 @@ mod tests {
                 hpqs: 2,
                 high_blocks: 128,
                 low_blocks: 64,
+                root_needs_credits: false,
             },
             cam_destinations: 8,
             control_delay: 0,

@@ -306,7 +306,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let i = self.cams.at(slot, q);
         let (l, dests) = (self.cams.lines[i], &self.cams.line_dests[i]);
         match l.claim {
-            Claim::Free if l.blocks > self.cams.stop_blocks => {
+            Claim::Free if l.blocks > self.cams.stop_blocks && self.may_be_root(slot, q) => {
                 self.claim_root(slot, q, q as u8, dst, now);
             }
             Claim::Root { .. } if !dests.contains(dst) && dests.len() < self.cams.max_dests => {
@@ -314,6 +314,17 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             }
             _ => {}
         }
+    }
+
+    /// Whether local output `out` of the input of `slot` may be named a root: always, or with
+    /// `root_needs_credits` while it has credits on the slot's lane or faces an adapter.
+    fn may_be_root(&self, slot: usize, out: usize) -> bool {
+        if !self.cams.root_needs_credits {
+            return true;
+        }
+        let port = self.ports[self.slots.owner(slot)].first as usize + out;
+        !self.slots.is_router(self.ports[port].downstream as usize)
+            || self.credits[self.slots.port_vc(port, self.slots.vc(slot))] > 0
     }
 
     /// The NFQ of `slot` is over the detection threshold: if its head packet is held back by

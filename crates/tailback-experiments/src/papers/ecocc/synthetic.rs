@@ -270,7 +270,7 @@ pub(super) fn fig7(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> 
                     nodes(levels),
                     settings.join(", ")
                 ),
-                "(sensitivity; Paper VI: HTh 4 packets)",
+                "(sensitivity; Paper VI: HTh 4 packets, no credit test)",
                 format!(
                     "{:.3} ({:.1}) / {:.3} ({:.1})",
                     values[0].0, values[0].1, values[1].0, values[1].1
