@@ -25,6 +25,24 @@ fn run_quick(name: &str, out: &Path) -> Value {
     read_json(&out.join("summary.json"))
 }
 
+/// The ids of a summary's comparisons (every comparison has one).
+fn comparison_ids(summary: &Value) -> Vec<&str> {
+    summary["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().expect("every comparison has an id"))
+        .collect()
+}
+
+/// Asserts that a summary has a comparison with each of `expected` ids.
+fn assert_compares(summary: &Value, expected: &[&str]) {
+    let ids = comparison_ids(summary);
+    for id in expected {
+        assert!(ids.contains(id), "{id} missing from {ids:?}");
+    }
+}
+
 #[test]
 fn experiment_list_names_every_experiment_with_its_source() {
     let output = tailback().args(["experiment", "list"]).output().unwrap();
@@ -338,21 +356,17 @@ fn the_infiniband_testbed_experiment_compares_numbers_by_id() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("s1");
     let summary = run_quick("ib-testbed-s1-nocc", &out);
-    let comparisons = summary["comparisons"].as_array().unwrap();
-    let ids: Vec<&str> = comparisons
-        .iter()
-        .map(|c| c["id"].as_str().expect("every comparison has an id"))
-        .collect();
-    for id in [
-        "s1-f1-alone",
-        "s1-three-f1",
-        "s1-five-f1",
-        "s1-five-f4",
-        "s1-share-h6",
-    ] {
-        assert!(ids.contains(&id), "{id} missing from {ids:?}");
-    }
-    for c in comparisons {
+    assert_compares(
+        &summary,
+        &[
+            "s1-f1-alone",
+            "s1-three-f1",
+            "s1-five-f1",
+            "s1-five-f4",
+            "s1-share-h6",
+        ],
+    );
+    for c in summary["comparisons"].as_array().unwrap() {
         assert!(c["paper_value"].is_f64() && c["ours_value"].is_f64(), "{c}");
         assert_eq!(c["agrees"], Value::Bool(true), "{c}");
     }
@@ -365,15 +379,10 @@ fn the_isolation_experiments_compare_five_schemes_and_draw_each() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("fairness");
     let summary = run_quick("ccfit-fairness", &out);
-    let ids: Vec<&str> = summary["comparisons"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["id"].as_str().expect("every comparison has an id"))
-        .collect();
-    for id in ["case1-1q-victim", "case1-ccfit-fair", "case1-ith-dip"] {
-        assert!(ids.contains(&id), "{id} missing from {ids:?}");
-    }
+    assert_compares(
+        &summary,
+        &["case1-1q-victim", "case1-ccfit-fair", "case1-ith-dip"],
+    );
     // 1Q's victim is head-of-line blocked even in the short run; isolation frees it.
     let comparison = |id: &str| {
         summary["comparisons"]
@@ -400,14 +409,10 @@ fn the_isolation_experiments_compare_five_schemes_and_draw_each() {
     assert!(out.join("case1.csv").is_file());
     let out = dir.path().join("trees");
     let summary = run_quick("ccfit-fig8", &out);
-    let listed = |id: &str| {
-        summary["comparisons"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|c| c["id"] == id)
-    };
-    assert!(listed("fig8-t1-order") && listed("fig8-t4-order") && listed("fig8-t4-ith-swing"));
+    assert_compares(
+        &summary,
+        &["fig8-t1-order", "fig8-t4-order", "fig8-t4-ith-swing"],
+    );
     // One row per tree count, scheme and seed (--quick: 1 and 4 trees, one seed).
     let table = std::fs::read_to_string(out.join("trees.csv")).unwrap();
     assert_eq!(table.lines().count(), 1 + 2 * 5, "{table}");
@@ -417,59 +422,40 @@ fn the_isolation_experiments_compare_five_schemes_and_draw_each() {
 #[test]
 fn the_ecocc_experiments_judge_every_case_and_write_their_data() {
     let dir = tempfile::tempdir().unwrap();
-    let ids = |summary: &Value| -> Vec<String> {
-        summary["comparisons"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| {
-                c["id"]
-                    .as_str()
-                    .expect("every comparison has an id")
-                    .to_string()
-            })
-            .collect()
-    };
     // --quick: 64 nodes, patterns #1 and #2, one seed.
     let out = dir.path().join("fig7");
     let summary = run_quick("ecocc-fig7", &out);
-    let listed = ids(&summary);
-    for id in [
-        "fig7-n3-p1-isolation",
-        "fig7-n3-p1-order",
-        "fig7-n3-p2-order",
-        "fig7-n3-p2-hpqs",
-    ] {
-        assert!(
-            listed.iter().any(|l| l == id),
-            "{id} missing from {listed:?}"
-        );
-    }
+    assert_compares(
+        &summary,
+        &[
+            "fig7-n3-p1-isolation",
+            "fig7-n3-p1-order",
+            "fig7-n3-p2-order",
+            "fig7-n3-p2-hpqs",
+        ],
+    );
     let table = std::fs::read_to_string(out.join("fig7.csv")).unwrap();
     assert_eq!(table.lines().count(), 1 + 2 * 5, "{table}");
     assert!(out.join("fig7-n3-p2.png").is_file() && out.join("hpqs-n3.svg").is_file());
     // Table 3: both switches' gains over the four rows, and their orderings.
     let out = dir.path().join("table3");
     let summary = run_quick("ecocc-table3", &out);
-    let listed = ids(&summary);
-    for id in [
-        "table3-spread-n3-ecocc-over-1vl",
-        "table3-spread-n3-ecocc-over-voqnet",
-        "table3-spread-n3-ccfit-over-fbicm",
-        "table3-spread-n3-voq-order",
-        "table3-spread-n3-single-order",
-    ] {
-        assert!(
-            listed.iter().any(|l| l == id),
-            "{id} missing from {listed:?}"
-        );
-    }
+    assert_compares(
+        &summary,
+        &[
+            "table3-spread-n3-ecocc-over-1vl",
+            "table3-spread-n3-ecocc-over-voqnet",
+            "table3-spread-n3-ccfit-over-fbicm",
+            "table3-spread-n3-voq-order",
+            "table3-spread-n3-single-order",
+        ],
+    );
     let gains = std::fs::read_to_string(out.join("table3-gains.csv")).unwrap();
     assert_eq!(gains.lines().count(), 1 + 2 * 4, "{gains}");
     // The traces: the stand-ins written as traces, every application and scenario judged.
     let out = dir.path().join("traces");
     let summary = run_quick("ecocc-traces", &out);
-    assert_eq!(ids(&summary).len(), 3 * 3);
+    assert_eq!(comparison_ids(&summary).len(), 3 * 3);
     for app in ["mpifft", "beff-natring", "ptrans"] {
         let trace = std::fs::read_to_string(out.join(format!("{app}.trace"))).unwrap();
         assert!(trace.contains("\n# synthetic stand-in"), "{app}");

@@ -210,10 +210,10 @@ pub(super) struct Cams {
     /// A queue above `stop_blocks` stops its tree upstream and lets it go below `go_blocks`
     /// (`voq_hpq`: HTh and LTh, also the roots' detection thresholds).
     pub(super) stop_blocks: u32,
+    pub(super) go_blocks: u32,
     /// `voq_hpq`: a virtual output queue names its output a root only while the output has
     /// credits or faces an adapter.
     pub(super) root_needs_credits: bool,
-    pub(super) go_blocks: u32,
     pub(super) max_dests: usize,
     pub(super) telling: Telling,
     pub(super) control_delay: u64,
@@ -281,8 +281,8 @@ impl Cams {
             detect_blocks,
             any_head,
             stop_blocks,
-            root_needs_credits,
             go_blocks,
+            root_needs_credits,
             max_dests: s.cam_destinations as usize,
             telling,
             control_delay: u64::from(s.control_delay),
@@ -327,11 +327,15 @@ impl Cams {
         lines_in(self.copies_stopped[slot]).any(|l| self.copies[self.at(slot, l)].contains(dst))
     }
 
-    /// The first line of input VC slot `slot` whose copy is in use and lists every
-    /// destination of `dests`.
+    /// The first line of input VC slot `slot` whose copy is in use and whose destinations
+    /// satisfy `lists`.
     #[inline]
-    pub(super) fn copy_listing(&self, slot: usize, dests: &DestSet) -> Option<usize> {
-        lines_in(self.copies_in_use[slot]).find(|&l| dests.within(&self.copies[self.at(slot, l)]))
+    pub(super) fn copy_where(
+        &self,
+        slot: usize,
+        lists: impl Fn(&DestSet) -> bool,
+    ) -> Option<usize> {
+        lines_in(self.copies_in_use[slot]).find(|&l| lists(&self.copies[self.at(slot, l)]))
     }
 
     /// Applies `say` to the copy of line `line` of `slot`; returns the destinations the copy
@@ -459,9 +463,9 @@ mod tests {
         assert_eq!(cams.apply(1, 9, Say::Allocate(set)), DestSet::EMPTY);
         cams.apply(1, 3, Say::Allocate(DestSet::of(9)));
         // The lowest line listing a destination answers; other slots hold nothing.
-        assert_eq!(cams.copy_listing(1, &DestSet::of(9)), Some(3));
-        assert_eq!(cams.copy_listing(1, &set), Some(9));
-        assert_eq!(cams.copy_listing(0, &DestSet::of(9)), None);
+        assert_eq!(cams.copy_where(1, |c| c.contains(9)), Some(3));
+        assert_eq!(cams.copy_where(1, |c| set.within(c)), Some(9));
+        assert_eq!(cams.copy_where(0, |c| c.contains(9)), None);
         assert!(!cams.stops(1, 5));
         cams.apply(1, 9, Say::Stop);
         assert!(cams.stops(1, 5) && cams.stops(1, 9) && !cams.stops(1, 4) && !cams.stops(0, 5));
@@ -476,7 +480,7 @@ mod tests {
         cams.apply(1, 9, Say::Stop);
         assert_eq!(cams.apply(1, 9, Say::Deallocate), set);
         assert!(!cams.stops(1, 5));
-        assert_eq!(cams.copy_listing(1, &DestSet::of(5)), None);
+        assert_eq!(cams.copy_where(1, |c| c.contains(5)), None);
         assert_eq!(cams.occupancy().2, 1);
     }
 

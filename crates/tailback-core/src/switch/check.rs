@@ -187,7 +187,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                         port.stream
                     ));
                 }
-                if !self.active.contains(out) && !self.sending.holds(out) {
+                if !self.active.contains(out) && !self.asleep.holds(out) {
                     return Err(format!("output port {out} sends but is not scheduled"));
                 }
                 reading[slots.owner(from)] += 1;

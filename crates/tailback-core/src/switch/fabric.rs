@@ -65,7 +65,7 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
     fn any_active(&self) -> bool {
         !self.active.is_empty()
             || !self.unrouted.is_empty()
-            || !self.sending.is_empty()
+            || !self.asleep.is_empty()
             || self.cams.in_flight()
     }
 

@@ -138,7 +138,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let down = self.downstream_of(slot, r.out);
         let cams = &self.cams;
         // The line of the output's CAM listing the destination.
-        let tree = down.and_then(|down| cams.copy_listing(down, &DestSet::of(r.dst)));
+        let tree = down.and_then(|down| cams.copy_where(down, |c| c.contains(r.dst)));
         let mut free = None;
         for l in self.isolating_lines() {
             let i = cams.at(slot, l);
@@ -549,7 +549,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                         // A live tree downstream that lists its destinations takes it in (its
                         // packets obey that tree's Stop and Go); otherwise it drains on its
                         // own.
-                        let live = self.cams.copy_listing(down, &dests);
+                        let live = self.cams.copy_where(down, |c| dests.within(c));
                         self.cams.lines[i].claim = match live {
                             Some(m) => Claim::Branch {
                                 out: local,

@@ -18,10 +18,10 @@
 //! room in the pool is freed and its credits go back upstream together (as InfiniBand's
 //! flow-control packets return credits in batches, not one per block).
 //!
-//! Work: an output is evaluated when it may start a packet; one whose head packets are not yet
-//! due sleeps until the first is, one sending a packet sleeps until its last block leaves, and one whose
-//! candidates all lack credits (or read ports) sleeps until credits return (or a read port
-//! frees), so neither a train in flight nor blocked traffic costs anything per cycle. A packet
+//! Work: an output is evaluated when it may start a packet; one whose head packets are not
+//! yet due sleeps until the first is, one sending a packet sleeps until its last block leaves,
+//! and one whose candidates all lack credits (or read ports) sleeps until credits return (or a
+//! read port frees), so neither a train in flight nor blocked traffic costs anything per cycle. A packet
 //! keeps its VL from injection to delivery; routes that need VL changes are refused by the
 //! configuration.
 
@@ -54,7 +54,7 @@ const NONE: u32 = u32::MAX;
 
 /// Cycles ahead an output's wake-up is kept in a per-cycle bucket (later ones in a heap): a
 /// packet of up to 1024 blocks on a full-speed link.
-const SENDING_HORIZON: u64 = 1024;
+const WAKE_HORIZON: u64 = 1024;
 
 /// A packet in an input pool, from the arrival of its head until its last block leaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -180,7 +180,8 @@ pub(crate) struct BufferedSwitches<S> {
     credits: Table<u32>,
     /// The fewest credits that would let a blocked output start a packet on this VL
     /// (`u32::MAX`: it waits for nothing), so that credits trickling back below that do not
-    /// wake it.
+    /// wake it. Cells: looking for a candidate records it and nothing else, so the invariant
+    /// checker can look too.
     wanted: Table<Cell<u32>>,
     requests: Table<u64>,
     grant_ptr: Table<u8>,
@@ -207,7 +208,7 @@ pub(crate) struct BufferedSwitches<S> {
     woken: BitSet,
     /// Sleeping outputs by the cycle they wake: the last block of their packet leaves, or
     /// their next head packet is due.
-    sending: Calendar,
+    asleep: Calendar,
     /// Congested-flow isolation's CAMs and control messages (empty for other schemes).
     cams: Cams,
     scheme: PhantomData<S>,
@@ -306,7 +307,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             early_starts: 0,
             active: BitSet::new(topo_ports.len()),
             woken: BitSet::new(topo_ports.len()),
-            sending: Calendar::new(SENDING_HORIZON),
+            asleep: Calendar::new(WAKE_HORIZON),
             cams: Cams::new(
                 settings.isolation.as_ref().filter(|_| S::ISOLATION),
                 n_slots,

@@ -39,7 +39,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             self.deliver_control(cx);
         }
         let active = &mut self.active;
-        self.sending.take_due(cx.now, |out| {
+        self.asleep.take_due(cx.now, |out| {
             active.insert(out);
         });
         if !self.unrouted.is_empty() {
@@ -277,7 +277,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         if at <= now + 1 {
             return true;
         }
-        self.sending.schedule(at, out as u32);
+        self.asleep.schedule(at, out as u32);
         false
     }
 
@@ -503,7 +503,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let period = u64::from(port.period);
         port.tail_at = now + rest * period;
         port.free_at = port.tail_at + period;
-        self.sending.schedule(port.tail_at, out as u32);
+        self.asleep.schedule(port.tail_at, out as u32);
         // Every block leaves no earlier than it arrives.
         self.early_starts +=
             u64::from(now < r.arrived || port.tail_at < r.arrived + rest * in_period);
