@@ -82,6 +82,7 @@ pub fn network(cfg: &Config) -> String {
         match cfg.routing.algorithm {
             RoutingAlgorithm::DModK => "destination-mod-k up/down routing".to_string(),
             RoutingAlgorithm::AdaptiveUp => "adaptive-up up/down routing".to_string(),
+            RoutingAlgorithm::RandomUp => "random-up up/down routing".to_string(),
             RoutingAlgorithm::DestinationTag => "destination-tag routing".to_string(),
             RoutingAlgorithm::Table => "table routing".to_string(),
             other => other.name().to_uppercase(),

@@ -283,6 +283,42 @@ fn check_says_which_traffic_its_bounds_are_for() {
     );
 }
 
+/// With random up ports, `check`'s bound and hops are expectations over the draws, and it
+/// says so: bit reversal on a 4-ary 3-tree is bounded at 0.25 with destination-mod-k and at a
+/// node's full rate with random up ports.
+#[test]
+fn check_gives_expectations_for_random_routing() {
+    let dir = tempfile::tempdir().unwrap();
+    let text =
+        "[topology]\nkind = \"kary_ntree\"\nk = 4\nn = 3\n[traffic]\npattern = \"bit_reverse\"\n";
+    let cfg = write_config(dir.path(), "tree.toml", text);
+    let cfg = cfg.to_str().unwrap();
+    let bound = |algorithm: &str| {
+        let set = format!("routing.algorithm=\"{algorithm}\"");
+        let json = stdout_json(
+            &tailback()
+                .args(["check", cfg, "--set", &set, "--format", "json"])
+                .output()
+                .unwrap(),
+        );
+        (
+            json["ideal_throughput"].as_f64().unwrap(),
+            json["routing_draws"] == true,
+        )
+    };
+    assert_eq!(bound("d_mod_k"), (0.25, false));
+    assert_eq!(bound("random_up"), (1.0, true));
+    let table = tailback()
+        .args(["check", cfg, "--set", "routing.algorithm=\"random_up\""])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(table.stdout).unwrap();
+    assert!(
+        text.contains("random routing     loads and hops are expectations"),
+        "{text}"
+    );
+}
+
 /// With congested-flow isolation, `check` sizes each port's CAM: on the forest's 648-node
 /// tree with 2 congested-flow queues (2 input and 2 output lines) of 8 destinations each, a
 /// line has 16 + 8 x 10 CAM cells and 35 SRAM cells.

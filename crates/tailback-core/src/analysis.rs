@@ -25,25 +25,49 @@ pub struct ChannelLoad {
     pub mean_hops: f64,
 }
 
-/// Routes every (source, destination) pair the pattern uses, weighted by its probability.
+/// Routes every (source, destination) pair the pattern uses, weighted by its probability and,
+/// where routing draws random choices, by the probability of each route.
 pub fn channel_load(topology: &Topology, routing: &Routing, pattern: &Destinations) -> ChannelLoad {
     let nodes = topology.node_count();
     let mut load = vec![0.0f64; topology.ports().len()];
     let mut hops = 0.0;
-    for src in 0..nodes {
-        pattern.distribution(src as u32, |dst, p| {
-            routing.walk(
-                topology,
-                NodeId::new(src),
-                NodeId::new(dst as usize),
-                |port, _| {
-                    load[port.index()] += p;
-                    if matches!(topology.ports()[port.index()].output, Link::Router(_)) {
-                        hops += p;
-                    }
-                },
-            );
-        });
+    // The nodes of one router share their routes where routing allows: route each destination
+    // once per router, with the router's nodes' probabilities summed.
+    let router_of =
+        |n: usize| topology.ports()[topology.injection_port(NodeId::new(n)).index()].router;
+    let by_router = routing.routes_by_router();
+    let mut pooled = routing.pooled_tree();
+    let mut mass = vec![0.0f64; nodes];
+    let mut add = |port: PortId, p: f64| {
+        load[port.index()] += p;
+        if matches!(topology.ports()[port.index()].output, Link::Router(_)) {
+            hops += p;
+        }
+    };
+    let mut src = 0;
+    while src < nodes {
+        let mut end = src + 1;
+        while by_router && end < nodes && router_of(end) == router_of(src) {
+            end += 1;
+        }
+        mass.fill(0.0);
+        for s in src..end {
+            pattern.distribution(s as u32, |dst, p| mass[dst as usize] += p);
+        }
+        let from = NodeId::new(src);
+        if let Some(tree) = &mut pooled {
+            tree.climb(topology, from, &mass, &mut |port, _, p| add(port, p));
+        } else {
+            for (dst, &p) in mass.iter().enumerate().filter(|&(_, &p)| p > 0.0) {
+                routing.spread(topology, from, NodeId::new(dst), |port, _, q| {
+                    add(port, p * q)
+                });
+            }
+        }
+        src = end;
+    }
+    if let Some(tree) = pooled {
+        tree.descend(topology, &mut |port, _, p| add(port, p));
     }
     // A channel taking P cycles per flit is busy P cycles per flit it carries.
     for (l, port) in load.iter_mut().zip(topology.ports()) {
@@ -167,14 +191,14 @@ fn minimal_graph(topology: &Topology, routing: &Routing) -> DiGraphMap<Channel, 
         for r in 0..topology.router_count() {
             let router = RouterId::new(r);
             let first = topology.router_ports(router).start;
-            for local in bits64(routing.minimal_ports(router, dst)) {
+            for local in bits64(routing.minimal_ports(router, dst, 0)) {
                 let Some(next) = next_router(first + local) else {
                     continue;
                 };
                 let channel = ((first + local) as u32, 0);
                 graph.add_node(channel);
                 let next_first = topology.router_ports(next).start;
-                for q in bits64(routing.minimal_ports(next, dst)) {
+                for q in bits64(routing.minimal_ports(next, dst, 0)) {
                     if next_router(next_first + q).is_some() {
                         graph.add_edge(channel, ((next_first + q) as u32, 0), ());
                     }
@@ -185,18 +209,17 @@ fn minimal_graph(topology: &Topology, routing: &Routing) -> DiGraphMap<Channel, 
     graph
 }
 
-/// Dependencies between consecutive channels of the deterministic routes.
+/// Dependencies between consecutive channels of the deterministic routes (of every route a
+/// routing draw may give).
 fn deterministic_graph(topology: &Topology, routing: &Routing) -> DiGraphMap<Channel, ()> {
     let mut graph = DiGraphMap::new();
     let nodes = topology.node_count();
     for src in 0..nodes {
         for dst in 0..nodes {
-            let mut previous: Option<Channel> = None;
-            routing.walk(
-                topology,
-                NodeId::new(src),
-                NodeId::new(dst),
-                |port, class| {
+            let (src, dst) = (NodeId::new(src), NodeId::new(dst));
+            routing.draws_between(src, dst, |draw, _| {
+                let mut previous: Option<Channel> = None;
+                routing.walk(topology, src, dst, draw, |port, class| {
                     if !matches!(topology.ports()[port.index()].output, Link::Router(_)) {
                         return;
                     }
@@ -206,8 +229,8 @@ fn deterministic_graph(topology: &Topology, routing: &Routing) -> DiGraphMap<Cha
                         graph.add_edge(prev, channel, ());
                     }
                     previous = Some(channel);
-                },
-            );
+                });
+            });
         }
     }
     graph
@@ -226,36 +249,40 @@ fn extended_escape_graph(topology: &Topology, routing: &Routing) -> DiGraphMap<C
     let mut graph = DiGraphMap::new();
     let mut reached = vec![false; routers];
     let mut stack = Vec::new();
-    for dst in 0..topology.node_count() {
-        let to = NodeId::new(dst);
-        // The escape channel out of each router towards `dst` and the router it leads to.
-        let escape: Vec<Option<(Channel, RouterId)>> = (0..routers)
-            .map(|r| {
-                let router = RouterId::new(r);
-                let hop = routing.deterministic_hop(router, to, to, 0);
-                let port = topology.router_ports(router).start + hop.port as usize;
-                next_router(port).map(|next| ((port as u32, hop.class), next))
-            })
-            .collect();
-        for &(held, into) in escape.iter().flatten() {
-            graph.add_node(held);
-            reached.fill(false);
-            reached[into.index()] = true;
-            stack.push(into);
-            while let Some(at) = stack.pop() {
-                if let Some((requested, _)) = escape[at.index()] {
-                    graph.add_edge(held, requested, ());
-                }
-                let start = topology.router_ports(at).start;
-                let mut ports = routing.minimal_ports(at, dst);
-                while ports != 0 {
-                    let port = ports.trailing_zeros() as usize;
-                    ports &= ports - 1;
-                    if let Some(next) = next_router(start + port)
-                        && !reached[next.index()]
-                    {
-                        reached[next.index()] = true;
-                        stack.push(next);
+    // A packet keeps its draw, so each draw has its own escape function; the graph is the
+    // union of theirs.
+    for draw in routing.distinct_draws() {
+        for dst in 0..topology.node_count() {
+            let to = NodeId::new(dst);
+            // The escape channel out of each router towards `dst` and the router it leads to.
+            let escape: Vec<Option<(Channel, RouterId)>> = (0..routers)
+                .map(|r| {
+                    let router = RouterId::new(r);
+                    let hop = routing.deterministic_hop(router, to, to, 0, draw);
+                    let port = topology.router_ports(router).start + hop.port as usize;
+                    next_router(port).map(|next| ((port as u32, hop.class), next))
+                })
+                .collect();
+            for &(held, into) in escape.iter().flatten() {
+                graph.add_node(held);
+                reached.fill(false);
+                reached[into.index()] = true;
+                stack.push(into);
+                while let Some(at) = stack.pop() {
+                    if let Some((requested, _)) = escape[at.index()] {
+                        graph.add_edge(held, requested, ());
+                    }
+                    let start = topology.router_ports(at).start;
+                    let mut ports = routing.minimal_ports(at, dst, draw);
+                    while ports != 0 {
+                        let port = ports.trailing_zeros() as usize;
+                        ports &= ports - 1;
+                        if let Some(next) = next_router(start + port)
+                            && !reached[next.index()]
+                        {
+                            reached[next.index()] = true;
+                            stack.push(next);
+                        }
                     }
                 }
             }

@@ -45,6 +45,9 @@ pub struct Packet {
     pub control: bool,
     /// Replayed from a packet trace (`traffic.trace_file`).
     pub traced: bool,
+    /// Random bits for the routing function's choices (random up ports, drawn ties), taken
+    /// from the source's routing stream at injection; 0 when routing draws nothing.
+    pub route_draw: u32,
     alive: bool,
 }
 
@@ -74,6 +77,7 @@ impl Packet {
             header: 0,
             control: false,
             traced: false,
+            route_draw: 0,
             alive: true,
         }
     }

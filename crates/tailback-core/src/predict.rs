@@ -24,6 +24,8 @@
 //! The workload is either a pattern at a rate (one stationary interval: `λ` per pair from the
 //! pattern's distribution) or a packet trace cut into intervals by creation time.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use crate::analysis::ZeroLoad;
@@ -229,15 +231,6 @@ pub struct Predictor<'a> {
     detail: bool,
 }
 
-/// One hop of a route in the model: the channel, the router input it is entered from (local
-/// index), and its cycles per flit.
-#[derive(Debug, Clone, Copy)]
-struct Hop {
-    channel: usize,
-    input: Option<usize>,
-    period: f64,
-}
-
 impl<'a> Predictor<'a> {
     /// A predictor for `topology` routed by `routing` with `cfg`'s router and NIC timing;
     /// `correction` applies the incoming-link correction.
@@ -309,23 +302,15 @@ impl<'a> Predictor<'a> {
         let mut sums = Sums::new(ports + nodes, self.topology.max_ports());
         let mut intervals = Vec::with_capacity(groups.len());
         let mut loads: Vec<LinkLoad> = Vec::new();
-        let mut route = Vec::new();
         let (mut packets, mut latency_sum, mut wait_sum, mut zero_sum) = (0.0, 0.0, 0.0, 0.0);
         let mut saturated_any = false;
+        // Packets and expected router-to-router hops by packet length.
+        let mut lengths: BTreeMap<u32, (f64, f64)> = BTreeMap::new();
         for (index, (start, cycles, flows)) in groups.iter().enumerate() {
             let t = *cycles as f64;
             sums.clear();
-            for f in flows {
-                self.route(f.src, f.dst, &mut route);
-                for hop in &route {
-                    sums.add(
-                        hop.channel,
-                        hop.input,
-                        f.count,
-                        f64::from(f.flits) * hop.period,
-                    );
-                }
-            }
+            lengths.clear();
+            self.load(flows, &mut sums, &mut lengths);
             let mut max_rho: f64 = 0.0;
             let mut channels = Vec::new();
             for (channel, s) in sums.total.iter().enumerate() {
@@ -351,17 +336,16 @@ impl<'a> Predictor<'a> {
             }
             let saturated = max_rho >= 1.0;
             saturated_any |= saturated;
-            let (mut n, mut lat, mut wait) = (0.0, 0.0, 0.0);
-            for f in flows {
-                self.route(f.src, f.dst, &mut route);
-                let waited: f64 = route.iter().map(|hop| self.wait(&sums, hop, t)).sum();
-                let hops = route.len().saturating_sub(2) as f64;
-                let zero = self.zero_load.latency(hops, f.flits);
-                n += f.count;
-                wait += f.count * waited;
-                lat += f.count * (waited + zero);
-                zero_sum += f.count * zero;
+            // Each channel's packets wait its wait (the zero-load latency is linear in the hops,
+            // so each length's mean hop count gives its packets' total).
+            let wait = self.total_wait(&sums, t);
+            let (mut n, mut zero) = (0.0, 0.0);
+            for (&flits, &(count, hops)) in &lengths {
+                n += count;
+                zero += count * self.zero_load.latency(hops / count, flits);
             }
+            let lat = wait + zero;
+            zero_sum += zero;
             packets += n;
             latency_sum += lat;
             wait_sum += wait;
@@ -398,16 +382,17 @@ impl<'a> Predictor<'a> {
         }
     }
 
-    /// The mean wait at `hop` in an interval of `t` cycles with sums `sums` (infinite on a
+    /// The mean wait on `channel` of packets that came in through local input `input` (`None`:
+    /// an injection channel) in an interval of `t` cycles with sums `sums` (infinite on a
     /// saturated channel).
-    fn wait(&self, sums: &Sums, hop: &Hop, t: f64) -> f64 {
-        let total = sums.total[hop.channel];
+    fn wait(&self, sums: &Sums, channel: usize, input: Option<usize>, t: f64) -> f64 {
+        let total = sums.total[channel];
         if total[1] / t >= 1.0 {
             return f64::INFINITY;
         }
-        let [_, busy, square] = match (self.correction, hop.input) {
+        let [_, busy, square] = match (self.correction, input) {
             (true, Some(input)) => {
-                let mine = sums.by_input[hop.channel * sums.radix + input];
+                let mine = sums.by_input[channel * sums.radix + input];
                 [total[0] - mine[0], total[1] - mine[1], total[2] - mine[2]]
             }
             _ => total,
@@ -417,31 +402,84 @@ impl<'a> Predictor<'a> {
         (square / t).max(0.0) / (2.0 * (1.0 - rho))
     }
 
-    /// The channels of the route from `src` to `dst`: the injection channel, then every router
-    /// output port to the ejection port.
-    fn route(&self, src: u32, dst: u32, out: &mut Vec<Hop>) {
-        out.clear();
+    /// The waits of every packet of an interval of `t` cycles with sums `sums`, summed: each
+    /// channel's packets by the input they came in through, times their wait.
+    fn total_wait(&self, sums: &Sums, t: f64) -> f64 {
+        let outputs = self.topology.ports().len();
+        let mut total = 0.0;
+        for (channel, s) in sums.total.iter().enumerate().filter(|(_, s)| s[0] > 0.0) {
+            if channel >= outputs {
+                total += s[0] * self.wait(sums, channel, None, t);
+                continue;
+            }
+            for input in 0..sums.radix {
+                let n = sums.by_input[channel * sums.radix + input][0];
+                if n > 0.0 {
+                    total += n * self.wait(sums, channel, Some(input), t);
+                }
+            }
+        }
+        total
+    }
+
+    /// Adds the packets of `flows` to the channels of their routes (each route weighted by its
+    /// probability), and to `lengths` their number and expected router-to-router hops by
+    /// packet length.
+    fn load(&self, flows: &[Flow], sums: &mut Sums, lengths: &mut BTreeMap<u32, (f64, f64)>) {
         let topology = self.topology;
         let ports = topology.ports();
-        let (src, dst) = (NodeId::new(src as usize), NodeId::new(dst as usize));
-        out.push(Hop {
-            channel: ports.len() + src.index(),
-            input: None,
-            period: f64::from(ports[topology.ejection_port(src).index()].output_period),
-        });
-        let mut input = topology.injection_port(src);
-        self.routing.walk(topology, src, dst, |port: PortId, _| {
+        for f in flows {
+            let src = NodeId::new(f.src as usize);
+            let period = f64::from(ports[topology.ejection_port(src).index()].output_period);
+            sums.add(
+                ports.len() + src.index(),
+                None,
+                f.count,
+                f64::from(f.flits) * period,
+            );
+            lengths.entry(f.flits).or_default().0 += f.count;
+        }
+        let mut add = |flits: u32, port: PortId, input: PortId, count: f64| {
             let p = &ports[port.index()];
             let first = topology.router_ports(p.router).start;
-            out.push(Hop {
-                channel: port.index(),
-                input: Some(input.index() - first),
-                period: f64::from(p.output_period),
-            });
-            if let Link::Router(next) = p.output {
-                input = next;
+            let service = f64::from(flits) * f64::from(p.output_period);
+            sums.add(port.index(), Some(input.index() - first), count, service);
+            if matches!(p.output, Link::Router(_)) {
+                lengths.entry(flits).or_default().1 += count;
             }
-        });
+        };
+        if self.routing.pooled_tree().is_none() {
+            for f in flows {
+                let (src, dst) = (NodeId::new(f.src as usize), NodeId::new(f.dst as usize));
+                self.routing
+                    .spread(topology, src, dst, |port, input, share| {
+                        add(f.flits, port, input, f.count * share);
+                    });
+            }
+            return;
+        }
+        // Random up ports: per packet length, each source's packets climb together and each
+        // destination's descend once.
+        let mut order: Vec<&Flow> = flows.iter().collect();
+        order.sort_by_key(|f| (f.flits, f.src));
+        let mut mass = vec![0.0f64; topology.node_count()];
+        for group in order.chunk_by(|a, b| a.flits == b.flits) {
+            let flits = group[0].flits;
+            let mut tree = self.routing.pooled_tree().expect("random-up routing");
+            for source in group.chunk_by(|a, b| a.src == b.src) {
+                for f in source {
+                    mass[f.dst as usize] += f.count;
+                }
+                let src = NodeId::new(source[0].src as usize);
+                tree.climb(topology, src, &mass, &mut |port, input, n| {
+                    add(flits, port, input, n)
+                });
+                for f in source {
+                    mass[f.dst as usize] = 0.0;
+                }
+            }
+            tree.descend(topology, &mut |port, input, n| add(flits, port, input, n));
+        }
     }
 
     fn channel(&self, index: usize) -> Channel {

@@ -32,6 +32,8 @@ pub enum Purpose {
     Marking = 8,
     /// The roles and hot spots of a congestion forest (one per run).
     Forest = 9,
+    /// The routing draws of one source's packets (random up ports, drawn ties).
+    Routing = 10,
 }
 
 /// The stream for `owner` (a node index, or 0 for run-wide streams) and `purpose`.

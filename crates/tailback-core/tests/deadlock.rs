@@ -165,17 +165,23 @@ fn walked_graph<V: Copy + Ord + std::hash::Hash>(
     for src in 0..nodes {
         for dst in 0..nodes {
             let mut previous: Option<V> = None;
-            routing.walk(topo, common::node(src), common::node(dst), |port, class| {
-                if !matches!(topo.ports()[port.index()].output, Link::Router(_)) {
-                    return;
-                }
-                let channel = vertex(port.index() as u32, class);
-                graph.add_node(channel);
-                if let Some(prev) = previous {
-                    graph.add_edge(prev, channel, ());
-                }
-                previous = Some(channel);
-            });
+            routing.walk(
+                topo,
+                common::node(src),
+                common::node(dst),
+                0,
+                |port, class| {
+                    if !matches!(topo.ports()[port.index()].output, Link::Router(_)) {
+                        return;
+                    }
+                    let channel = vertex(port.index() as u32, class);
+                    graph.add_node(channel);
+                    if let Some(prev) = previous {
+                        graph.add_edge(prev, channel, ());
+                    }
+                    previous = Some(channel);
+                },
+            );
         }
     }
     graph

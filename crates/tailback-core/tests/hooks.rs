@@ -37,8 +37,8 @@ struct Recorder {
     occupancy: HashMap<(usize, u8, u8), u32>,
     /// (router, output port) of every forward of each packet in flight.
     paths: HashMap<PacketKey, Path>,
-    /// Source, destination and forward path of every delivered packet.
-    delivered_paths: Vec<(usize, usize, Path)>,
+    /// Source, destination, routing draw and forward path of every delivered packet.
+    delivered_paths: Vec<(usize, usize, u32, Path)>,
 }
 
 impl CongestionControl for Recorder {
@@ -65,8 +65,12 @@ impl CongestionControl for Recorder {
             .paths
             .remove(&(packet.src, packet.injected))
             .expect("injected first");
-        self.delivered_paths
-            .push((packet.src as usize, packet.dst as usize, path));
+        self.delivered_paths.push((
+            packet.src as usize,
+            packet.dst as usize,
+            packet.route_draw,
+            path,
+        ));
     }
 
     fn on_enqueue(&mut self, _cx: &mut Context<'_>, event: BufferEvent) {
@@ -183,18 +187,39 @@ fn hooks_fire_once_per_flit_per_router_visited() {
 
 #[test]
 fn forward_events_follow_the_routing_function() {
-    for (topology, router) in NETWORKS {
+    // Besides the deterministic networks: drawn ties on a torus and drawn up ports on a fat
+    // tree, where every hop must follow the packet's own draw.
+    let drawing = [
+        (
+            "k = 4\nn = 2\n[routing]\ntie_break = \"random\"",
+            NETWORKS[0].1,
+        ),
+        (
+            "kind = \"kary_ntree\"\nk = 4\nn = 2\n[routing]\nalgorithm = \"random_up\"",
+            NETWORKS[0].1,
+        ),
+    ];
+    for (topology, router) in NETWORKS.into_iter().chain(drawing) {
         let cfg = hook_counts_config(topology, router);
         let sim = drained_run(&cfg, &[]);
         let topo = sim.topology();
-        for (src, dst, path) in &sim.control().delivered_paths {
+        let mut draws = std::collections::BTreeSet::new();
+        for (src, dst, draw, path) in &sim.control().delivered_paths {
             let mut expected = Vec::new();
-            sim.routing().walk(topo, node(*src), node(*dst), |port, _| {
-                let p = topo.ports()[port.index()];
-                expected.push((p.router.index(), p.local));
-            });
+            sim.routing()
+                .walk(topo, node(*src), node(*dst), *draw, |port, _| {
+                    let p = topo.ports()[port.index()];
+                    expected.push((p.router.index(), p.local));
+                });
             assert_eq!(path, &expected, "{topology}: packet {src} -> {dst}");
+            draws.insert(*draw);
         }
+        let drawn = sim.routing().draws();
+        assert_eq!(
+            draws.len() > 100,
+            drawn,
+            "{topology}: draws only where routing draws"
+        );
     }
 }
 

@@ -178,3 +178,32 @@ fn closed_loop_workloads_are_refused_with_the_reason() {
         "{error}"
     );
 }
+
+#[test]
+fn random_routing_choices_are_weighted_by_their_probability() {
+    // A bit reversal on a 4-ary 3-tree at 0.3 flits/node/cycle: destination-mod-k sends a
+    // whole leaf's packets up one port (ρ = 4 × 0.3 = 1.2, saturated); random up ports share
+    // every leaf's traffic over its four up channels (ρ = 0.3, at most a node's rate anywhere).
+    let text = |algorithm: &str| {
+        format!(
+            "[topology]\nkind = \"kary_ntree\"\nk = 4\nn = 3\n[routing]\nalgorithm = \"{algorithm}\"\n\
+             [traffic]\npattern = \"bit_reverse\"\nrate = 0.3\npacket_flits = 8\n"
+        )
+    };
+    let fixed = predict(&config(&text("d_mod_k")), &PredictOptions::new(true)).unwrap();
+    assert!(
+        (fixed.max_link_rho - 1.2).abs() < 1e-9,
+        "{}",
+        fixed.max_link_rho
+    );
+    assert!(fixed.latency.mean.is_none());
+    let random = predict(&config(&text("random_up")), &PredictOptions::new(true)).unwrap();
+    assert!(
+        (random.max_link_rho - 0.3).abs() < 1e-9,
+        "{}",
+        random.max_link_rho
+    );
+    // Same mean hop count either way (every route is minimal), so the same zero-load latency.
+    assert!((random.latency.zero_load - fixed.latency.zero_load).abs() < 1e-9);
+    assert!(random.latency.mean.unwrap() > random.latency.zero_load);
+}

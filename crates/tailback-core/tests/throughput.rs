@@ -67,6 +67,7 @@ impl Network {
                     &self.topology,
                     common::node(src),
                     common::node(dst as usize),
+                    0,
                     |port, _| {
                         carried[port.index()] += rate;
                     },

@@ -71,6 +71,9 @@ struct NetworkReport {
     /// The channel that sets the bound.
     bottleneck: Option<String>,
     mean_hops: Option<f64>,
+    /// Whether packets draw random routing choices, so that the loads, the bound and the mean
+    /// hops are expectations over the draws.
+    routing_draws: bool,
     /// Latency of a packet over the mean hop count in an empty network, cycles.
     zero_load_latency: Option<f64>,
     /// The channels by cycles per flit (block), with their rates when `fabric.link` sets the
@@ -186,6 +189,7 @@ fn analyse(cfg: &Config) -> NetworkReport {
             None => "the injection channels".to_string(),
         }),
         mean_hops: load.map(|l| l.mean_hops),
+        routing_draws: routing.draws(),
         zero_load_latency: load
             .map(|l| ZeroLoad::new(cfg, &topology).latency(l.mean_hops, cfg.traffic.packet_flits)),
         link_rates: link_rates(cfg, &topology),
@@ -321,11 +325,14 @@ fn print_table(source: &str, r: &NetworkReport) {
                      graph is acyclic"
                         .to_string()
                 }
-                (Some(true), RoutingAlgorithm::DModK | RoutingAlgorithm::AdaptiveUp) => {
-                    "free: up/down routes never turn from down to up, so the dependency graph \
+                (
+                    Some(true),
+                    RoutingAlgorithm::DModK
+                    | RoutingAlgorithm::AdaptiveUp
+                    | RoutingAlgorithm::RandomUp,
+                ) => "free: up/down routes never turn from down to up, so the dependency graph \
                      of every minimal hop is acyclic"
-                        .to_string()
-                }
+                    .to_string(),
                 (Some(true), RoutingAlgorithm::Disha) => "recovered: adaptive channels may \
                      deadlock; blocked packets time out and leave one at a time over the \
                      recovery path, whose dependency graph is acyclic"
@@ -371,6 +378,15 @@ fn print_table(source: &str, r: &NetworkReport) {
             "zero-load latency",
             r.zero_load_latency
                 .map_or_else(skipped, |l| format!("{l:.1} cycles at the mean hop count")),
+        ),
+        (
+            "random routing",
+            if r.routing_draws && r.ideal_throughput.is_some() {
+                "loads and hops are expectations over each packet's random routing choices"
+                    .to_string()
+            } else {
+                String::new()
+            },
         ),
     ];
     for (label, value) in rows.iter().filter(|(_, v)| !v.is_empty()) {

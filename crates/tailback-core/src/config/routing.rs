@@ -21,6 +21,10 @@ choice_enum! {
         /// Fat trees: like `d_mod_k`, but any up port may be taken (the free VC with the most
         /// credits; the destination-mod-k port when none is free).
         AdaptiveUp = "adaptive_up",
+        /// Fat trees: like `d_mod_k`, but each packet draws its up port at every level
+        /// uniformly at random (oblivious load spreading, as BookSim2's nearest-common-ancestor
+        /// routing), from its source's routing stream.
+        RandomUp = "random_up",
         /// Butterflies: each stage's output group is the next destination digit; in a dilated
         /// group, the free port with the most credits (else one picked at random per packet).
         DestinationTag = "destination_tag",
@@ -38,9 +42,11 @@ impl RoutingAlgorithm {
                 RoutingAlgorithm::Duato,
                 RoutingAlgorithm::Disha,
             ],
-            TopologyKind::KaryNtree | TopologyKind::FoldedClos | TopologyKind::Cm5Fattree => {
-                &[RoutingAlgorithm::DModK, RoutingAlgorithm::AdaptiveUp]
-            }
+            TopologyKind::KaryNtree | TopologyKind::FoldedClos | TopologyKind::Cm5Fattree => &[
+                RoutingAlgorithm::DModK,
+                RoutingAlgorithm::AdaptiveUp,
+                RoutingAlgorithm::RandomUp,
+            ],
             TopologyKind::Butterfly | TopologyKind::Multibutterfly => {
                 &[RoutingAlgorithm::DestinationTag]
             }
@@ -56,6 +62,9 @@ choice_enum! {
         Positive = "positive",
         /// Positive from even coordinates, negative from odd ones (balances the two directions).
         Balanced = "balanced",
+        /// Each packet draws the direction of every tied dimension at injection, from its
+        /// source's routing stream (as BookSim2's dimension-order routing on even-radix tori).
+        Random = "random",
     }
 }
 

@@ -43,9 +43,9 @@ pub fn alo_allows(view: &NetworkView<'_>, node: NodeId, dst: usize) -> bool {
     let topology = view.topology();
     let router = topology.ports()[topology.injection_port(node).index()].router;
     let first = topology.router_ports(router).start;
-    let useful = view
-        .routing()
-        .minimal_ports(RouterId::new(router.index()), dst);
+    // The packet has no routing draw yet: every direction a draw may give is useful.
+    let (routing, at) = (view.routing(), RouterId::new(router.index()));
+    let useful = routing.minimal_ports(at, dst, 0) | routing.minimal_ports(at, dst, u32::MAX);
     let vcs = view.vcs();
     let mut every_port_has_one = true;
     for local in bits64(useful) {

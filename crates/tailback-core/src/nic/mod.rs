@@ -23,6 +23,8 @@ mod trains;
 
 use std::collections::VecDeque;
 
+use rand::RngExt;
+
 use queue_pairs::QueuePairs;
 
 use crate::bitset::BitSet;
@@ -34,6 +36,7 @@ use crate::flit::Flit;
 use crate::hooks::{Arrived, CongestionControl, Context, Flows, HookState};
 use crate::ids::NodeId;
 use crate::packet::{LogicalNetwork, Packet, PacketSlab};
+use crate::rng::{self, Purpose, StreamRng};
 use crate::stats::Collector;
 use crate::topology::Topology;
 use crate::traffic::Offered;
@@ -229,6 +232,8 @@ pub(crate) struct NicSet {
     active: BitSet,
     /// Flits sent into the network over the whole run.
     pub(crate) injected_flits: u64,
+    /// Each source's routing stream, when routing draws random choices per packet.
+    route_draws: Option<Vec<StreamRng>>,
     /// Packets cross the node links as trains ([`Fabric::trains`](crate::fabric::Fabric::trains)):
     /// injected and received a packet at a time, credits returned a packet at a time.
     trains: bool,
@@ -314,6 +319,7 @@ impl NicSet {
             control_inbox: Vec::new(),
             active: BitSet::new(nodes),
             injected_flits: 0,
+            route_draws: None,
             trains,
             started: None,
         }
@@ -323,6 +329,16 @@ impl NicSet {
     /// their adapters).
     pub(crate) fn report_starts(&mut self) {
         self.started = Some(Vec::new());
+    }
+
+    /// Gives every packet a routing draw from its source's routing stream (for routing that
+    /// makes random choices).
+    pub(crate) fn draw_routes(&mut self, seed: u64) {
+        self.route_draws = Some(
+            (0..self.nics.len())
+                .map(|n| rng::stream(seed, n as u64, Purpose::Routing))
+                .collect(),
+        );
     }
 
     /// Keeps VC `lane` for control packets: they use it alone, and nothing else does.
@@ -800,6 +816,9 @@ impl NicSet {
             packet.header = offered.header;
             packet.control = offered.control;
             packet.traced = offered.traced;
+            if let Some(streams) = &mut self.route_draws {
+                packet.route_draw = streams[node].random();
+            }
             cx.stats.on_injected(&packet);
             let slot = cx.packets.insert(packet);
             let (mut hook, control) = cx.hook();

@@ -123,6 +123,7 @@ impl RouterSet {
                     NodeId::new(packet.src as usize),
                     NodeId::new(packet.dst as usize),
                     packet.class,
+                    packet.route_draw,
                 );
                 // Each logical network routes within its own VCs.
                 let shift = packet.network as u32 * self.network_vcs;

@@ -1,7 +1,9 @@
 //! Dimension-order routing on k-ary n-cubes with dateline VC classes on tori.
 //!
 //! A packet corrects dimension 0 first, then 1, and so on, always along a minimal direction. On a
-//! ring where both directions are equally short (distance k/2) the [`TieBreak`] rule decides.
+//! ring where both directions are equally short (distance k/2) the [`TieBreak`] rule decides;
+//! under [`TieBreak::Random`] bit `d` of the packet's routing draw picks dimension `d`'s
+//! direction (0: positive), so every hop of the route agrees on it.
 //!
 //! VC classes keep the rings deadlock-free:
 //! - **wrap scheme** (default on tori): two classes; in each dimension a packet whose route in that
@@ -116,9 +118,45 @@ impl Dor {
         self.class_vcs.len()
     }
 
-    /// The next hop of a packet from `src` to `dst` whose head is at `router` in `class`.
+    /// Whether packets draw their tied directions at random.
+    pub fn draws(&self) -> bool {
+        self.wrap && self.tie == TieBreak::Random
+    }
+
+    /// Dimensions in which a packet from `src` to `dst` is at distance exactly k/2: the bits of
+    /// a routing draw its route depends on (none unless ties are drawn).
+    pub fn tied_dimensions(&self, src: usize, dst: usize) -> u32 {
+        if !self.draws() {
+            return 0;
+        }
+        let n = self.dims.len();
+        (0..n.min(32))
+            .filter(|&d| {
+                let (c, t, k) = (
+                    self.coords[src * n + d],
+                    self.coords[dst * n + d],
+                    self.dims[d],
+                );
+                2 * ((t + k - c) % k) == k
+            })
+            .fold(0, |m, d| m | 1 << d)
+    }
+
+    /// Dimensions whose rings may tie (even radix) when ties are drawn: the bits any routing
+    /// draw is read at.
+    pub fn tie_mask(&self) -> u32 {
+        if !self.draws() {
+            return 0;
+        }
+        (0..self.dims.len().min(32))
+            .filter(|&d| self.dims[d].is_multiple_of(2))
+            .fold(0, |m, d| m | 1 << d)
+    }
+
+    /// The next hop of a packet from `src` to `dst` whose head is at `router` in `class`, with
+    /// routing draw `draw`.
     #[inline]
-    pub fn route(&self, router: usize, src: usize, dst: usize, class: u8) -> Hop {
+    pub fn route(&self, router: usize, src: usize, dst: usize, class: u8, draw: u32) -> Hop {
         let n = self.dims.len();
         let here = &self.coords[router * n..router * n + n];
         let there = &self.coords[dst * n..dst * n + n];
@@ -127,7 +165,7 @@ impl Dor {
             if c == t {
                 continue;
             }
-            let positive = self.positive(d, c, t);
+            let positive = self.positive(d, c, t, draw);
             let class = match &self.scheme {
                 ClassScheme::Single => 0,
                 ClassScheme::Wrap => {
@@ -156,9 +194,9 @@ impl Dor {
     /// the upper class while the rest of the route in this dimension crosses the wrap-around
     /// link; under datelines, class `C - 1 - (datelines the rest of the DOR route crosses after
     /// this link)`, which rises by one at each crossing like the packet-state scheme and ends in
-    /// the top class.
+    /// the top class. `draw` is the packet's routing draw.
     #[inline]
-    pub fn escape_hop(&self, router: usize, dst: usize) -> Hop {
+    pub fn escape_hop(&self, router: usize, dst: usize, draw: u32) -> Hop {
         let n = self.dims.len();
         let here = &self.coords[router * n..router * n + n];
         let there = &self.coords[dst * n..dst * n + n];
@@ -170,14 +208,14 @@ impl Dor {
             };
         };
         let (c, t) = (here[d], there[d]);
-        let positive = self.positive(d, c, t);
+        let positive = self.positive(d, c, t, draw);
         let class = match &self.scheme {
             ClassScheme::Single => 0,
             ClassScheme::Wrap => u8::from(if positive { t < c } else { t > c }),
             ClassScheme::Datelines { crosses } => {
                 let this_link = usize::from(crosses[d][2 * c as usize + usize::from(!positive)]);
                 let after: usize = (d..n)
-                    .map(|e| self.crossings(crosses, e, here[e], there[e]))
+                    .map(|e| self.crossings(crosses, e, here[e], there[e], draw))
                     .sum::<usize>()
                     - this_link;
                 (self.classes() - 1 - after) as u8
@@ -191,11 +229,11 @@ impl Dor {
     }
 
     /// Datelines crossed by the DOR route from `c` to `t` along dimension `d`.
-    fn crossings(&self, crosses: &[Vec<bool>], d: usize, c: u32, t: u32) -> usize {
+    fn crossings(&self, crosses: &[Vec<bool>], d: usize, c: u32, t: u32, draw: u32) -> usize {
         if c == t {
             return 0;
         }
-        let (k, positive) = (self.dims[d], self.positive(d, c, t));
+        let (k, positive) = (self.dims[d], self.positive(d, c, t, draw));
         let (mut at, mut count) = (c, 0);
         while at != t {
             count += usize::from(crosses[d][2 * at as usize + usize::from(!positive)]);
@@ -210,9 +248,9 @@ impl Dor {
 
     /// Local ports of every minimal hop from `router` towards `dst`; empty at the destination.
     /// On a ring at distance exactly k/2 both directions are minimal; with `ties_both_ways`
-    /// false only the one the tie rule picks counts.
+    /// false only the one the tie rule (or the packet's draw `draw`) picks counts.
     #[inline]
-    pub fn minimal_ports(&self, router: usize, dst: usize, ties_both_ways: bool) -> u64 {
+    pub fn minimal_ports(&self, router: usize, dst: usize, ties_both_ways: bool, draw: u32) -> u64 {
         let n = self.dims.len();
         let here = &self.coords[router * n..router * n + n];
         let there = &self.coords[dst * n..dst * n + n];
@@ -227,7 +265,7 @@ impl Dor {
             let (plus, minus) = if !self.wrap {
                 (t > c, t < c)
             } else if 2 * forward == k && !ties_both_ways {
-                let positive = self.positive(d, c, t);
+                let positive = self.positive(d, c, t, draw);
                 (positive, !positive)
             } else {
                 (2 * forward <= k, 2 * forward >= k)
@@ -278,16 +316,18 @@ impl Dor {
         self.all_vcs
     }
 
-    /// Whether to travel in the positive direction from `c` to `t` in dimension `d`.
+    /// Whether to travel in the positive direction from `c` to `t` in dimension `d` with
+    /// routing draw `draw`.
     #[inline]
-    fn positive(&self, d: usize, c: u32, t: u32) -> bool {
-        direction(self.dims[d], self.wrap, self.tie, c, t)
+    fn positive(&self, d: usize, c: u32, t: u32, draw: u32) -> bool {
+        direction(self.dims[d], self.wrap, self.tie, c, t, draw >> d & 1 == 0)
     }
 }
 
-/// Direction (true = positive) from `c` to `t` on a ring (or line) of radix `k`.
+/// Direction (true = positive) from `c` to `t` on a ring (or line) of radix `k`; at a tie
+/// under [`TieBreak::Random`], `drawn`.
 #[inline]
-pub(crate) fn direction(k: u32, wrap: bool, tie: TieBreak, c: u32, t: u32) -> bool {
+pub(crate) fn direction(k: u32, wrap: bool, tie: TieBreak, c: u32, t: u32, drawn: bool) -> bool {
     if !wrap {
         return t > c;
     }
@@ -299,6 +339,7 @@ pub(crate) fn direction(k: u32, wrap: bool, tie: TieBreak, c: u32, t: u32) -> bo
         match tie {
             TieBreak::Positive => true,
             TieBreak::Balanced => c.is_multiple_of(2),
+            TieBreak::Random => drawn,
         }
     }
 }
@@ -344,7 +385,8 @@ fn max_crossings(k: u32, datelines: &[u32], tie: TieBreak) -> usize {
                 };
                 crossed += usize::from(table[2 * c as usize + usize::from(!positive)]);
                 c = next;
-                if c == s || direction(k, true, tie, s, c) != positive {
+                // Drawn ties may go either way at distance k/2.
+                if c == s || direction(k, true, tie, s, c, positive) != positive {
                     break;
                 }
                 worst = worst.max(crossed);
@@ -387,21 +429,21 @@ mod tests {
         let wrap = Dor::escape(&shape, &cfg(None, TieBreak::Positive), 3);
         // 6 -> 1 wraps: upper class (VC 1) until the wrap link is crossed, then VC 0.
         assert_eq!(
-            (wrap.escape_hop(6, 1).class, wrap.escape_hop(6, 1).vcs),
+            (wrap.escape_hop(6, 1, 0).class, wrap.escape_hop(6, 1, 0).vcs),
             (1, 0b10)
         );
-        assert_eq!(wrap.escape_hop(7, 1).class, 1);
+        assert_eq!(wrap.escape_hop(7, 1, 0).class, 1);
         assert_eq!(
-            (wrap.escape_hop(0, 1).class, wrap.escape_hop(0, 1).vcs),
+            (wrap.escape_hop(0, 1, 0).class, wrap.escape_hop(0, 1, 0).vcs),
             (0, 0b01)
         );
         // Datelines at 0 and 4: the class rises at each crossing and ends in the top class.
         let lines = Dor::escape(&shape, &cfg(Some(vec![vec![0, 4]]), TieBreak::Positive), 3);
         assert_eq!(lines.classes(), 2);
-        assert_eq!(lines.escape_hop(2, 5).class, 0); // crosses 4 later
-        assert_eq!(lines.escape_hop(3, 5).class, 1); // this link crosses 4
-        assert_eq!(lines.escape_hop(4, 5).class, 1);
-        assert_eq!(lines.escape_hop(5, 5).port, shape.terminal_port());
+        assert_eq!(lines.escape_hop(2, 5, 0).class, 0); // crosses 4 later
+        assert_eq!(lines.escape_hop(3, 5, 0).class, 1); // this link crosses 4
+        assert_eq!(lines.escape_hop(4, 5, 0).class, 1);
+        assert_eq!(lines.escape_hop(5, 5, 0).port, shape.terminal_port());
     }
 
     #[test]
@@ -412,30 +454,34 @@ mod tests {
             2,
         );
         // From (1,0) to (5,2): distance 4 in x is a tie (both x ports), y goes positive.
-        let ports = torus.minimal_ports(1, 5 + 2 * 8, true);
+        let ports = torus.minimal_ports(1, 5 + 2 * 8, true, 0);
         assert_eq!(ports, 0b0111);
         // Following the balanced tie rule, odd coordinates take the tie the negative way.
-        assert_eq!(torus.minimal_ports(1, 5 + 2 * 8, false), 0b0110);
+        assert_eq!(torus.minimal_ports(1, 5 + 2 * 8, false, 0), 0b0110);
         assert_eq!(torus.distance(1, 5 + 2 * 8), 6);
-        assert_eq!(torus.minimal_ports(9, 9, true), 0);
+        assert_eq!(torus.minimal_ports(9, 9, true, 0), 0);
         assert_eq!(torus.diameter(), 8);
         let mesh = Dor::new(
             &CubeShape::new(vec![4, 3], false),
             &cfg(None, TieBreak::Balanced),
             1,
         );
-        assert_eq!(mesh.minimal_ports(11, 0, true), 0b1010);
+        assert_eq!(mesh.minimal_ports(11, 0, true, 0), 0b1010);
         assert_eq!(mesh.distance(11, 0), 5);
         assert_eq!(mesh.diameter(), 5);
     }
 
     #[test]
     fn ties_follow_the_rule() {
-        assert!(direction(8, true, TieBreak::Positive, 3, 7));
-        assert!(!direction(8, true, TieBreak::Balanced, 3, 7));
-        assert!(direction(8, true, TieBreak::Balanced, 2, 6));
-        assert!(!direction(8, true, TieBreak::Positive, 1, 7));
-        assert!(!direction(8, false, TieBreak::Positive, 7, 1));
+        assert!(direction(8, true, TieBreak::Positive, 3, 7, true));
+        assert!(!direction(8, true, TieBreak::Balanced, 3, 7, true));
+        assert!(direction(8, true, TieBreak::Balanced, 2, 6, true));
+        assert!(!direction(8, true, TieBreak::Positive, 1, 7, true));
+        assert!(!direction(8, false, TieBreak::Positive, 7, 1, true));
+        // A drawn tie goes the drawn way; a route without a tie ignores the draw.
+        assert!(direction(8, true, TieBreak::Random, 3, 7, true));
+        assert!(!direction(8, true, TieBreak::Random, 3, 7, false));
+        assert!(!direction(8, true, TieBreak::Random, 1, 7, true));
     }
 
     #[test]
@@ -444,12 +490,12 @@ mod tests {
         let dor = Dor::new(&shape, &cfg(None, TieBreak::Positive), 4);
         // 6 -> 1 goes positive through the wrap link: upper class (VCs 2 and 3) at every hop.
         for at in [6, 7, 0] {
-            let hop = dor.route(at, 6, 1, 0);
+            let hop = dor.route(at, 6, 1, 0, 0);
             assert_eq!((hop.port, hop.vcs, hop.class), (0, 0b1100, 1));
         }
         // 1 -> 3 does not wrap: lower class.
-        assert_eq!(dor.route(1, 1, 3, 0).vcs, 0b0011);
-        assert_eq!(dor.route(1, 6, 1, 1).port, shape.terminal_port());
+        assert_eq!(dor.route(1, 1, 3, 0, 0).vcs, 0b0011);
+        assert_eq!(dor.route(1, 6, 1, 1, 0).port, shape.terminal_port());
     }
 
     #[test]
@@ -461,11 +507,11 @@ mod tests {
             3,
         );
         // Along x from 2 to 5: link 3 -> 4 crosses the dateline at 4.
-        assert_eq!(dor.route(2, 2, 5, 0).class, 0);
-        assert_eq!(dor.route(3, 2, 5, 0).class, 1);
-        assert_eq!(dor.route(3, 2, 5, 0).vcs, 0b010);
-        assert_eq!(dor.route(4, 2, 5, 1).class, 1);
+        assert_eq!(dor.route(2, 2, 5, 0, 0).class, 0);
+        assert_eq!(dor.route(3, 2, 5, 0, 0).class, 1);
+        assert_eq!(dor.route(3, 2, 5, 0, 0).vcs, 0b010);
+        assert_eq!(dor.route(4, 2, 5, 1, 0).class, 1);
         // Negative direction: the link leaving 0 towards 7 crosses the dateline at 0.
-        assert_eq!(dor.route(0, 1, 6, 0).class, 1);
+        assert_eq!(dor.route(0, 1, 6, 0, 0).class, 1);
     }
 }

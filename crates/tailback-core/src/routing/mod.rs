@@ -10,24 +10,32 @@
 //!   (`analysis::escape_dependency_graph`).
 //! - `disha`: fully adaptive over every minimal direction on every VC; deadlocks are possible
 //!   and are recovered (see `docs/deadlock-recovery.md`).
-//! - `d_mod_k` and `adaptive_up` on fat trees: up/down routing (`updown`), with the up port
-//!   fixed by the destination or free to choose.
+//! - `d_mod_k`, `adaptive_up` and `random_up` on fat trees: up/down routing (`updown`), with
+//!   the up port fixed by the destination, free to choose, or drawn per packet.
 //! - `destination_tag` on butterflies (`tag`): each stage's output group is a destination
 //!   digit; any port of a dilated group.
 //! - `table` on topology files (`table`): the file's forwarding tables or shortest paths.
 //!
 //! The selection among adaptive candidates happens in VC allocation (`router/alloc.rs`): the free
 //! adaptive VC with the most credits, else the escape VC.
+//!
+//! Random choices (`random_up`, `tie_break = "random"`) come from a *routing draw*: 32 random
+//! bits each packet takes from its source's routing stream at injection
+//! ([`Packet::route_draw`](crate::packet::Packet)). Every routing call gets the draw, so all
+//! hops of a route agree; analyses weigh each possible route by its probability
+//! ([`Routing::spread`]).
 
 mod dor;
+mod pooled;
 mod table;
 mod tag;
 mod updown;
 
 pub use dor::{Dor, Hop};
+pub(crate) use pooled::PooledTree;
 pub use table::TableRouting;
 pub use tag::DestinationTag;
-pub use updown::UpDown;
+pub use updown::{UpChoice, UpDown};
 
 use crate::config::{Config, RoutingAlgorithm, RoutingConfig, TopologyConfig, TopologyKind};
 use crate::ids::{NodeId, PortId, RouterId};
@@ -86,8 +94,9 @@ pub enum Routing {
 
 impl Adaptive {
     #[inline]
-    fn minimal_ports(&self, router: usize, dst: usize) -> u64 {
-        self.dor.minimal_ports(router, dst, self.ties_both_ways)
+    fn minimal_ports(&self, router: usize, dst: usize, draw: u32) -> u64 {
+        self.dor
+            .minimal_ports(router, dst, self.ties_both_ways, draw)
     }
 }
 
@@ -97,8 +106,12 @@ impl Routing {
         let shape = match topology.layout() {
             Layout::Cube(shape) => shape,
             Layout::Tree(tree) => {
-                let adaptive = section.algorithm == RoutingAlgorithm::AdaptiveUp;
-                return Routing::UpDown(UpDown::new(tree, vcs, adaptive));
+                let up = match section.algorithm {
+                    RoutingAlgorithm::AdaptiveUp => UpChoice::Adaptive,
+                    RoutingAlgorithm::RandomUp => UpChoice::Random,
+                    _ => UpChoice::Destination,
+                };
+                return Routing::UpDown(UpDown::new(tree, vcs, up));
             }
             Layout::Fly(fly) => return Routing::Tag(DestinationTag::new(fly, vcs)),
             Layout::File(file) => return Routing::Table(TableRouting::new(file, topology, vcs)),
@@ -132,24 +145,24 @@ impl Routing {
         Routing::new(&cfg.routing, topology, cfg.router.network_vcs())
     }
 
-    /// The channels a packet from `src` to `dst` whose head is at `router` in VC `class` may
-    /// take next.
+    /// The channels a packet from `src` to `dst` with routing draw `draw` whose head is at
+    /// `router` in VC `class` may take next.
     #[inline(always)]
-    pub fn route(&self, router: RouterId, src: NodeId, dst: NodeId, class: u8) -> Route {
+    pub fn route(&self, router: RouterId, src: NodeId, dst: NodeId, class: u8, draw: u32) -> Route {
         let (r, d) = (router.index(), dst.index());
         match self {
             Routing::Dor(dor) => Route {
-                escape: dor.route(r, src.index(), d, class),
+                escape: dor.route(r, src.index(), d, class, draw),
                 adaptive_ports: 0,
                 adaptive_vcs: 0,
             },
             Routing::Duato(a) => Route {
-                escape: a.dor.escape_hop(r, d),
-                adaptive_ports: a.minimal_ports(r, d),
+                escape: a.dor.escape_hop(r, d, draw),
+                adaptive_ports: a.minimal_ports(r, d, draw),
                 adaptive_vcs: a.adaptive_vcs,
             },
             Routing::UpDown(u) => {
-                let escape = u.route(r, d);
+                let escape = u.route(r, d, draw);
                 let adaptive = u.is_adaptive() && escape.port as u32 >= u.down_ports(r);
                 Route {
                     escape,
@@ -171,9 +184,9 @@ impl Routing {
                 }
             }
             Routing::Disha(a) => {
-                let adaptive_ports = a.minimal_ports(r, d);
+                let adaptive_ports = a.minimal_ports(r, d, draw);
                 let escape = if adaptive_ports == 0 {
-                    a.dor.escape_hop(r, d)
+                    a.dor.escape_hop(r, d, draw)
                 } else {
                     Hop {
                         port: 0,
@@ -191,24 +204,35 @@ impl Routing {
     }
 
     /// The deterministic hop from `router` towards `dst` (DOR; for adaptive routing the escape
-    /// or recovery path), with the class of a packet in `class` coming from `src`.
+    /// or recovery path) of a packet with routing draw `draw`, with the class of a packet in
+    /// `class` coming from `src`.
     #[inline]
-    pub fn deterministic_hop(&self, router: RouterId, src: NodeId, dst: NodeId, class: u8) -> Hop {
+    pub fn deterministic_hop(
+        &self,
+        router: RouterId,
+        src: NodeId,
+        dst: NodeId,
+        class: u8,
+        draw: u32,
+    ) -> Hop {
         match self {
-            Routing::Dor(dor) => dor.route(router.index(), src.index(), dst.index(), class),
-            Routing::Duato(a) | Routing::Disha(a) => a.dor.escape_hop(router.index(), dst.index()),
-            Routing::UpDown(u) => u.route(router.index(), dst.index()),
+            Routing::Dor(dor) => dor.route(router.index(), src.index(), dst.index(), class, draw),
+            Routing::Duato(a) | Routing::Disha(a) => {
+                a.dor.escape_hop(router.index(), dst.index(), draw)
+            }
+            Routing::UpDown(u) => u.route(router.index(), dst.index(), draw),
             Routing::Tag(t) => t.route(router.index(), src.index(), dst.index()),
             Routing::Table(t) => t.route(router.index(), dst),
         }
     }
 
-    /// Local ports of every minimal hop from `router` towards node `dst` (empty there): the
-    /// hops adaptive routing may take (for DOR, every minimal hop).
-    pub fn minimal_ports(&self, router: RouterId, dst: usize) -> u64 {
+    /// Local ports of every minimal hop from `router` towards node `dst` (empty there) of a
+    /// packet with routing draw `draw`: the hops adaptive routing may take (for DOR, every
+    /// minimal hop).
+    pub fn minimal_ports(&self, router: RouterId, dst: usize, draw: u32) -> u64 {
         match self {
-            Routing::Dor(dor) => dor.minimal_ports(router.index(), dst, true),
-            Routing::Duato(a) | Routing::Disha(a) => a.minimal_ports(router.index(), dst),
+            Routing::Dor(dor) => dor.minimal_ports(router.index(), dst, true, draw),
+            Routing::Duato(a) | Routing::Disha(a) => a.minimal_ports(router.index(), dst, draw),
             Routing::UpDown(u) => u.minimal_ports(router.index(), dst),
             Routing::Tag(t) => t.minimal_ports(router.index(), dst),
             Routing::Table(t) => 1 << t.route(router.index(), NodeId::new(dst)).port,
@@ -262,21 +286,126 @@ impl Routing {
         }
     }
 
+    /// Whether packets draw random choices (random up ports, drawn ties) at injection.
+    pub fn draws(&self) -> bool {
+        match self {
+            Routing::UpDown(u) => u.draws(),
+            _ => self.dor().is_some_and(Dor::draws),
+        }
+    }
+
+    /// Every routing draw that makes a difference to some route on a torus with drawn ties
+    /// (a draw of 0 alone for every other routing).
+    pub fn distinct_draws(&self) -> Vec<u32> {
+        subsets(self.dor().map_or(0, Dor::tie_mask)).collect()
+    }
+
+    /// Calls `visit(draw, probability)` for routing draws that between them give every route
+    /// a packet from `src` to `dst` may take on a torus with drawn ties, each with its
+    /// probability (a single draw of probability 1 for deterministic routing). Random-up
+    /// routes are spread by [`spread`](Self::spread) instead.
+    pub fn draws_between(&self, src: NodeId, dst: NodeId, mut visit: impl FnMut(u32, f64)) {
+        let tied = self
+            .dor()
+            .map_or(0, |dor| dor.tied_dimensions(src.index(), dst.index()));
+        let p = 0.5f64.powi(tied.count_ones() as i32);
+        for draw in subsets(tied) {
+            visit(draw, p);
+        }
+    }
+
+    /// Calls `visit(output port, input port, probability)` for every output port a packet from
+    /// `src` to `dst` may take on its deterministic route (for adaptive routing: the escape or
+    /// recovery path), the ejection port included, with the input port it came in through (the
+    /// injection port at the first router) and the probability that its route takes both: 1
+    /// for deterministic routing; for random-up the up ports of each level share the packet
+    /// evenly, and drawn ties send half of it each way.
+    pub fn spread(
+        &self,
+        topology: &Topology,
+        src: NodeId,
+        dst: NodeId,
+        mut visit: impl FnMut(PortId, PortId, f64),
+    ) {
+        let ports = topology.ports();
+        let injection = topology.injection_port(src);
+        let Routing::UpDown(u) = self else {
+            self.draws_between(src, dst, |draw, p| {
+                let mut input = injection;
+                self.walk(topology, src, dst, draw, |port, _| {
+                    visit(port, input, p);
+                    if let Link::Router(next) = ports[port.index()].output {
+                        input = next;
+                    }
+                });
+            });
+            return;
+        };
+        // Where the packet may be after each hop (the input port it holds) and how likely.
+        let mut at = vec![(injection, 1.0)];
+        let mut next: Vec<(PortId, f64)> = Vec::new();
+        while !at.is_empty() {
+            for &(input, p) in &at {
+                let router = ports[input.index()].router;
+                let first = topology.router_ports(router).start;
+                let drawn = u.drawn_ports(router.index(), dst.index());
+                let (choices, share) = if drawn == 0 {
+                    (1u64 << u.route(router.index(), dst.index(), 0).port, p)
+                } else {
+                    (drawn, p / f64::from(drawn.count_ones()))
+                };
+                for local in crate::bitset::bits64(choices) {
+                    let port = PortId::new(first + local);
+                    visit(port, input, share);
+                    if let Link::Router(into) = ports[port.index()].output {
+                        next.push((into, share));
+                    }
+                }
+            }
+            next.sort_unstable_by_key(|&(input, _)| input);
+            at.clear();
+            for &(input, p) in &next {
+                match at.last_mut() {
+                    Some((last, q)) if *last == input => *q += p,
+                    _ => at.push((input, p)),
+                }
+            }
+            next.clear();
+        }
+    }
+
+    /// Pools for the expected loads of random-up routing ([`PooledTree`]); `None` for every
+    /// other routing, whose pairs are cheap to [`spread`](Self::spread) one by one.
+    pub(crate) fn pooled_tree(&self) -> Option<PooledTree<'_>> {
+        match self {
+            Routing::UpDown(u) if u.draws() => Some(PooledTree::new(u)),
+            _ => None,
+        }
+    }
+
+    /// Whether every node's routes are its router's (routes depend on the source only through
+    /// the router it injects into): all but destination-tag routing, which spreads dilated
+    /// groups by source.
+    pub fn routes_by_router(&self) -> bool {
+        !matches!(self, Routing::Tag(_))
+    }
+
     /// Calls `visit(output port, class)` for every output port the deterministic route from
-    /// `src` to `dst` takes (for adaptive routing: the escape or recovery path), the final
-    /// ejection port included.
+    /// `src` to `dst` of a packet with routing draw `draw` takes (for adaptive routing: the
+    /// escape or recovery path), the final ejection port included.
     pub fn walk(
         &self,
         topology: &Topology,
         src: NodeId,
         dst: NodeId,
+        draw: u32,
         mut visit: impl FnMut(PortId, u8),
     ) {
         let mut router = topology.ports()[topology.injection_port(src).index()].router;
         let mut class = 0;
         // A minimal route never visits more routers than exist.
         for _ in 0..=topology.router_count() {
-            let hop = self.deterministic_hop(router, src, dst, class);
+            let hop = self.deterministic_hop(router, src, dst, class, draw);
             let port = PortId::new(topology.router_ports(router).start + hop.port as usize);
             visit(port, hop.class);
             match topology.ports()[port.index()].output {
@@ -290,6 +419,17 @@ impl Routing {
         }
         panic!("route from node {src} to node {dst} does not terminate");
     }
+}
+
+/// Every subset of the bits of `mask`, the empty one first.
+fn subsets(mask: u32) -> impl Iterator<Item = u32> {
+    let mut next = Some(0u32);
+    std::iter::from_fn(move || {
+        let this = next?;
+        let after = this.wrapping_sub(mask) & mask;
+        next = (after != 0).then_some(after);
+        Some(this)
+    })
 }
 
 /// Number of VCs per port the configured routing needs (checked against `router.vcs`).
@@ -308,6 +448,7 @@ pub(crate) fn vcs_needed(topology: &TopologyConfig, routing: &RoutingConfig) -> 
         RoutingAlgorithm::Disha
         | RoutingAlgorithm::DModK
         | RoutingAlgorithm::AdaptiveUp
+        | RoutingAlgorithm::RandomUp
         | RoutingAlgorithm::DestinationTag
         | RoutingAlgorithm::Table => 1,
     }
@@ -330,7 +471,7 @@ pub(crate) fn vc_need_description(topology: &TopologyConfig, routing: &RoutingCo
             "Duato's protocol needs an escape VC per class of the {classes}, plus an adaptive VC"
         ),
         RoutingAlgorithm::Disha => "fully adaptive routing needs a VC".to_string(),
-        RoutingAlgorithm::DModK | RoutingAlgorithm::AdaptiveUp => {
+        RoutingAlgorithm::DModK | RoutingAlgorithm::AdaptiveUp | RoutingAlgorithm::RandomUp => {
             "up/down routing needs a VC".to_string()
         }
         RoutingAlgorithm::DestinationTag => "destination-tag routing needs a VC".to_string(),

@@ -1,9 +1,24 @@
 //! Up/down routing on fat trees: up to the lowest level whose switches reach both ends, then
 //! down the unique path. No route turns from down to up, so the channel dependency graph is
 //! acyclic with one VC class and every VC may be used.
+//!
+//! The up port is the destination's (destination-mod-k), free (adaptive-up: the router picks),
+//! or drawn (random-up: the packet's routing draw picks one uniformly at every level).
 
 use super::Hop;
+use crate::rng::splitmix64;
 use crate::topology::TreeShape;
+
+/// How a packet on its way up picks its up port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UpChoice {
+    /// The destination's port (destination-mod-k).
+    Destination,
+    /// Any up port; the router takes a free one (adaptive-up).
+    Adaptive,
+    /// One drawn uniformly at each level from the packet's routing draw (random-up).
+    Random,
+}
 
 /// Up/down routing on a [`TreeShape`].
 #[derive(Debug, Clone)]
@@ -12,8 +27,8 @@ pub struct UpDown {
     levels: Vec<Level>,
     /// Mask of every VC.
     vcs: u32,
-    /// Whether any up port may be taken (adaptive-up) or only the destination's.
-    adaptive: bool,
+    /// How packets pick their up ports.
+    up: UpChoice,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -28,8 +43,8 @@ struct Level {
 }
 
 impl UpDown {
-    /// Routing on `tree` with `vcs` VCs per port; `adaptive` lets packets take any up port.
-    pub fn new(tree: &TreeShape, vcs: u32, adaptive: bool) -> UpDown {
+    /// Routing on `tree` with `vcs` VCs per port, picking up ports by `up`.
+    pub fn new(tree: &TreeShape, vcs: u32, up: UpChoice) -> UpDown {
         let mut first_router = 0;
         let levels = (0..tree.levels())
             .map(|l| {
@@ -48,7 +63,7 @@ impl UpDown {
         UpDown {
             levels,
             vcs: if vcs >= 32 { u32::MAX } else { (1 << vcs) - 1 },
-            adaptive,
+            up,
         }
     }
 
@@ -62,15 +77,18 @@ impl UpDown {
         (l, group * lv.span)
     }
 
-    /// The deterministic hop from router `r` towards node `dst`: down when `dst` is below,
-    /// otherwise up through the port the destination selects (destination-mod-k).
+    /// The hop from router `r` towards node `dst` of a packet with routing draw `draw`: down
+    /// when `dst` is below, otherwise up through the port the destination selects
+    /// (destination-mod-k), or under random-up the one the draw picks at this level.
     #[inline]
-    pub fn route(&self, r: usize, dst: usize) -> Hop {
+    pub fn route(&self, r: usize, dst: usize, draw: u32) -> Hop {
         let (l, first) = self.place(r);
         let lv = &self.levels[l];
         let dst = dst as u32;
         let port = if dst.wrapping_sub(first) < lv.span {
             (dst - first) / lv.child_span
+        } else if self.up == UpChoice::Random {
+            lv.down + drawn_port(draw, l, lv.up)
         } else {
             lv.down + (dst / lv.replicas) % lv.up
         };
@@ -78,6 +96,22 @@ impl UpDown {
             port: port as u8,
             vcs: self.vcs,
             class: 0,
+        }
+    }
+
+    /// Up ports of router `r` a packet towards `dst` may draw (none on the way down): the hops
+    /// of random-up, each taken with equal probability.
+    #[inline]
+    pub fn drawn_ports(&self, r: usize, dst: usize) -> u64 {
+        if self.up != UpChoice::Random {
+            return 0;
+        }
+        let (l, first) = self.place(r);
+        let lv = &self.levels[l];
+        if (dst as u32).wrapping_sub(first) < lv.span {
+            0
+        } else {
+            ((1u64 << lv.up) - 1) << lv.down
         }
     }
 
@@ -94,15 +128,33 @@ impl UpDown {
         }
     }
 
+    /// Router `r`'s level (0: the leaves), the first node below it and the number of nodes
+    /// below it.
+    pub fn subtree(&self, r: usize) -> (usize, usize, usize) {
+        let (l, first) = self.place(r);
+        (l, first as usize, self.levels[l].span as usize)
+    }
+
+    /// Local ports of router `r` that lead up (none at the top).
+    pub fn up_ports(&self, r: usize) -> u64 {
+        let lv = &self.levels[self.place(r).0];
+        ((1u64 << lv.up) - 1) << lv.down
+    }
+
     /// Down ports of router `r` (its up ports follow them).
     #[inline]
     pub fn down_ports(&self, r: usize) -> u32 {
         self.levels[self.place(r).0].down
     }
 
-    /// Whether packets may take any up port.
+    /// Whether packets may take any up port the router finds free.
     pub fn is_adaptive(&self) -> bool {
-        self.adaptive
+        self.up == UpChoice::Adaptive
+    }
+
+    /// Whether packets draw their up ports.
+    pub fn draws(&self) -> bool {
+        self.up == UpChoice::Random
     }
 
     /// Every VC.
@@ -127,6 +179,14 @@ impl UpDown {
     }
 }
 
+/// The up port (of `up`) that routing draw `draw` picks at level `level`: a hash of the two,
+/// scaled to the ports, so each level's pick is uniform and independent of the others'.
+#[inline]
+fn drawn_port(draw: u32, level: usize, up: u32) -> u32 {
+    let bits = splitmix64(u64::from(draw) << 8 | level as u64) >> 32;
+    ((bits * u64::from(up)) >> 32) as u32
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,7 +199,7 @@ mod tests {
         let mut router = topo.ports()[topo.injection_port(NodeId::new(src)).index()].router;
         let mut hops = 0;
         loop {
-            let hop = routing.route(router.index(), dst);
+            let hop = routing.route(router.index(), dst, 0);
             let port = topo.router_ports(router).start + hop.port as usize;
             match topo.ports()[port].output {
                 Link::Router(next) => {
@@ -166,7 +226,7 @@ mod tests {
             TreeShape::cm5(32),
             TreeShape::cm5(64),
         ] {
-            let routing = UpDown::new(&tree, 2, false);
+            let routing = UpDown::new(&tree, 2, UpChoice::Destination);
             for src in 0..tree.nodes() {
                 for dst in 0..tree.nodes() {
                     let hops = walk(&tree, &routing, src, dst);
@@ -181,10 +241,10 @@ mod tests {
     #[test]
     fn destination_mod_k_spreads_destinations_over_the_spines() {
         let tree = TreeShape::folded_clos(8, 2);
-        let routing = UpDown::new(&tree, 1, false);
+        let routing = UpDown::new(&tree, 1, UpChoice::Destination);
         // Leaf 0 sends to nodes of other leaves: up port = destination mod 4.
         for dst in 4..32 {
-            assert_eq!(routing.route(0, dst).port as usize, 4 + dst % 4);
+            assert_eq!(routing.route(0, dst, 0).port as usize, 4 + dst % 4);
         }
         assert_eq!(routing.minimal_ports(0, 9), 0b1111_0000);
         assert_eq!(routing.minimal_ports(0, 2), 0b100);

@@ -206,6 +206,9 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         if workload.closed_loop() {
             nics.report_starts();
         }
+        if routing.draws() {
+            nics.draw_routes(cfg.seed);
+        }
         let program = cfg.traffic.process.program().map(|p| {
             Program::new(
                 p,

@@ -137,6 +137,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 NodeId::new(packet.src as usize),
                 NodeId::new(packet.dst as usize),
                 packet.class,
+                packet.route_draw,
             );
             let out = route.escape.port;
             let blocks = self.residents[resident].blocks;

@@ -563,6 +563,7 @@ mod tests {
             &topology,
             tailback_core::ids::NodeId::new(0),
             tailback_core::ids::NodeId::new(10),
+            0,
             |_, _| hops += 1,
         );
         assert_eq!(hops, 2, "the express link, then ejection");
