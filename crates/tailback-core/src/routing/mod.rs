@@ -362,15 +362,7 @@ impl Routing {
                     }
                 }
             }
-            next.sort_unstable_by_key(|&(input, _)| input);
-            at.clear();
-            for &(input, p) in &next {
-                match at.last_mut() {
-                    Some((last, q)) if *last == input => *q += p,
-                    _ => at.push((input, p)),
-                }
-            }
-            next.clear();
+            pooled::merge(&mut next, &mut at);
         }
     }
 

@@ -128,7 +128,7 @@ impl<'a> PooledTree<'a> {
 }
 
 /// Moves `next` into `at` with the probabilities of one input port summed, sorted by port.
-fn merge(next: &mut Vec<(PortId, f64)>, at: &mut Vec<(PortId, f64)>) {
+pub(super) fn merge(next: &mut Vec<(PortId, f64)>, at: &mut Vec<(PortId, f64)>) {
     next.sort_unstable_by_key(|&(input, _)| input);
     at.clear();
     for &(input, p) in next.iter() {
