@@ -500,33 +500,49 @@ fn an_interrupted_sweep_resumes_with_only_the_missing_points() {
     assert_eq!(other.status.code(), Some(2));
 }
 
-#[test]
-fn sweep_validates_every_point_before_running() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = small_sweep_config(dir.path());
+/// Runs `tailback sweep` on a small config in `dir` with `args`, expects it refused (exit
+/// status 2) before writing anything, and returns its error output.
+fn refused_sweep(dir: &Path, args: &[&str]) -> String {
+    let config = small_sweep_config(dir);
+    let out = dir.join("out");
     let output = tailback()
         .arg("sweep")
         .arg(&config)
-        .args(["--vary", "router.vcs=0,1,4", "--out"])
-        .arg(dir.path().join("out"))
+        .args(args)
+        .arg("--out")
+        .arg(&out)
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
-    let err = String::from_utf8(output.stderr).unwrap();
+    assert!(!out.join("results.jsonl").exists());
+    String::from_utf8(output.stderr).unwrap()
+}
+
+#[test]
+fn sweep_validates_every_point_before_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = refused_sweep(dir.path(), &["--vary", "router.vcs=0,1,4"]);
     // vcs = 0 is out of range; vcs = 1 is too few for the torus's two dateline classes.
     assert!(
         err.contains("router.vcs = 0") && err.contains("router.vcs = 1"),
         "{err}"
     );
-    assert!(!dir.path().join("out").join("results.jsonl").exists());
+    refused_sweep(dir.path(), &["--vary", "traffic.rate=0.5:0.1:0.1"]);
+}
 
-    let bad_range = tailback()
-        .arg("sweep")
-        .arg(&config)
-        .args(["--vary", "traffic.rate=0.5:0.1:0.1"])
-        .output()
-        .unwrap();
-    assert_eq!(bad_range.status.code(), Some(2));
+/// Seeds past the largest TOML integer are refused, not wrapped into a seed nobody gave.
+#[test]
+fn sweep_refuses_seeds_past_the_largest() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--set", "seed=9223372036854775807", "--seeds", "2"];
+    let err = refused_sweep(
+        dir.path(),
+        &[&args[..], &["--vary", "traffic.rate=0.1"]].concat(),
+    );
+    assert!(
+        err.contains("seed = 9223372036854775807") && err.contains("past the largest seed"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -663,4 +679,50 @@ fn predict_prints_the_latency_and_names_saturated_channels() {
         .output()
         .unwrap();
     assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+}
+
+/// A closed pipe ends `tailback` quietly (as SIGPIPE ends other tools), and any other failure
+/// to write standard output ends it with a one-line error: never a panic.
+#[cfg(unix)]
+#[test]
+fn output_failures_end_quietly_or_with_a_clear_error() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path(), "torus.toml", "[topology]\nk = 8\nn = 2\n");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("tailback"))
+        .arg("check")
+        .arg(&config)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the reading end before the child writes anything.
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    let err = String::from_utf8(output.stderr).unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    // SIGPIPE is 13 on Linux and the BSDs.
+    assert!(
+        output.status.success() || output.status.signal() == Some(13),
+        "{:?}",
+        output.status
+    );
+
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full");
+    if let Ok(full) = full {
+        let output = std::process::Command::new(assert_cmd::cargo::cargo_bin("tailback"))
+            .arg("check")
+            .arg(&config)
+            .stdout(full)
+            .output()
+            .unwrap();
+        let err = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(output.status.code(), Some(1), "{err}");
+        assert!(
+            err.starts_with("error: cannot write to standard output"),
+            "{err}"
+        );
+    }
 }

@@ -508,6 +508,12 @@ pub fn predict(spec: &Spec, options: &PredictOptions) -> Result<Prediction, Pred
         (ProcessConfig::Trace(trace), _) => {
             let mut records =
                 crate::trace::read(std::path::Path::new(&trace.file), topology.node_count())?;
+            if records.is_empty() {
+                return Err(PredictError::Workload(format!(
+                    "traffic.trace_file = {:?} holds no packets: there is nothing to predict",
+                    trace.file
+                )));
+            }
             for r in &mut records {
                 r.created = (r.created as f64 * trace.time_scale).round() as u64;
             }

@@ -253,6 +253,25 @@ fn datelines_are_rejected_on_a_mesh_and_outside_the_ring() {
         Some("[[0], [1], [2]]"),
         &["3 dimensions", "has 2"],
     );
+    // Negative coordinates are refused, not read as "no datelines" (the default scheme).
+    for bad in ["[-1]", "[[0], [-1]]"] {
+        let issue = single_issue(&format!("[routing]\ndatelines = {bad}\n"));
+        assert_issue(&issue, "routing.datelines", Some(bad), &["integers from 0"]);
+    }
+}
+
+#[test]
+fn self_packets_is_refused_where_the_process_names_its_destinations() {
+    let issue = single_issue(
+        "[traffic]\nprocess = \"flows\"\nself_packets = \"skip\"\n\
+         [[traffic.flows]]\nsrc = 0\ndst = 1\n",
+    );
+    assert_issue(
+        &issue,
+        "traffic.self_packets",
+        Some("\"skip\""),
+        &["flows", "names its destinations"],
+    );
 }
 
 #[test]

@@ -207,3 +207,18 @@ fn random_routing_choices_are_weighted_by_their_probability() {
     assert!((random.latency.zero_load - fixed.latency.zero_load).abs() < 1e-9);
     assert!(random.latency.mean.unwrap() > random.latency.zero_load);
 }
+
+#[test]
+fn an_empty_trace_is_refused_rather_than_called_saturated() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("empty.trace");
+    std::fs::write(&path, "").unwrap();
+    let cfg = config(&format!(
+        "[topology]\nk = 4\nn = 2\n[traffic]\nprocess = \"trace\"\ntrace_file = {:?}\n",
+        path.display().to_string()
+    ));
+    let err = predict(&cfg, &PredictOptions::new(true))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("holds no packets"), "{err}");
+}

@@ -50,7 +50,19 @@ fn parse_error(text: &str) -> FileError {
 
 #[test]
 fn mistakes_are_reported_with_their_line() {
-    let cases: [(&str, usize, &[&str]); 9] = [
+    let cases: [(&str, usize, &[&str]); 11] = [
+        (
+            "switch s ports 4\nswitch t ports 4\nswitch u ports 4\nnode a s.0\nnode b t.0\n\
+             link s.3 t.3\n",
+            3,
+            &["switch `u` is reachable from no node"],
+        ),
+        (
+            "switch s ports 3\nswitch t ports 3\nnode a s.0\nnode b t.0\nlink s.1 t.1\n\
+             link s.2 t.2\nroute s b 1\nroute s b 2\n",
+            8,
+            &["route at switch `s` towards node `b` is already given on line 7"],
+        ),
         (
             "switch s ports 2\nnode a s.2\nnode b s.0\n",
             2,

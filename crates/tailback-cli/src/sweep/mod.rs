@@ -38,6 +38,21 @@ impl Point {
 /// Every point of a sweep, validated, in order (first axis outermost, seeds innermost).
 pub fn plan(base: &toml::Table, axes: &[Axis], seeds: u32) -> Result<Vec<Point>, Vec<ConfigIssue>> {
     let first_seed = Spec::from_table(base).map(|c| c.seed).unwrap_or(1);
+    // Seeds are TOML integers: the last one must fit.
+    let largest = i64::MAX as u64;
+    if first_seed
+        .checked_add(u64::from(seeds.max(1)) - 1)
+        .is_none_or(|last| last > largest)
+    {
+        return Err(vec![ConfigIssue {
+            path: "seed".to_string(),
+            value: Some(first_seed.to_string()),
+            message: format!(
+                "--seeds {seeds} runs the seeds from {first_seed} on, past the largest seed \
+                 {largest}; start from a smaller seed"
+            ),
+        }]);
+    }
     let mut combos: Vec<Vec<(String, toml::Value)>> = vec![Vec::new()];
     for axis in axes {
         combos = combos

@@ -150,7 +150,14 @@ fn read_datelines(
             .collect()
     };
     let per_dim: Vec<Vec<u32>> = if items.iter().all(|x| x.is_integer()) {
-        vec![ints(value)?; topology.dims.len()]
+        let Some(coords) = ints(value) else {
+            s.problem(
+                "datelines",
+                "coordinates must be integers from 0 to the radix minus one".to_string(),
+            );
+            return None;
+        };
+        vec![coords; topology.dims.len()]
     } else if items.iter().all(|x| x.is_array()) {
         match items.iter().map(ints).collect::<Option<Vec<_>>>() {
             Some(d) if d.len() == topology.dims.len() => d,
@@ -166,7 +173,10 @@ fn read_datelines(
                 return None;
             }
             None => {
-                s.problem("datelines", format!("expected {SHAPE}"));
+                s.problem(
+                    "datelines",
+                    format!("expected {SHAPE}, of integers from 0 to the radix minus one"),
+                );
                 return None;
             }
         }

@@ -582,6 +582,20 @@ impl TrafficConfig {
             repeat_phases: Some(s.boolean("repeat_phases", true)).filter(|_| phases.is_some()),
             phases,
         };
+        if s.has("self_packets")
+            && matches!(
+                process,
+                ProcessKind::Trace | ProcessKind::Flows | ProcessKind::Forest
+            )
+        {
+            s.problem(
+                "self_packets",
+                format!(
+                    "does not apply to traffic.process = \"{process}\", which names its \
+                     destinations itself (it applies where traffic.pattern draws them)"
+                ),
+            );
+        }
         if (collective || ramp || !process.has_pattern()) && phased {
             s.problem(
                 "phases",

@@ -107,6 +107,7 @@ impl CustomShape {
         let mut switches: BTreeMap<String, u32> = BTreeMap::new();
         let mut nodes: BTreeMap<String, (u32, usize)> = BTreeMap::new();
         let mut routes: Vec<(usize, u32, u32, u8)> = Vec::new();
+        let mut switch_lines = Vec::new();
         for (i, raw) in text.lines().enumerate() {
             let line = i + 1;
             let fail = |message: String| Err(FileError { line, message });
@@ -123,6 +124,7 @@ impl CustomShape {
                         return fail(format!("switch `{name}` is declared twice"));
                     }
                     shape.switch_names.push(name.to_string());
+                    switch_lines.push(line);
                     let free = FilePort {
                         to: Attached::Free,
                         latency: 0,
@@ -192,7 +194,7 @@ impl CustomShape {
                 ),
             ));
         }
-        shape.route(&routes)?;
+        shape.route(&routes, &switch_lines)?;
         shape.cyclic = shape.has_dependency_cycle();
         Ok(shape)
     }
@@ -257,8 +259,13 @@ impl CustomShape {
     }
 
     /// Fills the next-hop table: the file's entries, then shortest paths for the rest; checks
-    /// that every node reaches every other and that no route loops.
-    fn route(&mut self, entries: &[(usize, u32, u32, u8)]) -> Result<(), FileError> {
+    /// that no entry is given twice, that every switch is reachable from some node (declared
+    /// on `switch_lines`), that every node reaches every other and that no route loops.
+    fn route(
+        &mut self,
+        entries: &[(usize, u32, u32, u8)],
+        switch_lines: &[usize],
+    ) -> Result<(), FileError> {
         let (switches, nodes) = (self.switch_names.len(), self.node_names.len());
         self.next = vec![NO_ROUTE; switches * nodes];
         let mut given = vec![0usize; switches * nodes];
@@ -269,6 +276,17 @@ impl CustomShape {
                     format!(
                         "port {p} of switch `{}` is not connected",
                         self.switch_names[s as usize]
+                    ),
+                ));
+            }
+            let first = given[s as usize * nodes + n as usize];
+            if first != 0 {
+                return Err(at(
+                    line,
+                    format!(
+                        "the route at switch `{}` towards node `{}` is already given on line \
+                         {first}",
+                        self.switch_names[s as usize], self.node_names[n as usize]
                     ),
                 ));
             }
@@ -303,6 +321,22 @@ impl CustomShape {
                     }
                 }
             }
+        }
+        // A switch no node reaches carries nothing and has no routes.
+        if let Some(s) = (0..switches).find(|&s| {
+            nodes > 0
+                && self.next[s * nodes..(s + 1) * nodes]
+                    .iter()
+                    .all(|&p| p == NO_ROUTE)
+        }) {
+            return Err(at(
+                switch_lines[s],
+                format!(
+                    "switch `{}` is reachable from no node; link it to the switches with nodes \
+                     or remove it",
+                    self.switch_names[s]
+                ),
+            ));
         }
         // Every node reaches every other without loops.
         for dst in 0..nodes {

@@ -5,10 +5,11 @@
 //! with the same configuration (compared by fingerprint); every other job runs.
 
 mod jsonl;
+mod lock;
 mod progress;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
@@ -73,6 +74,67 @@ struct Stored {
     report: RunReport,
 }
 
+/// Stored results gathered from result files: one per job and configuration, remembering
+/// where each came from.
+#[derive(Default)]
+struct Found {
+    results: BTreeMap<(String, String), (String, Stored, serde_json::Value)>,
+}
+
+impl Found {
+    fn len(&self) -> usize {
+        self.results.len()
+    }
+
+    /// Adds the results of `path`: a row equal to one already found (the same job,
+    /// configuration and numbers, wall-clock time aside) is a duplicate and dropped; a row with
+    /// other numbers is an error naming both places.
+    fn read(&mut self, path: &Path) -> Result {
+        let mut duplicates = 0;
+        for (line, stored) in jsonl::read::<Stored>(path)? {
+            let place = format!("{}, line {line}", path.display());
+            let numbers = comparable(&stored.report)?;
+            let key = (stored.id.clone(), stored.config.clone());
+            match self.results.get(&key) {
+                Some((_, _, seen)) if *seen == numbers => duplicates += 1,
+                Some((first, _, _)) => {
+                    return Err(Error::Input(format!(
+                        "conflicting results for point {}: {first} and {place} hold different \
+                         numbers for the same configuration; remove the wrong one",
+                        stored.id
+                    )));
+                }
+                None => {
+                    self.results.insert(key, (place, stored, numbers));
+                }
+            }
+        }
+        if duplicates > 0 {
+            eprintln!(
+                "warning: {duplicates} duplicate result rows in {} ignored",
+                path.display()
+            );
+        }
+        Ok(())
+    }
+
+    /// The results, in job-id order.
+    fn into_results(self) -> impl Iterator<Item = Stored> {
+        self.results.into_values().map(|(_, stored, _)| stored)
+    }
+}
+
+/// A report's numbers without the wall-clock fields, the only ones that may differ between two
+/// runs of one configuration.
+fn comparable(report: &RunReport) -> Result<serde_json::Value> {
+    let mut value = serde_json::to_value(report).map_err(anyhow::Error::from)?;
+    if let Some(summary) = value.get_mut("summary").and_then(|s| s.as_object_mut()) {
+        summary.remove("wall_seconds");
+        summary.remove("node_cycles_per_second");
+    }
+    Ok(value)
+}
+
 /// FNV-1a fingerprint of a configuration's JSON form (stable across builds and platforms).
 pub fn fingerprint(config: &Spec) -> Result<String> {
     let text = serde_json::to_string(config).map_err(anyhow::Error::from)?;
@@ -91,12 +153,14 @@ pub fn run_jobs(
 ) -> Result<BTreeMap<String, RunReport>> {
     std::fs::create_dir_all(&options.out)
         .map_err(|e| Error::Input(format!("cannot create {}: {e}", options.out.display())))?;
+    let _lock = lock::OutputLock::acquire(&options.out)?;
     let path = options.out.join("results.jsonl");
     let configs: BTreeMap<&str, String> = jobs
         .iter()
         .map(|j| Ok((j.id.as_str(), fingerprint(&j.config)?)))
         .collect::<Result<_>>()?;
-    let previous: Vec<Stored> = if path.exists() {
+    let mut found = Found::default();
+    if path.exists() {
         if !options.resume {
             return Err(Error::Input(format!(
                 "{} already holds results; pass --resume to keep them and run only what is \
@@ -104,31 +168,24 @@ pub fn run_jobs(
                 options.out.display()
             )));
         }
-        jsonl::read(&path)?
-    } else {
-        Vec::new()
-    };
-    // Keep only results of jobs that still exist with the same configuration.
-    let mut kept: Vec<Stored> = previous
-        .into_iter()
-        .filter(|s| configs.get(s.id.as_str()) == Some(&s.config))
-        .collect();
+        found.read(&path)?;
+    }
     for donor in options.donors.iter().filter(|d| d.exists()) {
-        let have: BTreeSet<String> = kept.iter().map(|s| s.id.clone()).collect();
-        let before = kept.len();
-        kept.extend(
-            jsonl::read::<Stored>(donor)?
-                .into_iter()
-                .filter(|s| configs.get(s.id.as_str()) == Some(&s.config) && !have.contains(&s.id)),
-        );
-        if kept.len() > before {
+        let before = found.len();
+        found.read(donor)?;
+        if found.len() > before {
             eprintln!(
                 "reusing {} runs from {}",
-                kept.len() - before,
+                found.len() - before,
                 donor.display()
             );
         }
     }
+    // Keep only results of jobs that still exist with the same configuration.
+    let kept: Vec<Stored> = found
+        .into_results()
+        .filter(|s| configs.get(s.id.as_str()) == Some(&s.config))
+        .collect();
     let lines = jsonl::JsonLines::create(&path, &kept)?;
     let mut sidecar = sidecar;
     if let Some(side) = sidecar.as_deref_mut() {
@@ -229,9 +286,65 @@ mod tests {
         assert_ne!(wall(&reports["b"]), wall(&done["b"]));
         assert!(reports["b"].summary.offered > done["b"].summary.offered);
         // The copied run is now stored in the second batch's own results.
-        let stored: Vec<Stored> = jsonl::read(&second.out.join("results.jsonl")).unwrap();
-        let mut ids: Vec<&str> = stored.iter().map(|s| s.id.as_str()).collect();
+        let stored: Vec<(usize, Stored)> = jsonl::read(&second.out.join("results.jsonl")).unwrap();
+        let mut ids: Vec<&str> = stored.iter().map(|(_, s)| s.id.as_str()).collect();
         ids.sort();
         assert_eq!(ids, ["a", "b"]);
+    }
+
+    /// `results.jsonl` of `out` with line `line` (from 1) changed by `edit`.
+    fn edit_line(out: &Path, line: usize, edit: impl Fn(&str) -> String) {
+        let path = out.join("results.jsonl");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<String> = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| {
+                if i + 1 == line {
+                    edit(l)
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect();
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    }
+
+    #[test]
+    fn a_duplicated_row_is_kept_once_and_a_conflicting_one_refused_naming_both() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut opts = options(dir.path().join("out"), Vec::new());
+        let jobs = [job("a", 0.1), job("b", 0.1)];
+        run_jobs(&opts, &jobs, None).unwrap();
+        opts.resume = true;
+        // The same row twice (as two resumed writers could leave it): kept once.
+        edit_line(&opts.out, 1, |l| format!("{l}\n{l}"));
+        run_jobs(&opts, &jobs, None).unwrap();
+        let stored: Vec<(usize, Stored)> = jsonl::read(&opts.out.join("results.jsonl")).unwrap();
+        assert_eq!(stored.len(), 2);
+        // Other numbers for the same point and configuration: refused, both places named.
+        edit_line(&opts.out, 1, |l| {
+            let mut other: serde_json::Value = serde_json::from_str(l).unwrap();
+            other["report"]["summary"]["offered"] = serde_json::json!(0.123);
+            format!("{l}\n{other}")
+        });
+        let err = run_jobs(&opts, &jobs, None).unwrap_err().to_string();
+        assert!(err.contains("conflicting results for point"), "{err}");
+        assert!(err.contains("line 1") && err.contains("line 2"), "{err}");
+    }
+
+    #[test]
+    fn a_directory_being_written_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = options(dir.path().join("out"), Vec::new());
+        std::fs::create_dir_all(&opts.out).unwrap();
+        let held = lock::OutputLock::acquire(&opts.out).unwrap();
+        let err = run_jobs(&opts, &[job("a", 0.1)], None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("being written by another tailback"), "{err}");
+        assert!(!opts.out.join("results.jsonl").exists(), "nothing written");
+        drop(held);
+        run_jobs(&opts, &[job("a", 0.1)], None).unwrap();
     }
 }
