@@ -726,3 +726,25 @@ fn output_failures_end_quietly_or_with_a_clear_error() {
         );
     }
 }
+
+/// `check` reads a replayed trace as `run` would: a garbage or truncated `.gz` trace is refused
+/// naming the file, not called valid.
+#[test]
+fn check_refuses_a_trace_that_run_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("broken.trace.gz");
+    std::fs::write(&trace, b"\x1f\x8b\x08\x00 not really gzip").unwrap();
+    let text = format!(
+        "[topology]\nk = 4\nn = 2\n[traffic]\nprocess = \"trace\"\ntrace_file = {:?}\n",
+        trace.display().to_string()
+    );
+    let config = write_config(dir.path(), "replay.toml", &text);
+    let out = dir.path().join("run");
+    let out = out.to_str().unwrap();
+    for command in [&["check"][..], &["run", "--out", out]] {
+        let output = tailback().args(command).arg(&config).output().unwrap();
+        let err = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(output.status.code(), Some(2), "{command:?}: {err}");
+        assert!(err.contains("traffic.trace_file"), "{command:?}: {err}");
+    }
+}

@@ -1,8 +1,8 @@
 //! Static analysis of a network under a routing function and traffic pattern: channel loads and
 //! the ideal throughput they bound, mean hop count, and the channel dependency graph.
 
-use petgraph::algo::is_cyclic_directed;
-use petgraph::graphmap::DiGraphMap;
+use petgraph::Direction;
+use petgraph::graphmap::{DiGraphMap, NodeTrait};
 
 use crate::bitset::bits64;
 use crate::config::{Config, FabricConfig, Switching};
@@ -296,7 +296,35 @@ fn extended_escape_graph(topology: &Topology, routing: &Routing) -> DiGraphMap<C
 /// channels (Duato's condition). Under Disha the adaptive channels may deadlock and are
 /// recovered; the answer is then whether the recovery path is acyclic.
 pub fn is_deadlock_free(topology: &Topology, routing: &Routing) -> bool {
-    !is_cyclic_directed(&dependency_graph(topology, routing))
+    !has_cycle(&dependency_graph(topology, routing))
+}
+
+/// Whether `graph` has a directed cycle, by Kahn's algorithm: vertices without predecessors
+/// are taken away until none is left (acyclic) or every remaining vertex has one (a cycle).
+/// Iterative, so a graph as deep as a line of 100,000 switches does not exhaust the stack as a
+/// recursive search would.
+pub fn has_cycle<N: NodeTrait>(graph: &DiGraphMap<N, ()>) -> bool {
+    let mut waiting: std::collections::HashMap<N, usize> = graph
+        .nodes()
+        .map(|n| (n, graph.neighbors_directed(n, Direction::Incoming).count()))
+        .collect();
+    let mut free: Vec<N> = waiting
+        .iter()
+        .filter(|&(_, &count)| count == 0)
+        .map(|(&n, _)| n)
+        .collect();
+    let mut taken = 0;
+    while let Some(n) = free.pop() {
+        taken += 1;
+        for next in graph.neighbors_directed(n, Direction::Outgoing) {
+            let count = waiting.get_mut(&next).expect("every vertex is counted");
+            *count -= 1;
+            if *count == 0 {
+                free.push(next);
+            }
+        }
+    }
+    taken < graph.node_count()
 }
 
 /// The fewest links (router-to-router channels; the two channels of a bidirectional link count

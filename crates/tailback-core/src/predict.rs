@@ -508,6 +508,9 @@ pub fn predict(spec: &Spec, options: &PredictOptions) -> Result<Prediction, Pred
         (ProcessConfig::Trace(trace), _) => {
             let mut records =
                 crate::trace::read(std::path::Path::new(&trace.file), topology.node_count())?;
+            crate::trace::check_times(&records, trace.time_scale).map_err(|message| {
+                PredictError::Workload(format!("traffic.trace_file = {:?}: {message}", trace.file))
+            })?;
             if records.is_empty() {
                 return Err(PredictError::Workload(format!(
                     "traffic.trace_file = {:?} holds no packets: there is nothing to predict",

@@ -162,6 +162,25 @@ pub fn read(path: &Path, nodes: usize) -> Result<Vec<TraceRecord>, TraceError> {
     Ok(records)
 }
 
+/// The latest cycle a replayed packet may be created at: creation times are scaled in
+/// floating point, exact up to 2^53.
+pub const LATEST_CYCLE: u64 = 1 << 53;
+
+/// Checks that every packet of `records` (sorted by creation) is created by
+/// [`LATEST_CYCLE`] once its time is scaled by `time_scale`.
+pub fn check_times(records: &[TraceRecord], time_scale: f64) -> Result<(), String> {
+    match records.last() {
+        Some(last) if (last.created as f64 * time_scale).round() > LATEST_CYCLE as f64 => {
+            Err(format!(
+                "its last packet, created at cycle {} and scaled by {time_scale}, would be \
+                 created after cycle {LATEST_CYCLE}, the latest a replay can reach",
+                last.created
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// One packet line.
 fn parse(text: &str, nodes: usize) -> Result<TraceRecord, String> {
     const SHAPE: &str = "expected `created src dst flits` or `created src dst flits injected \

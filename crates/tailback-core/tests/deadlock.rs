@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use common::{analysed_channel_load, checked_config, config, network};
 use petgraph::algo::is_cyclic_directed;
 use petgraph::graphmap::DiGraphMap;
-use tailback_core::analysis::{dependency_graph, is_deadlock_free};
+use tailback_core::analysis::{dependency_graph, has_cycle, is_deadlock_free};
 use tailback_core::config::Spec;
 use tailback_core::hooks::{CongestionControl, Context};
 use tailback_core::ids::NodeId;
@@ -481,4 +481,43 @@ fn duato_extended_graph_without_classes_is_cyclic() {
         }
         assert!(is_cyclic_directed(&merged), "{dims:?}");
     }
+}
+
+/// The iterative cycle test agrees with petgraph's on random graphs, and survives a chain far
+/// deeper than a recursive search's stack allows (petgraph's overflows a test thread's stack
+/// on this chain).
+#[test]
+fn the_cycle_test_agrees_with_petgraph_and_needs_no_deep_stack() {
+    use rand::{RngExt, SeedableRng};
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+    let (mut cyclic, mut acyclic) = (0, 0);
+    for _ in 0..2_000 {
+        let vertices: u32 = rng.random_range(1..12);
+        let mut graph = DiGraphMap::<u32, ()>::new();
+        for v in 0..vertices {
+            graph.add_node(v);
+        }
+        for _ in 0..rng.random_range(0..2 * vertices) {
+            let (a, b) = (rng.random_range(0..vertices), rng.random_range(0..vertices));
+            graph.add_edge(a, b, ());
+        }
+        let expected = is_cyclic_directed(&graph);
+        assert_eq!(has_cycle(&graph), expected, "{graph:?}");
+        if expected {
+            cyclic += 1;
+        } else {
+            acyclic += 1;
+        }
+    }
+    assert!(
+        cyclic > 100 && acyclic > 100,
+        "{cyclic} cyclic, {acyclic} acyclic"
+    );
+    let mut chain = DiGraphMap::<u32, ()>::new();
+    for v in 0..200_000 {
+        chain.add_edge(v, v + 1, ());
+    }
+    assert!(!has_cycle(&chain));
+    chain.add_edge(200_000, 0, ());
+    assert!(has_cycle(&chain));
 }

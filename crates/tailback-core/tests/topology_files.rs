@@ -241,3 +241,32 @@ fn a_slow_node_injects_at_its_link_speed() {
     assert!((800..850).contains(&slow), "a -> c took {slow} cycles");
     assert!((400..450).contains(&fast), "b -> d took {fast} cycles");
 }
+
+/// A line of 100,000 switches with a node at each end: read, checked for deadlock and run
+/// without exhausting the stack or walking every route from every switch.
+#[test]
+fn a_very_long_line_of_switches_is_read_checked_and_run() {
+    let switches = 100_000;
+    let mut text = String::new();
+    for s in 0..switches {
+        text.push_str(&format!("switch s{s} ports 3\n"));
+    }
+    text.push_str(&format!("node a s0.0\nnode b s{}.0\n", switches - 1));
+    for s in 1..switches {
+        text.push_str(&format!("link s{}.2 s{s}.1\n", s - 1));
+    }
+    let (spec, _dir) = file_config(
+        &text,
+        "[traffic]\nprocess = \"flows\"\n[[traffic.flows]]\nsrc = 0\ndst = 1\nrate = 0.1\n\
+         [sim]\nwarmup_cycles = 0\nmeasure_cycles = 1000\ndrain_cycles_max = 1000\n",
+    );
+    let spec = spec.unwrap();
+    let (topology, routing, _) = network(&spec);
+    assert!(is_deadlock_free(&topology, &routing));
+    assert_eq!(
+        routing.distance(tailback_core::ids::RouterId::new(0), 1),
+        switches as u32 - 1
+    );
+    let report = tailback_core::run(&spec).unwrap();
+    assert!(report.summary.offered > 0.0);
+}

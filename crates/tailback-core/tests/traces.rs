@@ -116,6 +116,17 @@ fn bad_traces_are_refused_naming_the_file_and_line() {
     );
     let error = tailback_core::run(&config(&text)).unwrap_err().to_string();
     assert!(error.contains("64-flit packet"), "{error}");
+    // Packets the run could never reach: refused, not silently lost.
+    std::fs::write(&path, "0 1 2 8\n18446744073709551615 1 2 8\n").unwrap();
+    let error = tailback_core::run(&replay(&path, ""))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("latest a replay can reach"), "{error}");
+    std::fs::write(&path, "0 1 2 8\n9007199254741 1 2 8\n").unwrap();
+    let error = tailback_core::run(&replay(&path, "trace_time_scale = 1000\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("scaled by 1000"), "{error}");
     // A missing file is caught when the config is read.
     let missing = format!(
         "[traffic]\nprocess = \"trace\"\ntrace_file = {:?}\n",

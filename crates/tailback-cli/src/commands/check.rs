@@ -125,6 +125,8 @@ fn link_rates(cfg: &Config, topology: &Topology) -> Vec<LinkRate> {
 
 pub fn run(args: CheckArgs) -> CliResult {
     let cfg = load_config(Some(&args.config), &args.source.set)?;
+    // A replayed trace is read whole, so that `check` refuses what `run` would.
+    tailback_core::sim::check_trace(&cfg)?;
     let report = analyse(&cfg);
     match args.format {
         Format::Json => println!(

@@ -24,20 +24,36 @@ impl TableRouting {
         let next: Vec<u8> = (0..switches)
             .flat_map(|s| (0..nodes).map(move |n| file.next_port(s, n)))
             .collect();
-        let mut hops = vec![0; switches * nodes];
-        for s in 0..switches {
-            for n in 0..nodes {
-                // The file reader checked that every route ends at its node.
-                let (mut at, mut count) = (s, 0);
-                while let Link::Router(peer) =
-                    topology.ports()[topology.router_ports(crate::ids::RouterId::new(at)).start
-                        + next[at * nodes + n] as usize]
-                        .output
-                {
-                    at = topology.ports()[peer.index()].router.index();
-                    count += 1;
+        // Hops from each switch, node by node: follow a route until a switch whose count is
+        // known (or the node's own), then fill the counts back along the way (the file reader
+        // checked that every route ends at its node). Linear in switches times nodes.
+        const UNKNOWN: u32 = u32::MAX;
+        let mut hops = vec![UNKNOWN; switches * nodes];
+        let mut path = Vec::new();
+        for n in 0..nodes {
+            for s in 0..switches {
+                let mut at = s;
+                let mut known = loop {
+                    if hops[at * nodes + n] != UNKNOWN {
+                        break hops[at * nodes + n];
+                    }
+                    let port = topology.router_ports(crate::ids::RouterId::new(at)).start
+                        + next[at * nodes + n] as usize;
+                    match topology.ports()[port].output {
+                        Link::Router(peer) => {
+                            path.push(at);
+                            at = topology.ports()[peer.index()].router.index();
+                        }
+                        _ => {
+                            hops[at * nodes + n] = 0;
+                            break 0;
+                        }
+                    }
+                };
+                while let Some(back) = path.pop() {
+                    known += 1;
+                    hops[back * nodes + n] = known;
                 }
-                hops[s * nodes + n] = count;
             }
         }
         TableRouting {

@@ -170,13 +170,15 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         let mut traced = 0;
         match &cfg.traffic.process {
             ProcessConfig::Trace(trace) => {
-                let records = load_trace(cfg, &trace.file, topology.node_count())?;
+                let records =
+                    load_trace(cfg, &trace.file, topology.node_count(), trace.time_scale)?;
                 traced = records.len() as u64;
                 workload = workload.replaying(&records, trace.time_scale);
             }
             ProcessConfig::Flows(flows) => {
                 if let Some(trace) = &flows.trace {
-                    let records = load_trace(cfg, &trace.file, topology.node_count())?;
+                    let records =
+                        load_trace(cfg, &trace.file, topology.node_count(), trace.time_scale)?;
                     traced = records.len() as u64;
                     workload = workload.replaying(&records, trace.time_scale);
                 }
@@ -937,7 +939,28 @@ fn node_rate(topology: &Topology, cfg: &Config, node: usize) -> f64 {
 
 /// The packets of the trace at `path`, as a problem with `traffic.trace_file` if the file is
 /// unreadable or a packet does not fit the network.
-fn load_trace(cfg: &Config, path: &str, nodes: usize) -> Result<Vec<TraceRecord>, ConfigError> {
+/// Reads the packet trace `spec` replays (alone or beside flows), as a run would, refusing what
+/// a run refuses; without a trace, nothing to read. For `tailback check`, which otherwise only
+/// validates the configuration.
+pub fn check_trace(spec: &Spec) -> Result<(), ConfigError> {
+    let cfg = spec.config();
+    let trace = match &cfg.traffic.process {
+        ProcessConfig::Trace(trace) => Some(trace),
+        ProcessConfig::Flows(flows) => flows.trace.as_ref(),
+        _ => None,
+    };
+    if let Some(trace) = trace {
+        load_trace(cfg, &trace.file, spec.node_count(), trace.time_scale)?;
+    }
+    Ok(())
+}
+
+fn load_trace(
+    cfg: &Config,
+    path: &str,
+    nodes: usize,
+    time_scale: f64,
+) -> Result<Vec<TraceRecord>, ConfigError> {
     let problem = |message: String| {
         ConfigError::Invalid(vec![ConfigIssue {
             path: "traffic.trace_file".into(),
@@ -946,6 +969,7 @@ fn load_trace(cfg: &Config, path: &str, nodes: usize) -> Result<Vec<TraceRecord>
         }])
     };
     let records = crate::trace::read(Path::new(path), nodes).map_err(|e| problem(e.to_string()))?;
+    crate::trace::check_times(&records, time_scale).map_err(problem)?;
     let buffer = cfg.router.vc_buffer_flits;
     if cfg.router.switching.whole_packets()
         && let Some(long) = records.iter().find(|r| r.flits > buffer)

@@ -18,7 +18,6 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use petgraph::algo::is_cyclic_directed;
 use petgraph::graphmap::DiGraphMap;
 use serde::Serialize;
 
@@ -408,7 +407,7 @@ impl CustomShape {
                 }
             }
         }
-        is_cyclic_directed(&graph)
+        crate::analysis::has_cycle(&graph)
     }
 
     /// Number of nodes.
