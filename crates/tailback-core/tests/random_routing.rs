@@ -7,10 +7,11 @@ mod common;
 use common::{analysed_channel_load, checked_config, comparable, config, network, node};
 use rand::RngExt;
 use tailback_core::analysis::is_deadlock_free;
-use tailback_core::ids::PortId;
+use tailback_core::ids::{PortId, RouterId};
 use tailback_core::rng::{self, Purpose};
+use tailback_core::routing::{Routing, UpDown};
 use tailback_core::sim::Simulation;
-use tailback_core::topology::Link;
+use tailback_core::topology::{Link, Topology};
 
 const DRAWS: usize = 100_000;
 
@@ -291,6 +292,35 @@ fn routing_draws_leave_the_offered_traffic_alone() {
     assert_ne!(fixed.latency.mean, random.latency.mean, "the routes differ");
 }
 
+/// Follows every route of random-up routing from `router` to node `dst` one by one, each up
+/// port of a level taking an equal share of `p`, and visits each hop with its share: the
+/// reference the pooled computation must match.
+fn every_route(
+    topology: &Topology,
+    tree: &UpDown,
+    router: RouterId,
+    dst: usize,
+    p: f64,
+    visit: &mut dyn FnMut(PortId, f64),
+) {
+    let (first, span) = tree.subtree(router.index());
+    let start = topology.router_ports(router).start;
+    let (ports, share) = if (first..first + span).contains(&dst) {
+        (1u64 << tree.route(router.index(), dst, 0).port, p)
+    } else {
+        let up = tree.up_ports(router.index());
+        (up, p / f64::from(up.count_ones()))
+    };
+    for local in (0..64).filter(|b| ports >> b & 1 == 1) {
+        let port = PortId::new(start + local);
+        visit(port, share);
+        if let Link::Router(into) = topology.ports()[port.index()].output {
+            let next = topology.ports()[into.index()].router;
+            every_route(topology, tree, next, dst, share, visit);
+        }
+    }
+}
+
 #[test]
 fn pooled_tree_loads_equal_routing_every_pair() {
     // `check` pools the destinations of leaves whose packets spread alike instead of routing
@@ -316,12 +346,16 @@ fn pooled_tree_loads_equal_routing_every_pair() {
             let nodes = topology.node_count();
             let mut load = vec![0.0f64; topology.ports().len()];
             let mut hops = 0.0;
+            let Routing::UpDown(tree) = &routing else {
+                panic!("{shape}: not up/down routing");
+            };
             for src in 0..nodes {
+                let leaf = topology.ports()[topology.injection_port(node(src)).index()].router;
                 destinations.distribution(src as u32, |dst, p| {
-                    routing.spread(&topology, node(src), node(dst as usize), |port, _, q| {
-                        load[port.index()] += p * q;
+                    every_route(&topology, tree, leaf, dst as usize, p, &mut |port, q| {
+                        load[port.index()] += q;
                         if matches!(topology.ports()[port.index()].output, Link::Router(_)) {
-                            hops += p * q;
+                            hops += q;
                         }
                     });
                 });

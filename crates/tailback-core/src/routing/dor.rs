@@ -130,7 +130,7 @@ impl Dor {
             return 0;
         }
         let n = self.dims.len();
-        (0..n.min(32))
+        (0..n)
             .filter(|&d| {
                 let (c, t, k) = (
                     self.coords[src * n + d],
@@ -143,12 +143,12 @@ impl Dor {
     }
 
     /// Dimensions whose rings may tie (even radix) when ties are drawn: the bits any routing
-    /// draw is read at.
+    /// draw is read at (a torus has at most 16 dimensions, so they fit).
     pub fn tie_mask(&self) -> u32 {
         if !self.draws() {
             return 0;
         }
-        (0..self.dims.len().min(32))
+        (0..self.dims.len())
             .filter(|&d| self.dims[d].is_multiple_of(2))
             .fold(0, |m, d| m | 1 << d)
     }

@@ -327,43 +327,23 @@ impl Routing {
         dst: NodeId,
         mut visit: impl FnMut(PortId, PortId, f64),
     ) {
-        let ports = topology.ports();
-        let injection = topology.injection_port(src);
-        let Routing::UpDown(u) = self else {
-            self.draws_between(src, dst, |draw, p| {
-                let mut input = injection;
-                self.walk(topology, src, dst, draw, |port, _| {
-                    visit(port, input, p);
-                    if let Link::Router(next) = ports[port.index()].output {
-                        input = next;
-                    }
-                });
-            });
+        if let Some(mut tree) = self.pooled_tree() {
+            let mut mass = vec![0.0; topology.node_count()];
+            mass[dst.index()] = 1.0;
+            tree.climb(topology, src, &mass, &mut visit);
+            tree.descend(topology, &mut visit);
             return;
-        };
-        // Where the packet may be after each hop (the input port it holds) and how likely.
-        let mut at = vec![(injection, 1.0)];
-        let mut next: Vec<(PortId, f64)> = Vec::new();
-        while !at.is_empty() {
-            for &(input, p) in &at {
-                let router = ports[input.index()].router;
-                let first = topology.router_ports(router).start;
-                let drawn = u.drawn_ports(router.index(), dst.index());
-                let (choices, share) = if drawn == 0 {
-                    (1u64 << u.route(router.index(), dst.index(), 0).port, p)
-                } else {
-                    (drawn, p / f64::from(drawn.count_ones()))
-                };
-                for local in crate::bitset::bits64(choices) {
-                    let port = PortId::new(first + local);
-                    visit(port, input, share);
-                    if let Link::Router(into) = ports[port.index()].output {
-                        next.push((into, share));
-                    }
-                }
-            }
-            pooled::merge(&mut next, &mut at);
         }
+        let ports = topology.ports();
+        self.draws_between(src, dst, |draw, p| {
+            let mut input = topology.injection_port(src);
+            self.walk(topology, src, dst, draw, |port, _| {
+                visit(port, input, p);
+                if let Link::Router(next) = ports[port.index()].output {
+                    input = next;
+                }
+            });
+        });
     }
 
     /// Pools for the expected loads of random-up routing ([`PooledTree`]); `None` for every

@@ -2,8 +2,9 @@
 //! climb together, sharing each level's up ports evenly, until their destinations' subtrees;
 //! there the sources whose packets are spread alike over the turning routers pool their
 //! destinations' shares, and each destination's pool descends once. Exact (the same sums as
-//! [`Routing::spread`](super::Routing::spread) pair by pair) at a cost that grows with the
-//! pairs, not with the pairs times the routes.
+//! following every route of every pair; a test compares them) at a cost that grows with the
+//! pairs, not with the pairs times the routes. [`Routing::spread`](super::Routing::spread)
+//! uses it for a single pair.
 
 use super::UpDown;
 use crate::bitset::bits64;
@@ -52,7 +53,7 @@ impl<'a> PooledTree<'a> {
         let mut next = Vec::new();
         let mut turned = 0..0;
         for level in 0.. {
-            let (_, first, span) = self.tree.subtree(ports[at[0].0.index()].router.index());
+            let (first, span) = self.tree.subtree(ports[at[0].0.index()].router.index());
             // The destinations below these routers turn here, but for those that turned below.
             let below = first..first + span;
             let climbs: f64 = mass[..first].iter().chain(&mass[below.end..]).sum();
@@ -128,7 +129,7 @@ impl<'a> PooledTree<'a> {
 }
 
 /// Moves `next` into `at` with the probabilities of one input port summed, sorted by port.
-pub(super) fn merge(next: &mut Vec<(PortId, f64)>, at: &mut Vec<(PortId, f64)>) {
+fn merge(next: &mut Vec<(PortId, f64)>, at: &mut Vec<(PortId, f64)>) {
     next.sort_unstable_by_key(|&(input, _)| input);
     at.clear();
     for &(input, p) in next.iter() {

@@ -42,6 +42,13 @@ struct Level {
     first_router: u32,
 }
 
+impl Level {
+    /// Local ports of this level's switches that lead up.
+    fn up_ports(&self) -> u64 {
+        ((1u64 << self.up) - 1) << self.down
+    }
+}
+
 impl UpDown {
     /// Routing on `tree` with `vcs` VCs per port, picking up ports by `up`.
     pub fn new(tree: &TreeShape, vcs: u32, up: UpChoice) -> UpDown {
@@ -99,22 +106,6 @@ impl UpDown {
         }
     }
 
-    /// Up ports of router `r` a packet towards `dst` may draw (none on the way down): the hops
-    /// of random-up, each taken with equal probability.
-    #[inline]
-    pub fn drawn_ports(&self, r: usize, dst: usize) -> u64 {
-        if self.up != UpChoice::Random {
-            return 0;
-        }
-        let (l, first) = self.place(r);
-        let lv = &self.levels[l];
-        if (dst as u32).wrapping_sub(first) < lv.span {
-            0
-        } else {
-            ((1u64 << lv.up) - 1) << lv.down
-        }
-    }
-
     /// Local ports of every minimal hop from router `r` towards `dst`: every up port on the
     /// way up, the one down port on the way down.
     #[inline]
@@ -124,21 +115,19 @@ impl UpDown {
         if (dst as u32).wrapping_sub(first) < lv.span {
             1 << ((dst as u32 - first) / lv.child_span)
         } else {
-            ((1u64 << lv.up) - 1) << lv.down
+            lv.up_ports()
         }
     }
 
-    /// Router `r`'s level (0: the leaves), the first node below it and the number of nodes
-    /// below it.
-    pub fn subtree(&self, r: usize) -> (usize, usize, usize) {
+    /// The first node below router `r` and the number of nodes below it.
+    pub fn subtree(&self, r: usize) -> (usize, usize) {
         let (l, first) = self.place(r);
-        (l, first as usize, self.levels[l].span as usize)
+        (first as usize, self.levels[l].span as usize)
     }
 
     /// Local ports of router `r` that lead up (none at the top).
     pub fn up_ports(&self, r: usize) -> u64 {
-        let lv = &self.levels[self.place(r).0];
-        ((1u64 << lv.up) - 1) << lv.down
+        self.levels[self.place(r).0].up_ports()
     }
 
     /// Down ports of router `r` (its up ports follow them).

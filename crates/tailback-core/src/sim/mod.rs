@@ -18,6 +18,7 @@ use std::path::Path;
 
 use crate::config::{
     Choice, Config, ConfigError, ConfigIssue, FabricKind, ProcessConfig, ProcessKind, Spec,
+    TraceReplay,
 };
 use crate::event::{CreditBatch, FlitArrival, VcSlots, Wheel};
 use crate::fabric::{Fabric, StepContext};
@@ -168,20 +169,13 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         let control = make(&topology, &routing);
         let mut workload = Workload::new(&cfg.traffic, topology.addresses(), cfg.seed);
         let mut traced = 0;
+        if let Some(trace) = replayed_trace(cfg) {
+            let records = load_trace(cfg, &trace.file, topology.node_count(), trace.time_scale)?;
+            traced = records.len() as u64;
+            workload = workload.replaying(&records, trace.time_scale);
+        }
         match &cfg.traffic.process {
-            ProcessConfig::Trace(trace) => {
-                let records =
-                    load_trace(cfg, &trace.file, topology.node_count(), trace.time_scale)?;
-                traced = records.len() as u64;
-                workload = workload.replaying(&records, trace.time_scale);
-            }
             ProcessConfig::Flows(flows) => {
-                if let Some(trace) = &flows.trace {
-                    let records =
-                        load_trace(cfg, &trace.file, topology.node_count(), trace.time_scale)?;
-                    traced = records.len() as u64;
-                    workload = workload.replaying(&records, trace.time_scale);
-                }
                 workload =
                     workload.flowing(flows, cfg.seed, |node| node_rate(&topology, cfg, node));
             }
@@ -937,24 +931,29 @@ fn node_rate(topology: &Topology, cfg: &Config, node: usize) -> f64 {
     cfg.nic.inject_rate.map_or(link, |rate| rate.min(link))
 }
 
-/// The packets of the trace at `path`, as a problem with `traffic.trace_file` if the file is
-/// unreadable or a packet does not fit the network.
 /// Reads the packet trace `spec` replays (alone or beside flows), as a run would, refusing what
 /// a run refuses; without a trace, nothing to read. For `tailback check`, which otherwise only
 /// validates the configuration.
 pub fn check_trace(spec: &Spec) -> Result<(), ConfigError> {
     let cfg = spec.config();
-    let trace = match &cfg.traffic.process {
-        ProcessConfig::Trace(trace) => Some(trace),
-        ProcessConfig::Flows(flows) => flows.trace.as_ref(),
-        _ => None,
-    };
-    if let Some(trace) = trace {
+    if let Some(trace) = replayed_trace(cfg) {
         load_trace(cfg, &trace.file, spec.node_count(), trace.time_scale)?;
     }
     Ok(())
 }
 
+/// The trace `cfg` replays, alone (`process = "trace"`) or beside its flows.
+fn replayed_trace(cfg: &Config) -> Option<&TraceReplay> {
+    match &cfg.traffic.process {
+        ProcessConfig::Trace(trace) => Some(trace),
+        ProcessConfig::Flows(flows) => flows.trace.as_ref(),
+        _ => None,
+    }
+}
+
+/// The packets of the trace at `path` with creation times to be scaled by `time_scale`, as a
+/// problem with `traffic.trace_file` if the file is unreadable or a packet does not fit the
+/// network or the run's time.
 fn load_trace(
     cfg: &Config,
     path: &str,

@@ -21,9 +21,9 @@
 //! Work: an output is evaluated when it may start a packet; one whose head packets are not
 //! yet due sleeps until the first is, one sending a packet sleeps until its last block leaves,
 //! and one whose candidates all lack credits (or read ports) sleeps until credits return (or a
-//! read port frees), so neither a train in flight nor blocked traffic costs anything per cycle. A packet
-//! keeps its VL from injection to delivery; routes that need VL changes are refused by the
-//! configuration.
+//! read port frees), so neither a train in flight nor blocked traffic costs anything per
+//! cycle. A packet keeps its VL from injection to delivery; routes that need VL changes are
+//! refused by the configuration.
 
 mod cam;
 mod check;

@@ -74,29 +74,36 @@ struct Stored {
     report: RunReport,
 }
 
-/// Stored results gathered from result files: one per job and configuration, remembering
-/// where each came from.
-#[derive(Default)]
-struct Found {
-    results: BTreeMap<(String, String), (String, Stored, serde_json::Value)>,
+/// Stored results of the batch's jobs gathered from result files: one per job, with the
+/// configuration the job has now, remembering where each came from and a fingerprint of its
+/// numbers.
+struct Found<'a> {
+    /// Each job's configuration fingerprint.
+    wanted: &'a BTreeMap<&'a str, String>,
+    results: BTreeMap<String, (String, String, Stored)>,
 }
 
-impl Found {
-    fn len(&self) -> usize {
-        self.results.len()
+impl<'a> Found<'a> {
+    fn new(wanted: &'a BTreeMap<&'a str, String>) -> Found<'a> {
+        Found {
+            wanted,
+            results: BTreeMap::new(),
+        }
     }
 
-    /// Adds the results of `path`: a row equal to one already found (the same job,
-    /// configuration and numbers, wall-clock time aside) is a duplicate and dropped; a row with
-    /// other numbers is an error naming both places.
-    fn read(&mut self, path: &Path) -> Result {
-        let mut duplicates = 0;
+    /// Adds the results of `path` for the batch's jobs as configured now, returning how many
+    /// were new: a row equal to one already found (the same numbers, wall-clock time aside) is
+    /// a duplicate and dropped; a row with other numbers is an error naming both places.
+    fn read(&mut self, path: &Path) -> Result<usize> {
+        let (mut added, mut duplicates) = (0, 0);
         for (line, stored) in jsonl::read::<Stored>(path)? {
+            if self.wanted.get(stored.id.as_str()) != Some(&stored.config) {
+                continue;
+            }
             let place = format!("{}, line {line}", path.display());
-            let numbers = comparable(&stored.report)?;
-            let key = (stored.id.clone(), stored.config.clone());
-            match self.results.get(&key) {
-                Some((_, _, seen)) if *seen == numbers => duplicates += 1,
+            let numbers = numbers_fingerprint(&stored.report)?;
+            match self.results.get(&stored.id) {
+                Some((_, seen, _)) if *seen == numbers => duplicates += 1,
                 Some((first, _, _)) => {
                     return Err(Error::Input(format!(
                         "conflicting results for point {}: {first} and {place} hold different \
@@ -105,7 +112,9 @@ impl Found {
                     )));
                 }
                 None => {
-                    self.results.insert(key, (place, stored, numbers));
+                    self.results
+                        .insert(stored.id.clone(), (place, numbers, stored));
+                    added += 1;
                 }
             }
         }
@@ -115,33 +124,39 @@ impl Found {
                 path.display()
             );
         }
-        Ok(())
+        Ok(added)
     }
 
     /// The results, in job-id order.
     fn into_results(self) -> impl Iterator<Item = Stored> {
-        self.results.into_values().map(|(_, stored, _)| stored)
+        self.results.into_values().map(|(_, _, stored)| stored)
     }
 }
 
-/// A report's numbers without the wall-clock fields, the only ones that may differ between two
-/// runs of one configuration.
-fn comparable(report: &RunReport) -> Result<serde_json::Value> {
+/// Fingerprint of a report's numbers without the wall-clock fields, the only ones that may
+/// differ between two runs of one configuration.
+fn numbers_fingerprint(report: &RunReport) -> Result<String> {
     let mut value = serde_json::to_value(report).map_err(anyhow::Error::from)?;
     if let Some(summary) = value.get_mut("summary").and_then(|s| s.as_object_mut()) {
         summary.remove("wall_seconds");
         summary.remove("node_cycles_per_second");
     }
-    Ok(value)
+    Ok(fnv(&value.to_string()))
 }
 
 /// FNV-1a fingerprint of a configuration's JSON form (stable across builds and platforms).
 pub fn fingerprint(config: &Spec) -> Result<String> {
-    let text = serde_json::to_string(config).map_err(anyhow::Error::from)?;
+    Ok(fnv(
+        &serde_json::to_string(config).map_err(anyhow::Error::from)?
+    ))
+}
+
+/// FNV-1a hash of `text`, as 16 hexadecimal digits.
+fn fnv(text: &str) -> String {
     let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     });
-    Ok(format!("{hash:016x}"))
+    format!("{hash:016x}")
 }
 
 /// Runs `jobs` (skipping those already stored, on resume, or found in a donor) and returns
@@ -159,7 +174,7 @@ pub fn run_jobs(
         .iter()
         .map(|j| Ok((j.id.as_str(), fingerprint(&j.config)?)))
         .collect::<Result<_>>()?;
-    let mut found = Found::default();
+    let mut found = Found::new(&configs);
     if path.exists() {
         if !options.resume {
             return Err(Error::Input(format!(
@@ -171,21 +186,12 @@ pub fn run_jobs(
         found.read(&path)?;
     }
     for donor in options.donors.iter().filter(|d| d.exists()) {
-        let before = found.len();
-        found.read(donor)?;
-        if found.len() > before {
-            eprintln!(
-                "reusing {} runs from {}",
-                found.len() - before,
-                donor.display()
-            );
+        let added = found.read(donor)?;
+        if added > 0 {
+            eprintln!("reusing {added} runs from {}", donor.display());
         }
     }
-    // Keep only results of jobs that still exist with the same configuration.
-    let kept: Vec<Stored> = found
-        .into_results()
-        .filter(|s| configs.get(s.id.as_str()) == Some(&s.config))
-        .collect();
+    let kept: Vec<Stored> = found.into_results().collect();
     let lines = jsonl::JsonLines::create(&path, &kept)?;
     let mut sidecar = sidecar;
     if let Some(side) = sidecar.as_deref_mut() {
