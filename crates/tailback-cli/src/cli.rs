@@ -40,6 +40,15 @@ pub enum Format {
     Json,
 }
 
+/// How much memory runs may take.
+#[derive(Debug, Args)]
+pub struct MemoryLimit {
+    /// Most memory the runs may take together, e.g. `16G` (bytes, or K, M, G, T); by
+    /// default what the machine has available. Runs estimated to need more are refused.
+    #[arg(long, value_name = "SIZE", value_parser = crate::budget::parse_size)]
+    pub max_memory: Option<u64>,
+}
+
 /// Where the configuration comes from.
 #[derive(Debug, Args)]
 pub struct ConfigSource {
@@ -64,6 +73,8 @@ pub struct RunArgs {
     /// `traffic.process = "trace"` replays it.
     #[arg(long, value_name = "FILE")]
     pub trace_out: Option<PathBuf>,
+    #[command(flatten)]
+    pub memory: MemoryLimit,
 }
 
 #[derive(Debug, Args)]
@@ -88,6 +99,8 @@ pub struct SweepArgs {
     /// Keep the results already in the output directory and run only the missing points.
     #[arg(long)]
     pub resume: bool,
+    #[command(flatten)]
+    pub memory: MemoryLimit,
 }
 
 #[derive(Debug, Args)]
@@ -99,6 +112,10 @@ pub struct CheckArgs {
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Run every analysis whatever it costs (by default those estimated at more than two
+    /// billion steps, about half a minute, are skipped and listed).
+    #[arg(long)]
+    pub full: bool,
 }
 
 #[derive(Debug, Args)]

@@ -1,5 +1,6 @@
 //! `tailback`: run, sweep, check and benchmark interconnection network simulations.
 
+mod budget;
 mod cli;
 mod commands;
 mod describe;

@@ -182,6 +182,40 @@ fn inconsistent_values_and_bad_overrides_exit_2() {
 }
 
 #[test]
+fn check_skips_analyses_past_its_work_budget_and_says_which() {
+    let dir = tempfile::tempdir().unwrap();
+    // A 256 x 256 torus: routing all 65,536^2 pairs or building their dependency graph would
+    // take minutes; the bisection's few hundred searches run.
+    let config = write_config(dir.path(), "big.toml", "[topology]\nk = 256\n");
+    let json = stdout_json(
+        &tailback()
+            .arg("check")
+            .arg(&config)
+            .args(["--format", "json"])
+            .output()
+            .unwrap(),
+    );
+    let skipped: Vec<&str> = json["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            assert!(s["steps"].as_f64().unwrap() > 2e9, "{s}");
+            s["analysis"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(skipped, ["channel_load", "dependency_graph"]);
+    assert!(json["ideal_throughput"].is_null() && json["deadlock_free"].is_null());
+    assert_eq!(json["bisection_links"], 512);
+    let table = tailback().arg("check").arg(&config).output().unwrap();
+    let text = String::from_utf8(table.stdout).unwrap();
+    assert!(
+        text.contains("skipped: about") && text.contains("--full"),
+        "{text}"
+    );
+}
+
+#[test]
 fn check_describes_the_network_and_its_bounds() {
     let dir = tempfile::tempdir().unwrap();
     let config = write_config(dir.path(), "torus.toml", "[topology]\nk = 8\n");
@@ -388,6 +422,9 @@ fn a_topology_file_is_found_beside_its_config_and_checked() {
     let json = stdout_json(&warned);
     assert_eq!(json["nodes"], 4);
     assert_eq!(json["deadlock_free"], false);
+    // The cycle is named: one channel out of each of the ring's four switches.
+    let cycle = json["deadlock_cycle"].as_array().unwrap();
+    assert_eq!(cycle.len(), 4, "{cycle:?}");
 }
 
 fn sweep(config: &Path, out: &Path, jobs: &str, extra: &[&str]) -> std::process::Output {
@@ -747,4 +784,80 @@ fn check_refuses_a_trace_that_run_refuses() {
         assert_eq!(output.status.code(), Some(2), "{command:?}: {err}");
         assert!(err.contains("traffic.trace_file"), "{command:?}: {err}");
     }
+}
+
+#[test]
+fn runs_too_large_for_the_memory_allowed_are_refused_before_they_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = small_sweep_config(dir.path());
+    let out = dir.path().join("run");
+    // A trillion cycles: warned about with an estimate, then refused for memory, never run.
+    let run = tailback()
+        .arg("run")
+        .arg(&config)
+        .args([
+            "--set",
+            "sim.measure_cycles=1000000000000",
+            "--max-memory",
+            "100K",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    let err = String::from_utf8(run.stderr).unwrap();
+    assert!(
+        err.contains("warning: a run simulates 1.000e12 cycles of 16 nodes"),
+        "{err}"
+    );
+    assert!(err.contains("days"), "{err}");
+    assert!(
+        err.contains("this run needs about") && err.contains("--max-memory allows 102 kB"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    // A sweep counts the runs it holds at once.
+    let err = refused_sweep(
+        dir.path(),
+        &[
+            "--vary",
+            "traffic.rate=0.1,0.2",
+            "-j",
+            "2",
+            "--max-memory",
+            "300K",
+        ],
+    );
+    assert!(err.contains("2 runs at once need about"), "{err}");
+    let bad = tailback()
+        .arg("run")
+        .arg(&config)
+        .args(["--max-memory", "lots"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        String::from_utf8(bad.stderr)
+            .unwrap()
+            .contains("`lots` is not a size")
+    );
+}
+
+#[test]
+fn off_a_terminal_a_sweep_logs_plain_progress_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = small_sweep_config(dir.path());
+    let output = tailback()
+        .env("TAILBACK_LOG_SECONDS", "0")
+        .arg("sweep")
+        .arg(&config)
+        .args(["--vary", "traffic.rate=0.1,0.2", "-j", "1", "--out"])
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let err = String::from_utf8(output.stderr).unwrap();
+    assert!(err.contains("1 of 2 points done"), "{err}");
+    assert!(err.contains("2 of 2 points done"), "{err}");
 }

@@ -34,7 +34,7 @@ use crate::ids::{NodeId, PortId};
 use crate::routing::Routing;
 use crate::topology::{Link, Topology};
 use crate::trace::{TraceError, TraceRecord};
-use crate::traffic::Workload;
+use crate::traffic::{Destinations, Workload};
 
 /// Utilisation above which a channel counts as highly utilised.
 pub const BUSY_RHO: f64 = 0.9;
@@ -185,6 +185,54 @@ struct Flow {
     count: f64,
 }
 
+/// The flows of one interval: listed (a trace's), or a pattern's from every source at a rate,
+/// made a block of sources at a time so that an all-to-all pattern on a large network never
+/// holds all its node² flows at once.
+enum Flows<'a> {
+    Listed(Vec<Flow>),
+    Pattern {
+        destinations: &'a Destinations,
+        nodes: usize,
+        flits: u32,
+        /// Packets per node per cycle.
+        rate: f64,
+    },
+}
+
+impl Flows<'_> {
+    /// Sources per block of a pattern's flows.
+    const BLOCK: usize = 64;
+
+    /// Calls `visit` with the flows, a block at a time.
+    fn each_block(&self, mut visit: impl FnMut(&[Flow])) {
+        match self {
+            Flows::Listed(flows) => visit(flows),
+            Flows::Pattern {
+                destinations,
+                nodes,
+                flits,
+                rate,
+            } => {
+                let mut block = Vec::new();
+                for first in (0..*nodes).step_by(Self::BLOCK) {
+                    block.clear();
+                    for src in first..(first + Self::BLOCK).min(*nodes) {
+                        destinations.distribution(src as u32, |dst, p| {
+                            block.push(Flow {
+                                src: src as u32,
+                                dst,
+                                flits: *flits,
+                                count: rate * p,
+                            });
+                        });
+                    }
+                    visit(&block);
+                }
+            }
+        }
+    }
+}
+
 /// Per-channel sums of one interval: packets, service time and squared service time, in
 /// total and per router input port the packets came through.
 struct Sums {
@@ -261,11 +309,13 @@ impl<'a> Predictor<'a> {
         let last = records.last().map_or(0, |r| r.created);
         let first = records.first().map_or(0, |r| r.created);
         let length = interval.unwrap_or(last - first + 1).max(1);
-        let mut groups: Vec<(u64, u64, Vec<Flow>)> = Vec::new();
+        let mut groups: Vec<(u64, u64, Flows)> = Vec::new();
         let mut start = 0;
         while start < records.len() {
             let begin = first + (records[start].created - first) / length * length;
-            let end = records[start..].partition_point(|r| r.created < begin + length) + start;
+            let end = records[start..]
+                .partition_point(|r| r.created < begin.saturating_add(length))
+                + start;
             let mut keys: Vec<(u32, u32, u32)> = records[start..end]
                 .iter()
                 .map(|r| (r.src, r.dst, r.flits))
@@ -285,18 +335,18 @@ impl<'a> Predictor<'a> {
             }
             // The last interval ends with the trace.
             let cycles = length.min(last + 1 - begin);
-            groups.push((begin, cycles, flows));
+            groups.push((begin, cycles, Flows::Listed(flows)));
             start = end;
         }
         self.predict_intervals(&groups)
     }
 
     /// Predicts a stationary workload: `flows` of packets per cycle.
-    fn predict_rates(&self, flows: Vec<Flow>) -> Prediction {
+    fn predict_rates(&self, flows: Flows) -> Prediction {
         self.predict_intervals(&[(0, 1, flows)])
     }
 
-    fn predict_intervals(&self, groups: &[(u64, u64, Vec<Flow>)]) -> Prediction {
+    fn predict_intervals(&self, groups: &[(u64, u64, Flows)]) -> Prediction {
         let ports = self.topology.ports().len();
         let nodes = self.topology.node_count();
         let mut sums = Sums::new(ports + nodes, self.topology.max_ports());
@@ -310,7 +360,7 @@ impl<'a> Predictor<'a> {
             let t = *cycles as f64;
             sums.clear();
             lengths.clear();
-            self.load(flows, &mut sums, &mut lengths);
+            flows.each_block(|block| self.load(block, &mut sums, &mut lengths));
             let mut max_rho: f64 = 0.0;
             let mut channels = Vec::new();
             for (channel, s) in sums.total.iter().enumerate() {
@@ -524,19 +574,12 @@ pub fn predict(spec: &Spec, options: &PredictOptions) -> Result<Prediction, Pred
         }
         (ProcessConfig::Bernoulli | ProcessConfig::Periodic { .. }, None) => {
             let workload = Workload::new(t, topology.addresses(), cfg.seed);
-            let per_node = t.rate / f64::from(t.packet_flits);
-            let mut flows = Vec::new();
-            for src in 0..topology.node_count() {
-                workload.destinations().distribution(src as u32, |dst, p| {
-                    flows.push(Flow {
-                        src: src as u32,
-                        dst,
-                        flits: t.packet_flits,
-                        count: per_node * p,
-                    });
-                });
-            }
-            Ok(predictor.predict_rates(flows))
+            Ok(predictor.predict_rates(Flows::Pattern {
+                destinations: workload.destinations(),
+                nodes: topology.node_count(),
+                flits: t.packet_flits,
+                rate: t.rate / f64::from(t.packet_flits),
+            }))
         }
         _ => Err(PredictError::Workload(format!(
             "the predictor models open-loop traffic: a pattern at a rate (traffic.process = \
@@ -549,5 +592,48 @@ pub fn predict(spec: &Spec, options: &PredictOptions) -> Result<Prediction, Pred
                 ""
             }
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pattern's flows made a block of sources at a time predict what the whole list does.
+    #[test]
+    fn pattern_flows_in_blocks_predict_what_the_listed_flows_do() {
+        for routing in ["", "[routing]\nalgorithm = \"random_up\"\n"] {
+            let kind = if routing.is_empty() {
+                "[topology]\nk = 16\n"
+            } else {
+                "[topology]\nkind = \"kary_ntree\"\nk = 4\nn = 4\n"
+            };
+            let text = format!("{kind}{routing}[traffic]\nrate = 0.2\n");
+            let spec = Spec::from_toml_str(&text, "<test>").unwrap();
+            let cfg = spec.config();
+            let topology = Topology::from_config(cfg);
+            assert!(topology.node_count() > 2 * Flows::BLOCK);
+            let routing = Routing::from_config(cfg, &topology);
+            let predictor = Predictor::new(cfg, &topology, &routing, true).with_channels();
+            let workload = Workload::new(&cfg.traffic, topology.addresses(), cfg.seed);
+            let pattern = Flows::Pattern {
+                destinations: workload.destinations(),
+                nodes: topology.node_count(),
+                flits: cfg.traffic.packet_flits,
+                rate: 0.2 / f64::from(cfg.traffic.packet_flits),
+            };
+            let mut listed = Vec::new();
+            pattern.each_block(|block| {
+                listed.extend(block.iter().map(|f| Flow { ..*f }));
+            });
+            let blocks = predictor.predict_rates(pattern);
+            let whole = predictor.predict_rates(Flows::Listed(listed));
+            let (a, b) = (blocks.latency.mean.unwrap(), whole.latency.mean.unwrap());
+            assert!((a - b).abs() < 1e-9, "{text}: {a} vs {b}");
+            assert!(
+                (blocks.max_link_rho - whole.max_link_rho).abs() < 1e-12,
+                "{text}"
+            );
+        }
     }
 }

@@ -204,9 +204,12 @@ fn parse(text: &str, nodes: usize) -> Result<TraceRecord, String> {
     };
     for (name, node) in [("source", src), ("destination", dst)] {
         if node >= nodes as u64 {
+            let range = match nodes {
+                0 => "no nodes".to_string(),
+                _ => format!("nodes 0 to {}", nodes - 1),
+            };
             return Err(format!(
-                "{name} node {node} does not exist; the network has nodes 0 to {}",
-                nodes - 1
+                "{name} node {node} does not exist; the network has {range}"
             ));
         }
     }

@@ -156,6 +156,21 @@ fn file_problems_reach_the_config_under_topology_file() {
         issue.message.contains("cycle") && issue.message.contains("deadlock_check"),
         "{issue:?}"
     );
+    // The refusal names the cycle: the four channels one way round the ring, back to the first.
+    let named = issue.message.split_once("cycle (").unwrap().1;
+    let channels: Vec<&str> = named.split_once(')').unwrap().0.split(" -> ").collect();
+    assert_eq!(channels.len(), 5, "{issue:?}");
+    assert_eq!(channels[0], channels[4]);
+    let one_way = [
+        ["r0.1", "r1.1", "r2.1", "r3.1"],
+        ["r0.2", "r3.2", "r2.2", "r1.2"],
+    ];
+    assert!(
+        one_way
+            .iter()
+            .any(|way| way.iter().all(|c| channels.contains(c))),
+        "{issue:?}"
+    );
     let missing = Spec::from_toml_str(
         "[topology]\nkind = \"file\"\nfile = \"/no/such/net.topo\"\n",
         "<test>",

@@ -5,6 +5,7 @@
 //! with results written as they finish (resumable; see [`runner`]), then analysed: it writes
 //! plots and tables and compares the paper's numbers with ours.
 
+pub mod atomic;
 pub mod error;
 mod experiment;
 pub mod files;

@@ -1,11 +1,14 @@
 //! `tailback check`: validate a configuration and describe the network it builds.
 
 use serde::Serialize;
-use tailback_core::analysis::{ZeroLoad, bisection_links, channel_load, is_deadlock_free};
+use tailback_core::analysis::{
+    AnalysisWork, OverBudget, ZeroLoad, bisection_links_within, channel_load, deadlock_cycle,
+};
 use tailback_core::cam_cost::CamCost;
 use tailback_core::config::{
     BufferedConfig, Config, FabricConfig, IsolatingQueues, IsolationConfig, RoutingAlgorithm,
 };
+use tailback_core::ids::PortId;
 use tailback_core::routing::Routing;
 use tailback_core::topology::{Link, Topology};
 use tailback_core::traffic::Workload;
@@ -15,9 +18,19 @@ use crate::describe;
 use crate::error::CliResult;
 use crate::input::load_config;
 
-/// Networks larger than this skip the all-pairs analyses (they grow with the square of the
-/// node count).
-const ANALYSIS_NODE_LIMIT: usize = 4096;
+/// Analyses estimated to take more steps than this are skipped unless `--full` asks for them
+/// (a step is a route hop or a dependency: a few nanoseconds).
+const ANALYSIS_BUDGET: f64 = 2e9;
+
+/// An analysis left out because of its cost.
+#[derive(Serialize)]
+struct Skipped {
+    /// `channel_load` (the bound, bottleneck, mean hops and zero-load latency),
+    /// `dependency_graph` (the deadlock test) or `bisection`.
+    analysis: &'static str,
+    /// Estimated steps (for `bisection`, the steps taken when it gave up).
+    steps: f64,
+}
 
 #[derive(Serialize)]
 struct Channels {
@@ -59,6 +72,10 @@ struct NetworkReport {
     /// escape graph acyclic, Disha's recovery path acyclic (`None`: network too large to
     /// analyse).
     deadlock_free: Option<bool>,
+    /// The channels of a cycle of that graph, in order (output port and VC class), when it
+    /// has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    deadlock_cycle: Option<Vec<String>>,
     /// Whether the channel-load rows below are for the workload's own pattern; `false` for a
     /// workload without one (flows, forests, traces, programs), analysed under uniform traffic.
     workload_pattern: bool,
@@ -76,6 +93,11 @@ struct NetworkReport {
     routing_draws: bool,
     /// Latency of a packet over the mean hop count in an empty network, cycles.
     zero_load_latency: Option<f64>,
+    /// Analyses skipped for their cost (without `--full`).
+    skipped: Vec<Skipped>,
+    /// Estimated bytes a run allocates (at light load; `run` and `sweep` refuse runs that do
+    /// not fit the machine's available memory).
+    memory_bytes: f64,
     /// The channels by cycles per flit (block), with their rates when `fabric.link` sets the
     /// time unit.
     link_rates: Vec<LinkRate>,
@@ -127,7 +149,15 @@ pub fn run(args: CheckArgs) -> CliResult {
     let cfg = load_config(Some(&args.config), &args.source.set)?;
     // A replayed trace is read whole, so that `check` refuses what `run` would.
     tailback_core::sim::check_trace(&cfg)?;
-    let report = analyse(&cfg);
+    let budget = if args.full {
+        f64::INFINITY
+    } else {
+        ANALYSIS_BUDGET
+    };
+    if let Some(shortfall) = crate::budget::memory_shortfall([&*cfg], 1, None) {
+        eprintln!("warning: {shortfall}; `run` and `sweep` refuse it without --max-memory");
+    }
+    let report = analyse(&cfg, budget);
     match args.format {
         Format::Json => println!(
             "{}",
@@ -138,19 +168,47 @@ pub fn run(args: CheckArgs) -> CliResult {
     Ok(())
 }
 
-fn analyse(cfg: &Config) -> NetworkReport {
+/// Describes and analyses `cfg`'s network, skipping analyses estimated at more than `budget`
+/// steps.
+fn analyse(cfg: &Config, budget: f64) -> NetworkReport {
     let topology = Topology::from_config(cfg);
     let routing = Routing::from_config(cfg, &topology);
     let nodes = topology.node_count();
-    let small = nodes <= ANALYSIS_NODE_LIMIT;
+    let workload = Workload::new(&cfg.traffic, topology.addresses(), cfg.seed);
+    let patterns: Vec<_> = (0..workload.phase_count())
+        .map(|i| workload.phase_destinations(i))
+        .collect();
+    let work: Vec<AnalysisWork> = patterns
+        .iter()
+        .map(|pattern| AnalysisWork::new(&topology, &routing, pattern))
+        .collect();
+    let mut skipped = Vec::new();
+    let mut affordable = |analysis, steps: f64| {
+        let within = steps <= budget;
+        if !within {
+            skipped.push(Skipped { analysis, steps });
+        }
+        within
+    };
+    let load_steps = work.iter().map(|w| w.channel_load).sum();
     // One channel-load analysis per traffic phase (one for an unphased workload).
-    let loads: Vec<_> = if small {
-        let workload = Workload::new(&cfg.traffic, topology.addresses(), cfg.seed);
-        (0..workload.phase_count())
-            .map(|i| channel_load(&topology, &routing, workload.phase_destinations(i)))
+    let loads: Vec<_> = if affordable("channel_load", load_steps) {
+        patterns
+            .iter()
+            .map(|pattern| channel_load(&topology, &routing, pattern))
             .collect()
     } else {
         Vec::new()
+    };
+    let cycle = affordable("dependency_graph", work[0].dependency_graph)
+        .then(|| deadlock_cycle(&topology, &routing));
+    // The bisection's cost depends on the cut it finds, so it runs until it passes the budget.
+    let bisection = match bisection_links_within(&topology, budget.min(u64::MAX as f64) as u64) {
+        Ok(links) => links,
+        Err(OverBudget { steps }) => {
+            affordable("bisection", steps as f64);
+            None
+        }
     };
     let load = loads.first();
     let inputs = topology
@@ -178,10 +236,19 @@ fn analyse(cfg: &Config) -> NetworkReport {
             total_flits: inputs * vcs * r.vc_buffer_flits as usize,
         },
         vc_classes: routing.classes(),
-        bisection_links: small.then(|| bisection_links(&topology)).flatten(),
+        bisection_links: bisection,
         global_view_delay: tailback_core::congestion::view_staleness(&cfg.congestion, &topology),
         routing: cfg.routing.algorithm,
-        deadlock_free: small.then(|| is_deadlock_free(&topology, &routing)),
+        deadlock_free: cycle.as_ref().map(Option::is_none),
+        deadlock_cycle: cycle.flatten().map(|channels| {
+            channels
+                .iter()
+                .map(|&(port, class)| {
+                    let name = describe::port_name(&topology, PortId::new(port as usize));
+                    format!("{name} (class {class})")
+                })
+                .collect()
+        }),
         workload_pattern: cfg.traffic.process.kind().has_pattern(),
         phase_ideal_throughput: (loads.len() > 1)
             .then(|| loads.iter().map(|l| l.ideal_throughput).collect()),
@@ -194,6 +261,8 @@ fn analyse(cfg: &Config) -> NetworkReport {
         routing_draws: routing.draws(),
         zero_load_latency: load
             .map(|l| ZeroLoad::new(cfg, &topology).latency(l.mean_hops, cfg.traffic.packet_flits)),
+        skipped,
+        memory_bytes: tailback_core::sim::estimated_bytes(cfg),
         link_rates: link_rates(cfg, &topology),
         cycle_ns: cfg.fabric.units().map(|u| u.cycle_ns),
         cam_per_port: match &cfg.fabric {
@@ -240,7 +309,18 @@ fn link_speeds(r: &NetworkReport) -> String {
 }
 
 fn print_table(source: &str, r: &NetworkReport) {
-    let skipped = || format!("skipped (more than {ANALYSIS_NODE_LIMIT} nodes)");
+    let skipped = |analysis: &str| {
+        r.skipped
+            .iter()
+            .find(|s| s.analysis == analysis)
+            .map_or_else(String::new, |s| {
+                format!(
+                    "skipped: about {:.1e} steps, over the {ANALYSIS_BUDGET:.0e} budget \
+                     (--full runs it)",
+                    s.steps
+                )
+            })
+    };
     let rows = [
         ("config", format!("{source}: valid")),
         ("network", r.network.clone()),
@@ -279,6 +359,13 @@ fn print_table(source: &str, r: &NetworkReport) {
         },
         ("link speeds", link_speeds(r)),
         (
+            "memory",
+            format!(
+                "about {} to simulate (estimate, at light load)",
+                crate::budget::size(r.memory_bytes)
+            ),
+        ),
+        (
             "CAM per port",
             r.cam_per_port.map_or_else(String::new, |c| {
                 format!(
@@ -296,7 +383,7 @@ fn print_table(source: &str, r: &NetworkReport) {
                     if links == 1 { "" } else { "s" },
                     links as f64 / r.nodes as f64
                 ),
-                None if r.nodes > ANALYSIS_NODE_LIMIT => skipped(),
+                None if r.skipped.iter().any(|s| s.analysis == "bisection") => skipped("bisection"),
                 None => "not defined (a router holds nodes of both halves)".to_string(),
             },
         ),
@@ -340,9 +427,14 @@ fn print_table(source: &str, r: &NetworkReport) {
                      recovery path, whose dependency graph is acyclic"
                     .to_string(),
                 (Some(false), _) => {
-                    "POSSIBLE: the channel dependency graph has a cycle".to_string()
+                    let cycle = r.deadlock_cycle.as_deref().unwrap_or_default();
+                    format!(
+                        "POSSIBLE: the channel dependency graph has a cycle: {} -> {}",
+                        cycle.join(" -> "),
+                        cycle.first().map_or("", String::as_str)
+                    )
                 }
-                (None, _) => skipped(),
+                (None, _) => skipped("dependency_graph"),
             },
         ),
         (
@@ -360,7 +452,7 @@ fn print_table(source: &str, r: &NetworkReport) {
                 (Some(t), Some(b)) => {
                     format!("{t:.4} flits/node/cycle (channel-load bound; busiest: {b})")
                 }
-                _ => skipped(),
+                _ => skipped("channel_load"),
             },
         ),
         (
@@ -374,12 +466,14 @@ fn print_table(source: &str, r: &NetworkReport) {
         ),
         (
             "mean hops",
-            r.mean_hops.map_or_else(skipped, |h| format!("{h:.3}")),
+            // Left out with the bound when skipped (its row says so).
+            r.mean_hops.map_or_else(String::new, |h| format!("{h:.3}")),
         ),
         (
             "zero-load latency",
-            r.zero_load_latency
-                .map_or_else(skipped, |l| format!("{l:.1} cycles at the mean hop count")),
+            r.zero_load_latency.map_or_else(String::new, |l| {
+                format!("{l:.1} cycles at the mean hop count")
+            }),
         ),
         (
             "random routing",

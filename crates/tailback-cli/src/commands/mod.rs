@@ -15,5 +15,6 @@ use serde::Serialize;
 /// Writes `value` as pretty JSON to `path`.
 pub fn write_json(path: &Path, value: &impl Serialize) -> anyhow::Result<()> {
     let text = serde_json::to_string_pretty(value)?;
-    std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))
+    tailback_experiments::atomic::write(path, (text + "\n").as_bytes())
+        .with_context(|| format!("writing {}", path.display()))
 }

@@ -13,6 +13,7 @@ use crate::describe;
 use crate::error::CliResult;
 use crate::input::load_config;
 use crate::progress;
+use tailback_experiments::runner::progress::LogLines;
 
 /// What `summary.json` holds: the resolved configuration and the results.
 #[derive(Serialize)]
@@ -33,15 +34,22 @@ pub fn run(args: RunArgs) -> CliResult {
             cfg.topology.file.as_deref().unwrap_or("the topology file")
         );
     }
+    crate::budget::warn_if_long(&cfg, 1);
+    crate::budget::check_memory([&*cfg], 1, args.memory.max_memory)?;
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from("tailback-out/run"));
-    let bar = progress::cycles_bar(cfg.sim.warmup_cycles + cfg.sim.measure_cycles);
+    let total = cfg.sim.warmup_cycles + cfg.sim.measure_cycles;
+    let bar = progress::cycles_bar(total);
+    let log = LogLines::new();
     let observer = |p: &tailback_core::sim::Progress| {
         bar.set_position(p.cycle);
-        if p.cycle >= bar.length().unwrap_or(0) {
+        if p.cycle >= total {
             bar.set_message("draining");
         }
+        log.tick((p.cycle as f64 / total.max(1) as f64).min(1.0), || {
+            format!("cycle {} of {total}", p.cycle)
+        });
     };
     let (report, traced) = match &args.trace_out {
         None => (tailback_core::run_observed(&cfg, 1000, observer)?, None),

@@ -30,6 +30,17 @@ pub fn run(args: SweepArgs) -> CliResult {
     let points = sweep::plan(&base, &axes, args.seeds).map_err(|issues| {
         CliError::Input(tailback_core::config::ConfigError::Invalid(issues).to_string())
     })?;
+    let threads = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let configs = || points.iter().map(|p| &*p.config);
+    crate::budget::check_memory(configs(), threads.min(points.len()), args.memory.max_memory)?;
+    if let Some(largest) = configs().max_by_key(|c| {
+        (c.sim.warmup_cycles + c.sim.measure_cycles)
+            .saturating_mul(c.topology.layout.nodes() as u64)
+    }) {
+        crate::budget::warn_if_long(largest, points.len().div_ceil(threads.max(1)));
+    }
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from("tailback-out/sweep"));
@@ -49,9 +60,7 @@ pub fn run(args: SweepArgs) -> CliResult {
         .collect();
     let options = RunOptions {
         out: out.clone(),
-        threads: args
-            .jobs
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        threads,
         resume: args.resume,
         donors: Vec::new(),
     };

@@ -45,16 +45,17 @@ pub struct Manifest {
 }
 
 impl Manifest {
-    /// Writes `sweep.json` in `dir`; on resume over earlier results, first checks that they
-    /// come from this sweep. Without `resume`, earlier results are left alone (the runner
-    /// refuses to overwrite them).
+    /// Writes `sweep.json` in `dir`; on resume over earlier results, checks instead that they
+    /// come from this sweep (and leaves the file as it is). Without `resume`, earlier results
+    /// are left alone (the runner refuses to overwrite them).
     pub fn record(&self, dir: &Path, resume: bool) -> CliResult {
         let path = dir.join("sweep.json");
         if dir.join("results.jsonl").exists() {
-            if !resume {
-                return Ok(());
-            }
-            check_manifest(&path, self)?;
+            return if resume {
+                check_manifest(&path, self)
+            } else {
+                Ok(())
+            };
         }
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         crate::commands::write_json(&path, self)?;

@@ -39,7 +39,10 @@ pub struct ForestConfig {
     /// Whether the hot-spot nodes send in their own roles (false: they only receive).
     pub hotspots_send: bool,
     /// Cycles a set of hot spots lives before 8 new ones are drawn (`None`: fixed).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "hotspot_lifetime_cycles",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub hotspot_lifetime: Option<u64>,
     /// Most cold messages a node keeps waiting at its adapter; the cold source pauses (losing
     /// its share meanwhile) while that many wait.
@@ -47,6 +50,8 @@ pub struct ForestConfig {
     /// How the sources hand messages to the adapter.
     pub posting: ForestPosting,
     /// Flits per message (`traffic.message_flits`/`message_bytes`; two packets by default).
+    /// Written as `traffic.message_flits`, where it is read from.
+    #[serde(skip)]
     pub message_flits: u32,
 }
 

@@ -244,15 +244,17 @@ fn read_file(s: &Section<'_>, path: &str, deadlock: DeadlockCheck) -> Layout {
 /// says so.
 fn check_file(s: &Section<'_>, path: &str, layout: Layout, deadlock: DeadlockCheck) -> Layout {
     if let Layout::File(shape) = &layout
-        && shape.is_cyclic()
+        && let Some(cycle) = shape.cycle_channels()
         && deadlock == DeadlockCheck::Refuse
     {
         s.problem(
             "file",
             format!(
-                "{path}: the routes' channel dependency graph has a cycle, so packets can \
-                 deadlock; add `route` lines that break it, or set \
-                 topology.deadlock_check = \"warn\" to run anyway"
+                "{path}: the routes' channel dependency graph has a cycle ({} -> {}), so \
+                 packets can deadlock; add `route` lines that break it, or set \
+                 topology.deadlock_check = \"warn\" to run anyway",
+                cycle.join(" -> "),
+                cycle[0]
             ),
         );
     }

@@ -782,7 +782,7 @@ impl NicSet {
                 // Tolerate rounding, so that exact multiples of the rate are on time.
                 if nic.inj_tokens < flits - 1e-9 {
                     let wait = ((flits - nic.inj_tokens) / rate - 1e-9).ceil() as u64;
-                    return Injection::Wait(now + wait.max(1));
+                    return Injection::Wait(now.saturating_add(wait.max(1)));
                 }
             }
             // Throttling mechanisms hold back new requests, not replies or control packets.

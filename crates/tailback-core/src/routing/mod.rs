@@ -373,13 +373,31 @@ impl Routing {
         draw: u32,
         mut visit: impl FnMut(PortId, u8),
     ) {
+        self.walk_while(topology, src, dst, draw, |port, class| {
+            visit(port, class);
+            true
+        });
+    }
+
+    /// As [`walk`](Self::walk), but stops after the first port for which `visit` returns
+    /// `false`.
+    pub fn walk_while(
+        &self,
+        topology: &Topology,
+        src: NodeId,
+        dst: NodeId,
+        draw: u32,
+        mut visit: impl FnMut(PortId, u8) -> bool,
+    ) {
         let mut router = topology.ports()[topology.injection_port(src).index()].router;
         let mut class = 0;
         // A minimal route never visits more routers than exist.
         for _ in 0..=topology.router_count() {
             let hop = self.deterministic_hop(router, src, dst, class, draw);
             let port = PortId::new(topology.router_ports(router).start + hop.port as usize);
-            visit(port, hop.class);
+            if !visit(port, hop.class) {
+                return;
+            }
             match topology.ports()[port.index()].output {
                 Link::Router(next) => {
                     router = topology.ports()[next.index()].router;

@@ -7,8 +7,11 @@
 //! nothing is in flight and no mechanism needs every cycle, the clock jumps to the next packet
 //! creation.
 
+mod footprint;
 mod invariants;
 mod recorder;
+
+pub use footprint::estimated_bytes;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

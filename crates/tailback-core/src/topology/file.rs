@@ -78,8 +78,9 @@ pub struct CustomShape {
     attach: Vec<(u32, u8)>,
     /// Output port from each switch towards each node (`switch * nodes + node`).
     next: Vec<u8>,
-    /// Whether the routes' channel dependency graph has a cycle (deadlock possible).
-    cyclic: bool,
+    /// A cycle of the routes' channel dependency graph (deadlock possible), as the (switch,
+    /// port) of each channel in order.
+    cycle: Option<Vec<(u32, u8)>>,
 }
 
 /// The words of a line without its comment.
@@ -101,7 +102,7 @@ impl CustomShape {
             first_port: vec![0],
             attach: Vec::new(),
             next: Vec::new(),
-            cyclic: false,
+            cycle: None,
         };
         let mut switches: BTreeMap<String, u32> = BTreeMap::new();
         let mut nodes: BTreeMap<String, (u32, usize)> = BTreeMap::new();
@@ -194,7 +195,7 @@ impl CustomShape {
             ));
         }
         shape.route(&routes, &switch_lines)?;
-        shape.cyclic = shape.has_dependency_cycle();
+        shape.cycle = shape.dependency_cycle();
         Ok(shape)
     }
 
@@ -267,7 +268,8 @@ impl CustomShape {
     ) -> Result<(), FileError> {
         let (switches, nodes) = (self.switch_names.len(), self.node_names.len());
         self.next = vec![NO_ROUTE; switches * nodes];
-        let mut given = vec![0usize; switches * nodes];
+        // The line giving each route (0: none), as u32 to halve the table on big files.
+        let mut given = vec![0u32; switches * nodes];
         for &(line, s, n, p) in entries {
             if matches!(self.port(s, p).to, Attached::Free) {
                 return Err(at(
@@ -290,7 +292,7 @@ impl CustomShape {
                 ));
             }
             self.next[s as usize * nodes + n as usize] = p;
-            given[s as usize * nodes + n as usize] = line;
+            given[s as usize * nodes + n as usize] = line as u32;
         }
         // Breadth-first from each node's switch over the links, filling what the file left.
         let mut distance = vec![u32::MAX; switches];
@@ -337,14 +339,23 @@ impl CustomShape {
                 ),
             ));
         }
-        // Every node reaches every other without loops.
+        // Every node reaches every other without loops. A route's remainder from a switch
+        // depends only on the switch, so for each destination a route is followed only up to
+        // a switch an earlier one showed to lead there.
+        let mut leads_to = vec![usize::MAX; switches];
+        let mut path = Vec::new();
         for dst in 0..nodes {
             for src in 0..nodes {
                 let mut s = self.attach[src].0;
                 let mut hops = 0;
+                path.clear();
                 loop {
+                    if leads_to[s as usize] == dst {
+                        break;
+                    }
+                    path.push(s);
                     let p = self.next[s as usize * nodes + dst];
-                    let line = given[s as usize * nodes + dst];
+                    let line = given[s as usize * nodes + dst] as usize;
                     if p == NO_ROUTE {
                         return Err(at(
                             self.port(self.attach[dst].0, self.attach[dst].1).line,
@@ -380,39 +391,69 @@ impl CustomShape {
                         }
                     }
                 }
+                for &s in &path {
+                    leads_to[s as usize] = dst;
+                }
             }
         }
         Ok(())
     }
 
-    /// Whether consecutive switch-to-switch channels of the routes form a cycle.
-    fn has_dependency_cycle(&self) -> bool {
+    /// A cycle of consecutive switch-to-switch channels of the routes, if they form one. A
+    /// route's remainder from a channel depends only on the channel and the destination, so for
+    /// each destination a route is followed only up to the first channel an earlier one took.
+    fn dependency_cycle(&self) -> Option<Vec<(u32, u8)>> {
         let nodes = self.node_names.len();
-        let mut graph: DiGraphMap<(u32, u8), ()> = DiGraphMap::new();
+        // The ports of the next switch each channel (by port index) leads on to, as a mask.
+        let mut onward = vec![0u64; self.ports.len()];
+        let mut followed_for = vec![usize::MAX; self.ports.len()];
         for dst in 0..nodes {
             for src in 0..nodes {
                 let mut s = self.attach[src].0;
-                let mut previous = None;
+                let mut previous: Option<usize> = None;
                 loop {
                     let p = self.next[s as usize * nodes + dst];
                     let Attached::Switch(t, _) = self.port(s, p).to else {
                         break;
                     };
-                    graph.add_node((s, p));
                     if let Some(prev) = previous {
-                        graph.add_edge(prev, (s, p), ());
+                        onward[prev] |= 1 << p;
                     }
-                    previous = Some((s, p));
+                    let here = (self.first_port[s as usize] + u32::from(p)) as usize;
+                    if std::mem::replace(&mut followed_for[here], dst) == dst {
+                        break;
+                    }
+                    previous = Some(here);
                     s = t;
                 }
             }
         }
-        crate::analysis::has_cycle(&graph)
+        let mut graph: DiGraphMap<u32, ()> = DiGraphMap::new();
+        for (here, &mask) in onward.iter().enumerate() {
+            if let Attached::Switch(t, _) = self.ports[here].to {
+                for q in crate::bitset::bits64(mask) {
+                    graph.add_edge(here as u32, self.first_port[t as usize] + q as u32, ());
+                }
+            }
+        }
+        let cycle = crate::analysis::find_cycle(&graph)?;
+        Some(cycle.into_iter().map(|i| self.switch_port(i)).collect())
+    }
+
+    /// The switch and local port of a port index.
+    fn switch_port(&self, index: u32) -> (u32, u8) {
+        let switch = self.first_port.partition_point(|&first| first <= index) - 1;
+        (switch as u32, (index - self.first_port[switch]) as u8)
     }
 
     /// Number of nodes.
     pub fn nodes(&self) -> usize {
         self.node_names.len()
+    }
+
+    /// Number of switch ports.
+    pub fn ports(&self) -> usize {
+        self.ports.len()
     }
 
     /// Number of switches.
@@ -422,7 +463,14 @@ impl CustomShape {
 
     /// Whether the routes can deadlock (their channel dependency graph has a cycle).
     pub fn is_cyclic(&self) -> bool {
-        self.cyclic
+        self.cycle.is_some()
+    }
+
+    /// The channels of a cycle of the routes' dependency graph, in order, as `SWITCH.PORT`.
+    pub fn cycle_channels(&self) -> Option<Vec<String>> {
+        let cycle = self.cycle.as_ref()?;
+        let name = |&(s, p): &(u32, u8)| format!("{}.{p}", self.switch_names[s as usize]);
+        Some(cycle.iter().map(name).collect())
     }
 
     /// The output port of `switch` towards `node`.

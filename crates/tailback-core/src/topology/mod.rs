@@ -69,6 +69,20 @@ impl Layout {
             Layout::File(file) => file.nodes(),
         }
     }
+
+    /// Routers and router ports (terminal ports included) the built network has: known
+    /// before building it, to estimate what a simulation needs.
+    pub fn size(&self) -> (usize, usize) {
+        match self {
+            Layout::Cube(cube) => (cube.nodes(), cube.nodes() * (2 * cube.n() + 1)),
+            Layout::Tree(tree) => tree.size(),
+            Layout::Fly(fly) => {
+                let switches = fly.stages() as usize * fly.switches_per_stage();
+                (switches, switches * fly.ports_per_switch())
+            }
+            Layout::File(file) => (file.switches(), file.ports()),
+        }
+    }
 }
 
 /// A built network: routers, their ports and channels, and the terminal nodes.

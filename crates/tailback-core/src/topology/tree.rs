@@ -110,6 +110,17 @@ impl TreeShape {
         self.replicas(l) * self.nodes() / self.span(l)
     }
 
+    /// Switches and their ports, over all levels.
+    pub fn size(&self) -> (usize, usize) {
+        (0..self.levels()).fold((0, 0), |(switches, ports), l| {
+            let here = self.switches(l);
+            (
+                switches + here,
+                ports + here * (self.down[l] + self.up[l]) as usize,
+            )
+        })
+    }
+
     /// The largest port count of any switch.
     pub fn radix(&self) -> u32 {
         self.down

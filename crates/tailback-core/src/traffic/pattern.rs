@@ -128,6 +128,48 @@ impl Destinations {
         }
     }
 
+    /// The most destinations a source's distribution visits (the cost of routing it).
+    pub fn fanout(&self) -> usize {
+        match self {
+            Destinations::Fixed(_) => 1,
+            Destinations::Uniform { nodes, .. } => *nodes as usize,
+            Destinations::Hotspot { nodes, hot, .. } => *nodes as usize + hot.len(),
+        }
+    }
+
+    /// The probability that a packet of `src` goes to `dst`: what
+    /// [`distribution`](Self::distribution) gives `dst`, summed.
+    pub fn probability(&self, src: u32, dst: u32) -> f64 {
+        match self {
+            Destinations::Fixed(table) => f64::from(u8::from(table[src as usize] == dst)),
+            Destinations::Uniform {
+                nodes,
+                include_self,
+            } => {
+                let choices = if *include_self { *nodes } else { *nodes - 1 };
+                if *include_self || dst != src {
+                    1.0 / choices as f64
+                } else {
+                    0.0
+                }
+            }
+            Destinations::Hotspot {
+                nodes,
+                hot,
+                fraction,
+            } => {
+                if dst == src {
+                    return 0.0;
+                }
+                let others = hot.iter().filter(|&&h| h != src).count();
+                let hot_share = if others > 0 { *fraction } else { 0.0 };
+                let hits = hot.iter().filter(|&&h| h == dst).count();
+                hits as f64 * hot_share / others.max(1) as f64
+                    + (1.0 - hot_share) / (*nodes - 1) as f64
+            }
+        }
+    }
+
     /// Calls `visit(destination, probability)` for every destination `src` may send to.
     pub fn distribution(&self, src: u32, mut visit: impl FnMut(u32, f64)) {
         match self {

@@ -5,7 +5,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Context;
 use serde::Serialize;
@@ -22,18 +22,14 @@ impl JsonLines {
     /// Makes `path` hold exactly `keep` (records carried over from an earlier run), replacing
     /// any earlier file atomically, and opens it for appending.
     pub fn create<T: Serialize>(path: &Path, keep: &[T]) -> Result<JsonLines> {
-        let fresh = sibling(path, "new");
-        {
-            let file =
-                File::create(&fresh).with_context(|| format!("creating {}", fresh.display()))?;
-            let mut lines = JsonLines { file };
+        crate::atomic::replace(path, |file| {
+            let mut lines = std::io::BufWriter::new(file);
             for record in keep {
-                lines.write(record)?;
+                write_line(&mut lines, record)?;
             }
-            lines.file.sync_all()?;
-        }
-        std::fs::rename(&fresh, path)
-            .with_context(|| format!("replacing {} by {}", path.display(), fresh.display()))?;
+            lines.flush()
+        })
+        .with_context(|| format!("replacing {} whole", path.display()))?;
         let file = OpenOptions::new()
             .append(true)
             .open(path)
@@ -49,18 +45,15 @@ impl JsonLines {
     }
 
     fn write<T: Serialize>(&mut self, record: &T) -> Result {
-        let line = serde_json::to_string(record).map_err(anyhow::Error::from)?;
-        writeln!(self.file, "{line}")?;
+        write_line(&mut self.file, record)?;
         Ok(())
     }
 }
 
-/// `path` with `.suffix` appended to its file name.
-fn sibling(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".");
-    name.push(suffix);
-    path.with_file_name(name)
+/// Writes `record` as one line.
+fn write_line<T: Serialize>(out: &mut impl Write, record: &T) -> std::io::Result<()> {
+    let line = serde_json::to_string(record).map_err(std::io::Error::other)?;
+    writeln!(out, "{line}")
 }
 
 /// The records of a JSON-lines file with their line numbers (from 1), skipping with a warning
@@ -113,7 +106,7 @@ mod tests {
         let mut lines = JsonLines::create(&path, &[[1], [2]]).unwrap();
         lines.append(&[3]).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "[1]\n[2]\n[3]\n");
-        assert!(!sibling(&path, "new").exists());
+        assert!(!crate::atomic::sibling(&path, "new").exists());
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 mod jsonl;
 mod lock;
-mod progress;
+pub mod progress;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -214,6 +214,8 @@ pub fn run_jobs(
         .build()
         .map_err(anyhow::Error::from)?;
     let bar = progress::points_bar(pending.len() as u64);
+    let log = progress::LogLines::new();
+    let total = pending.len();
     let finished: Vec<Stored> = pool.install(|| {
         pending
             .par_iter()
@@ -239,6 +241,10 @@ pub fn run_jobs(
                 }
                 bar.set_message(job.id.clone());
                 bar.inc(1);
+                let done = bar.position() as usize;
+                log.tick(done as f64 / total as f64, || {
+                    format!("{done} of {total} points done (last: {})", job.id)
+                });
                 Ok(stored)
             })
             .collect::<Result<_>>()
