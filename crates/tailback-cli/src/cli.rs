@@ -55,6 +55,10 @@ pub struct ConfigSource {
     /// Overrides a configuration value, e.g. `--set router.vcs=8` (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Removes a key of the configuration file, so that it takes its default, e.g. `--unset
+    /// traffic.pattern` (repeatable; applied before `--set`).
+    #[arg(long = "unset", value_name = "KEY")]
+    pub unset: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -66,6 +70,9 @@ pub struct RunArgs {
     /// Directory for summary.json and plots [default: tailback-out/run].
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Overwrite the results of an earlier run in the output directory.
+    #[arg(long)]
+    pub force: bool,
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -105,8 +112,8 @@ pub struct SweepArgs {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Configuration file (TOML, or JSON).
-    pub config: PathBuf,
+    /// Configuration file (TOML, or JSON); the built-in default when omitted.
+    pub config: Option<PathBuf>,
     #[command(flatten)]
     pub source: ConfigSource,
     /// Output format on stdout.
@@ -120,8 +127,9 @@ pub struct CheckArgs {
 
 #[derive(Debug, Args)]
 pub struct PredictArgs {
-    /// Configuration file (TOML, or JSON): a pattern at a rate, or a trace to replay.
-    pub config: PathBuf,
+    /// Configuration file (TOML, or JSON): a pattern at a rate, or a trace to replay; the
+    /// built-in default when omitted.
+    pub config: Option<PathBuf>,
     #[command(flatten)]
     pub source: ConfigSource,
     /// Cut a trace into intervals of this many cycles [default: one interval].

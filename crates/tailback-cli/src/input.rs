@@ -4,11 +4,12 @@ use std::path::Path;
 
 use tailback_core::config::{self, Spec};
 
+use crate::cli::ConfigSource;
 use crate::error::{CliError, CliResult};
 
 /// The configuration tree from `path` (an empty tree, meaning all defaults, when `None`) with
-/// `overrides` applied.
-pub fn load_table(path: Option<&Path>, overrides: &[String]) -> CliResult<toml::Table> {
+/// `source`'s removals and then its overrides applied.
+pub fn load_table(path: Option<&Path>, source: &ConfigSource) -> CliResult<toml::Table> {
     let mut table = match path {
         None => toml::Table::new(),
         Some(path) => {
@@ -20,7 +21,10 @@ pub fn load_table(path: Option<&Path>, overrides: &[String]) -> CliResult<toml::
             table
         }
     };
-    for assignment in overrides {
+    for key in &source.unset {
+        config::unset_path(&mut table, key.trim())?;
+    }
+    for assignment in &source.set {
         let (key, value) = config::parse_assignment(assignment)
             .map_err(|e| CliError::Input(format!("--set {e}")))?;
         config::set_path(&mut table, &key, value)?;
@@ -45,7 +49,7 @@ fn resolve_relative_paths(table: &mut toml::Table, config_path: &Path) {
     }
 }
 
-/// The validated configuration from `path` (defaults when `None`) with `overrides` applied.
-pub fn load_config(path: Option<&Path>, overrides: &[String]) -> CliResult<Spec> {
-    Ok(Spec::from_table(&load_table(path, overrides)?)?)
+/// The validated configuration from `path` (defaults when `None`) with `source`'s changes.
+pub fn load_config(path: Option<&Path>, source: &ConfigSource) -> CliResult<Spec> {
+    Ok(Spec::from_table(&load_table(path, source)?)?)
 }

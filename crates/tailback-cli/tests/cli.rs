@@ -646,10 +646,24 @@ fn a_bulk_synchronous_run_with_nifdy_reports_delivered_packets_and_pending_maps(
     for file in ["pending.csv", "pending.png", "series.csv"] {
         assert!(out.join(file).is_file(), "{file} missing");
     }
+    // The directory holds a run now: a second run into it needs --force.
+    let again = tailback()
+        .arg("run")
+        .arg(&config)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    let err = String::from_utf8(again.stderr).unwrap();
+    assert!(
+        err.contains("earlier run") && err.contains("--force"),
+        "{err}"
+    );
     let json = tailback()
         .arg("run")
         .arg(&config)
-        .args(["--out"])
+        .args(["--force", "--out"])
         .arg(&out)
         .args(["--format", "json"])
         .output()
@@ -860,4 +874,79 @@ fn off_a_terminal_a_sweep_logs_plain_progress_lines() {
     let err = String::from_utf8(output.stderr).unwrap();
     assert!(err.contains("1 of 2 points done"), "{err}");
     assert!(err.contains("2 of 2 points done"), "{err}");
+}
+
+#[test]
+fn unset_drops_a_key_so_a_config_can_switch_to_a_trace_and_the_trace_directory_is_made() {
+    let dir = tempfile::tempdir().unwrap();
+    // A trace written into a directory that does not exist yet.
+    let trace = dir.path().join("traces").join("run.trace");
+    let recorded = tailback()
+        .arg("run")
+        .args(SHORT)
+        .arg("--trace-out")
+        .arg(&trace)
+        .arg("--out")
+        .arg(dir.path().join("recorded"))
+        .output()
+        .unwrap();
+    assert!(recorded.status.success(), "{recorded:?}");
+    assert!(trace.is_file());
+    // A config with a pattern cannot replay a trace until the pattern is unset.
+    let config = write_config(
+        dir.path(),
+        "pattern.toml",
+        "[traffic]\npattern = \"transpose\"\nrate = 0.1\n",
+    );
+    let replay = |extra: &[&str]| {
+        tailback()
+            .arg("check")
+            .arg(&config)
+            .args(extra)
+            .args(["--set", "traffic.process=trace", "--set"])
+            .arg(format!("traffic.trace_file={}", trace.display()))
+            .output()
+            .unwrap()
+    };
+    let refused = replay(&[]);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let unset = replay(&["--unset", "traffic.pattern", "--unset", "traffic.rate"]);
+    assert!(unset.status.success(), "{unset:?}");
+    let missing = replay(&["--unset", "traffic.burst"]);
+    assert_eq!(missing.status.code(), Some(2));
+    let err = String::from_utf8(missing.stderr).unwrap();
+    assert!(
+        err.contains("traffic.burst") && err.contains("cannot be unset"),
+        "{err}"
+    );
+}
+
+#[test]
+fn check_without_a_config_describes_the_built_in_default() {
+    let output = tailback().arg("check").output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("the built-in default: valid"), "{text}");
+    assert!(text.contains("64 nodes"), "{text}");
+}
+
+#[test]
+fn predict_cautions_past_the_utilisation_it_is_validated_for() {
+    let predict = |rate: &str| {
+        let output = tailback()
+            .args(["predict", "--set"])
+            .arg(format!("traffic.rate={rate}"))
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        stdout_json(&output)
+    };
+    assert!(predict("0.2").get("caution").is_none());
+    let busy = predict("0.7");
+    assert!(busy["max_link_rho"].as_f64().unwrap() > 0.5, "{busy}");
+    assert!(
+        busy["caution"].as_str().unwrap().contains("lower bound"),
+        "{busy}"
+    );
 }

@@ -149,8 +149,13 @@ pub struct PredictedLatency {
 pub struct Prediction {
     /// Packet latency.
     pub latency: PredictedLatency,
-    /// The highest channel utilisation over all intervals.
+    /// The highest channel utilisation over all intervals, but for a last interval shorter
+    /// than half the first (a trace's tail, where a few packets over a few cycles inflate the
+    /// figure) when there are others.
     pub max_link_rho: f64,
+    /// The cycles of the short last interval left out of `max_link_rho`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub short_tail_cycles: Option<u64>,
     /// Channels with `ρ ≥ 1` in some interval, most loaded first.
     pub saturated: Vec<LinkLoad>,
     /// Channels with `0.9 < ρ < 1` in some interval, most loaded first.
@@ -414,6 +419,10 @@ impl<'a> Predictor<'a> {
         let (saturated, busy): (Vec<LinkLoad>, Vec<LinkLoad>) =
             loads.into_iter().partition(|l| l.rho >= 1.0);
         let overall = |x: f64| (packets > 0.0 && !saturated_any).then(|| x / packets);
+        let short_tail = match &intervals[..] {
+            [first, .., last] if 2 * last.cycles < first.cycles => Some(last.cycles),
+            _ => None,
+        };
         Prediction {
             latency: PredictedLatency {
                 mean: overall(latency_sum),
@@ -424,7 +433,11 @@ impl<'a> Predictor<'a> {
                     0.0
                 },
             },
-            max_link_rho: intervals.iter().map(|i| i.max_rho).fold(0.0, f64::max),
+            max_link_rho: intervals[..intervals.len() - usize::from(short_tail.is_some())]
+                .iter()
+                .map(|i| i.max_rho)
+                .fold(0.0, f64::max),
+            short_tail_cycles: short_tail,
             saturated,
             busy,
             intervals,

@@ -222,3 +222,33 @@ fn an_empty_trace_is_refused_rather_than_called_saturated() {
         .to_string();
     assert!(err.contains("holds no packets"), "{err}");
 }
+
+#[test]
+fn a_short_last_interval_is_left_out_of_the_headline_utilisation() {
+    // Packets every 10 cycles for 1,000 cycles, then a burst in the last 10: cut into 500-cycle
+    // intervals, the tail of 10 cycles is too short to judge the network by.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tail.trace");
+    let mut text = String::new();
+    for t in (0..1000).step_by(10) {
+        text += &format!("{t} 0 1 8\n");
+    }
+    for t in 1000..1010 {
+        text += &format!("{t} 2 3 8\n");
+    }
+    std::fs::write(&path, text).unwrap();
+    let cfg = config(&format!(
+        "[topology]\nk = 4\n[traffic]\nprocess = \"trace\"\ntrace_file = \"{}\"\n",
+        path.display()
+    ));
+    let p = predict(&cfg, &PredictOptions::new(true).interval(Some(500))).unwrap();
+    assert_eq!(p.intervals.len(), 3);
+    assert_eq!(p.short_tail_cycles, Some(10));
+    let judged = p.intervals[0].max_rho.max(p.intervals[1].max_rho);
+    assert_eq!(p.max_link_rho, judged);
+    assert!(p.intervals[2].max_rho > judged);
+    // One interval, or intervals of equal length, keep every interval in the headline.
+    let whole = predict(&cfg, &PredictOptions::new(true)).unwrap();
+    assert_eq!(whole.short_tail_cycles, None);
+    assert_eq!(whole.max_link_rho, whole.intervals[0].max_rho);
+}

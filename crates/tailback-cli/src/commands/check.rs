@@ -146,7 +146,7 @@ fn link_rates(cfg: &Config, topology: &Topology) -> Vec<LinkRate> {
 }
 
 pub fn run(args: CheckArgs) -> CliResult {
-    let cfg = load_config(Some(&args.config), &args.source.set)?;
+    let cfg = load_config(args.config.as_deref(), &args.source)?;
     // A replayed trace is read whole, so that `check` refuses what `run` would.
     tailback_core::sim::check_trace(&cfg)?;
     let budget = if args.full {
@@ -163,7 +163,13 @@ pub fn run(args: CheckArgs) -> CliResult {
             "{}",
             serde_json::to_string_pretty(&report).map_err(anyhow::Error::from)?
         ),
-        Format::Table => print_table(&args.config.display().to_string(), &report),
+        Format::Table => {
+            let source = args.config.as_deref().map_or_else(
+                || "the built-in default".to_string(),
+                |path| path.display().to_string(),
+            );
+            print_table(&source, &report)
+        }
     }
     Ok(())
 }

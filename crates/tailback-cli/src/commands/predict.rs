@@ -19,12 +19,15 @@ const LISTED: usize = 8;
 struct Output<'a> {
     #[serde(flatten)]
     prediction: &'a Prediction,
+    /// Why the latency may be off: the busiest channel past the validated utilisation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    caution: Option<String>,
     /// Wall-clock time of the prediction, seconds.
     seconds: f64,
 }
 
 pub fn run(args: PredictArgs) -> CliResult {
-    let cfg = load_config(Some(&args.config), &args.source.set)?;
+    let cfg = load_config(args.config.as_deref(), &args.source)?;
     let started = Instant::now();
     let options = PredictOptions::new(!args.no_correction)
         .interval(args.interval)
@@ -38,6 +41,7 @@ pub fn run(args: PredictArgs) -> CliResult {
             "{}",
             serde_json::to_string_pretty(&Output {
                 prediction: &prediction,
+                caution: caution(&prediction),
                 seconds,
             })
             .map_err(anyhow::Error::from)?
@@ -50,6 +54,21 @@ pub fn run(args: PredictArgs) -> CliResult {
         }
     }
     Ok(())
+}
+
+/// Utilisation of the busiest channel up to which the model is validated: half the
+/// channel-load bound, where it is within 4 % of the simulator on average (docs/validation.md).
+const VALIDATED_RHO: f64 = 0.5;
+
+/// The warning for a prediction past the range where the model is validated.
+fn caution(p: &Prediction) -> Option<String> {
+    (p.max_link_rho > VALIDATED_RHO && p.latency.mean.is_some()).then(|| {
+        format!(
+            "the busiest channel is past utilisation {VALIDATED_RHO}, beyond which the model \
+             underestimates latency, increasingly towards saturation, and cannot see saturation \
+             caused by flow control: read the latency as a lower bound"
+        )
+    })
 }
 
 fn table(p: &Prediction, topology: &Topology, seconds: f64) -> String {
@@ -69,7 +88,19 @@ fn table(p: &Prediction, topology: &Topology, seconds: f64) -> String {
             ),
         },
     )];
-    rows.push(("max utilisation", format!("{:.3}", p.max_link_rho)));
+    rows.push((
+        "max utilisation",
+        match p.short_tail_cycles {
+            Some(cycles) => format!(
+                "{:.3} (the last interval, {cycles} cycles, is left out: too short to judge)",
+                p.max_link_rho
+            ),
+            None => format!("{:.3}", p.max_link_rho),
+        },
+    ));
+    if let Some(caution) = caution(p) {
+        rows.push(("caution", caution));
+    }
     let list = |loads: &[LinkLoad]| {
         let mut text: Vec<String> = loads
             .iter()

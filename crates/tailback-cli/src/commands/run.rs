@@ -10,7 +10,7 @@ use tailback_core::topology::Layout;
 
 use crate::cli::{Format, RunArgs};
 use crate::describe;
-use crate::error::CliResult;
+use crate::error::{CliError, CliResult};
 use crate::input::load_config;
 use crate::progress;
 use tailback_experiments::runner::progress::LogLines;
@@ -25,7 +25,7 @@ struct SummaryFile<'a> {
 }
 
 pub fn run(args: RunArgs) -> CliResult {
-    let cfg = load_config(args.config.as_deref(), &args.source.set)?;
+    let cfg = load_config(args.config.as_deref(), &args.source)?;
     if let Layout::File(file) = &cfg.topology.layout
         && file.is_cyclic()
     {
@@ -39,6 +39,13 @@ pub fn run(args: RunArgs) -> CliResult {
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from("tailback-out/run"));
+    if out.join("summary.json").exists() && !args.force {
+        return Err(CliError::Input(format!(
+            "{} holds the results of an earlier run (summary.json); pass --force to overwrite \
+             them or choose another --out",
+            out.display()
+        )));
+    }
     let total = cfg.sim.warmup_cycles + cfg.sim.measure_cycles;
     let bar = progress::cycles_bar(total);
     let log = LogLines::new();
@@ -54,6 +61,10 @@ pub fn run(args: RunArgs) -> CliResult {
     let (report, traced) = match &args.trace_out {
         None => (tailback_core::run_observed(&cfg, 1000, observer)?, None),
         Some(path) => {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("creating {}", dir.display()))?;
+            }
             let out = tailback_core::trace::create(path)
                 .with_context(|| format!("creating trace {}", path.display()))?;
             let (report, written) = tailback_core::run_traced(&cfg, 1000, observer, out)?;

@@ -12,7 +12,7 @@ use crate::input::load_table;
 use crate::sweep::{self, CsvFile, Manifest, Record, parse_axis};
 
 pub fn run(args: SweepArgs) -> CliResult {
-    let base = load_table(Some(&args.config), &args.source.set)?;
+    let base = load_table(Some(&args.config), &args.source)?;
     let axes = args
         .vary
         .iter()

@@ -34,7 +34,7 @@ pub use fabric::{
 pub use flows::{FlowConfig, FlowDst, FlowsConfig, MAX_FLOWS};
 pub use forest::{ForestConfig, ForestPosting};
 pub use nic::{NicConfig, NicQueues};
-pub use overrides::{merge_tables, parse_assignment, set_path};
+pub use overrides::{merge_tables, parse_assignment, set_path, unset_path};
 pub use processor::ProcessorConfig;
 pub use program::{BspLoad, HEAVY_MESSAGE_PACKETS, LIGHT_MESSAGE_PACKETS, ProgramConfig};
 pub use reader::Choice;

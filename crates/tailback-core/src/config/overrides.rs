@@ -27,6 +27,28 @@ pub(crate) fn parse_literal(raw: &str) -> toml::Value {
         .unwrap_or_else(|| toml::Value::String(raw.to_string()))
 }
 
+/// Removes `path` (dotted) from `table`, so that the key takes its default (`--unset`); a key
+/// the tree does not hold is an error naming it.
+pub fn unset_path(table: &mut toml::Table, path: &str) -> Result<(), ConfigError> {
+    let parts: Vec<&str> = path.split('.').map(str::trim).collect();
+    let (last, sections) = parts.split_last().expect("split gives at least one part");
+    let mut current = Some(table);
+    for part in sections {
+        current = match current.and_then(|t| t.get_mut(*part)) {
+            Some(toml::Value::Table(t)) => Some(t),
+            _ => None,
+        };
+    }
+    match current.and_then(|t| t.remove(*last)) {
+        Some(_) => Ok(()),
+        None => Err(ConfigError::Invalid(vec![ConfigIssue {
+            path: path.to_string(),
+            value: None,
+            message: "is not set in the configuration, so it cannot be unset".to_string(),
+        }])),
+    }
+}
+
 /// Sets `path` (dotted) in `table` to `value`, creating intermediate tables.
 pub fn set_path(
     table: &mut toml::Table,
