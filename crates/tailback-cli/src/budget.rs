@@ -6,8 +6,9 @@ use tailback_core::sim::estimated_bytes;
 
 use crate::error::{CliError, CliResult};
 
-/// Node-cycles per second the engine simulates on the reference machine under moderate load
-/// (the benchmark's 16 x 16 torus; docs/performance.md): the basis of run-time estimates.
+/// Node-cycles per second assumed for run-time estimates: between the reference machine's
+/// benchmarks, 3.2 M (8 x 8 mesh, 1-flit packets) and 8.2 M (16 x 16 torus near saturation);
+/// lighter loads run faster (26 M at a tenth of a flit per node and cycle; docs/performance.md).
 const NODE_CYCLES_PER_SECOND: f64 = 5e6;
 
 /// Runs estimated to take longer than this get a warning before they start, seconds.
@@ -77,8 +78,8 @@ pub fn warn_if_long(config: &Config, rounds: usize) {
         };
         eprintln!(
             "warning: a run simulates {cycles:.3e} cycles of {nodes} nodes: about {}{share} at \
-             the reference machine's {:.0} million node-cycles per second per core; lower \
-             sim.measure_cycles for a shorter run",
+             {:.0} million node-cycles per second per core (the reference machine under heavy \
+             load; lighter loads run faster); lower sim.measure_cycles for a shorter run",
             duration(seconds),
             NODE_CYCLES_PER_SECOND / 1e6
         );

@@ -636,9 +636,7 @@ mod tests {
                 rate: 0.2 / f64::from(cfg.traffic.packet_flits),
             };
             let mut listed = Vec::new();
-            pattern.each_block(|block| {
-                listed.extend(block.iter().map(|f| Flow { ..*f }));
-            });
+            pattern.each_block(|block| listed.extend_from_slice(block));
             let blocks = predictor.predict_rates(pattern);
             let whole = predictor.predict_rates(Flows::Listed(listed));
             let (a, b) = (blocks.latency.mean.unwrap(), whole.latency.mean.unwrap());

@@ -2,7 +2,8 @@
 
 use serde::Serialize;
 use tailback_core::analysis::{
-    AnalysisWork, OverBudget, ZeroLoad, bisection_links_within, channel_load, deadlock_cycle,
+    OverBudget, ZeroLoad, bisection_links_within, channel_load, channel_load_steps, deadlock_cycle,
+    dependency_graph_steps,
 };
 use tailback_core::cam_cost::CamCost;
 use tailback_core::config::{
@@ -184,10 +185,6 @@ fn analyse(cfg: &Config, budget: f64) -> NetworkReport {
     let patterns: Vec<_> = (0..workload.phase_count())
         .map(|i| workload.phase_destinations(i))
         .collect();
-    let work: Vec<AnalysisWork> = patterns
-        .iter()
-        .map(|pattern| AnalysisWork::new(&topology, &routing, pattern))
-        .collect();
     let mut skipped = Vec::new();
     let mut affordable = |analysis, steps: f64| {
         let within = steps <= budget;
@@ -196,7 +193,10 @@ fn analyse(cfg: &Config, budget: f64) -> NetworkReport {
         }
         within
     };
-    let load_steps = work.iter().map(|w| w.channel_load).sum();
+    let load_steps = patterns
+        .iter()
+        .map(|pattern| channel_load_steps(&topology, &routing, pattern))
+        .sum();
     // One channel-load analysis per traffic phase (one for an unphased workload).
     let loads: Vec<_> = if affordable("channel_load", load_steps) {
         patterns
@@ -206,8 +206,11 @@ fn analyse(cfg: &Config, budget: f64) -> NetworkReport {
     } else {
         Vec::new()
     };
-    let cycle = affordable("dependency_graph", work[0].dependency_graph)
-        .then(|| deadlock_cycle(&topology, &routing));
+    let cycle = affordable(
+        "dependency_graph",
+        dependency_graph_steps(&topology, &routing),
+    )
+    .then(|| deadlock_cycle(&topology, &routing));
     // The bisection's cost depends on the cut it finds, so it runs until it passes the budget.
     let bisection = match bisection_links_within(&topology, budget.min(u64::MAX as f64) as u64) {
         Ok(links) => links,

@@ -46,7 +46,7 @@ pub(super) enum LoadMethod {
 
 impl LoadMethod {
     /// The cheaper method for `pattern` and its estimated steps (see
-    /// [`AnalysisWork`](super::AnalysisWork)).
+    /// [`channel_load_steps`](super::channel_load_steps)).
     pub(super) fn cheapest(
         topology: &Topology,
         routing: &Routing,
@@ -56,7 +56,7 @@ impl LoadMethod {
         let groups = source_groups(topology, routing).len() as f64;
         let draws = routing.distinct_draws().len() as f64;
         let fanout = pattern.fanout() as f64;
-        let hops = super::work::mean_distance(topology, routing);
+        let hops = mean_distance(topology, routing);
         let by_source = nodes * fanout + groups * fanout * hops * draws;
         // Routes are followed by destination only when they are one per router and draw.
         if !routing.routes_by_router() || routing.pooled_tree().is_some() {
@@ -73,6 +73,26 @@ impl LoadMethod {
             (LoadMethod::BySource, by_source)
         }
     }
+}
+
+/// Mean router-to-router hops plus the ejection hop, over up to 64 source/destination pairs
+/// spread across the network.
+fn mean_distance(topology: &Topology, routing: &Routing) -> f64 {
+    let nodes = topology.node_count();
+    if nodes == 0 {
+        return 1.0;
+    }
+    let samples = nodes.min(64);
+    let total: f64 = (0..samples)
+        .map(|i| {
+            let src = i * nodes / samples;
+            let dst = (src + nodes / 2 + i) % nodes;
+            let port = topology.injection_port(NodeId::new(src));
+            let router = topology.ports()[port.index()].router;
+            f64::from(routing.distance(router, dst))
+        })
+        .sum();
+    1.0 + total / samples as f64
 }
 
 /// The nodes in runs that inject into one router, when routes depend on the source only

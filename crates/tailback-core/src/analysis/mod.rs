@@ -10,7 +10,7 @@ pub use dependencies::{
     Channel, deadlock_cycle, dependency_graph, find_cycle, has_cycle, is_deadlock_free,
 };
 pub use load::{ChannelLoad, channel_load};
-pub use work::AnalysisWork;
+pub use work::{channel_load_steps, dependency_graph_steps};
 
 use crate::config::{Config, FabricConfig, Switching};
 use crate::ids::PortId;

@@ -1,8 +1,10 @@
-//! What each static analysis costs, estimated from the network's size before running it, so
-//! that a caller can skip the ones a network makes too expensive and say so.
+//! What each all-pairs analysis costs, estimated from the network's size before running it, so
+//! that a caller can skip the ones a network makes too expensive and say so. Costs are in
+//! steps (a route hop, a dependency, a router visited): a few nanoseconds each, about ten on the
+//! reference machine.
 
 use crate::bitset::bits64;
-use crate::ids::{NodeId, RouterId};
+use crate::ids::RouterId;
 use crate::rng::splitmix64;
 use crate::routing::Routing;
 use crate::topology::{Link, Topology};
@@ -10,41 +12,29 @@ use crate::traffic::Destinations;
 
 use super::load::LoadMethod;
 
-/// Elementary steps (a route hop, a dependency, a router visited) the all-pairs analyses
-/// take, estimated: a step costs a few nanoseconds (about ten on the reference machine).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct AnalysisWork {
-    /// [`channel_load`](super::channel_load) under one pattern.
-    pub channel_load: f64,
-    /// [`dependency_graph`](super::dependency_graph) (and so the deadlock test).
-    pub dependency_graph: f64,
+/// Estimated steps of [`channel_load`](super::channel_load) under `pattern`.
+pub fn channel_load_steps(topology: &Topology, routing: &Routing, pattern: &Destinations) -> f64 {
+    LoadMethod::cheapest(topology, routing, pattern).1
 }
 
-impl AnalysisWork {
-    /// Estimates for `routing` on `topology` with destinations `pattern`.
-    pub fn new(topology: &Topology, routing: &Routing, pattern: &Destinations) -> AnalysisWork {
-        let nodes = topology.node_count() as f64;
-        let routers = topology.router_count() as f64;
-        let ports = topology.ports().len() as f64;
-        let draws = routing.distinct_draws().len() as f64;
-        let dependency_graph = match routing {
-            // Per draw and destination: each router's escape channel, then every router a
-            // minimal path reaches from where it leads, each costing about ten steps (its
-            // minimal ports, their routers, the dependency).
-            Routing::Duato(_) => {
-                10.0 * draws * nodes * routers * (1.0 + mean_reach(topology, routing))
-            }
-            // Per draw and destination: each source's first hop, then each channel once.
-            Routing::Dor(_) | Routing::Disha(_) | Routing::Table(_) => {
-                draws * nodes * (nodes + ports * routing.classes() as f64)
-            }
-            // Per destination: each router's minimal ports.
-            Routing::UpDown(_) | Routing::Tag(_) => nodes * ports,
-        };
-        AnalysisWork {
-            channel_load: LoadMethod::cheapest(topology, routing, pattern).1,
-            dependency_graph,
+/// Estimated steps of [`dependency_graph`](super::dependency_graph) (and so of the deadlock
+/// test).
+pub fn dependency_graph_steps(topology: &Topology, routing: &Routing) -> f64 {
+    let nodes = topology.node_count() as f64;
+    let routers = topology.router_count() as f64;
+    let ports = topology.ports().len() as f64;
+    let draws = routing.distinct_draws().len() as f64;
+    match routing {
+        // Per draw and destination: each router's escape channel, then every router a minimal
+        // path reaches from where it leads, each costing about ten steps (its minimal ports,
+        // their routers, the dependency).
+        Routing::Duato(_) => 10.0 * draws * nodes * routers * (1.0 + mean_reach(topology, routing)),
+        // Per draw and destination: each source's first hop, then each channel once.
+        Routing::Dor(_) | Routing::Disha(_) | Routing::Table(_) => {
+            draws * nodes * (nodes + ports * routing.classes() as f64)
         }
+        // Per destination: each router's minimal ports.
+        Routing::UpDown(_) | Routing::Tag(_) => nodes * ports,
     }
 }
 
@@ -84,24 +74,4 @@ fn mean_reach(topology: &Topology, routing: &Routing) -> f64 {
         })
         .sum();
     total as f64 / SAMPLES as f64
-}
-
-/// Mean router-to-router hops plus the ejection hop, over up to 64 source/destination pairs
-/// spread across the network.
-pub(super) fn mean_distance(topology: &Topology, routing: &Routing) -> f64 {
-    let nodes = topology.node_count();
-    if nodes == 0 {
-        return 1.0;
-    }
-    let samples = nodes.min(64);
-    let total: f64 = (0..samples)
-        .map(|i| {
-            let src = i * nodes / samples;
-            let dst = (src + nodes / 2 + i) % nodes;
-            let port = topology.injection_port(NodeId::new(src));
-            let router = topology.ports()[port.index()].router;
-            f64::from(routing.distance(router, dst))
-        })
-        .sum();
-    1.0 + total / samples as f64
 }

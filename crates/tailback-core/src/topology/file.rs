@@ -18,11 +18,11 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use petgraph::graphmap::DiGraphMap;
 use serde::Serialize;
 
 use super::{Link, Port, Topology};
 use crate::ids::{NodeId, PortId, RouterId};
+use crate::routing::{Routing, TableRouting};
 
 /// Most ports a switch may have.
 const MAX_PORTS: u32 = 64;
@@ -399,45 +399,19 @@ impl CustomShape {
         Ok(())
     }
 
-    /// A cycle of consecutive switch-to-switch channels of the routes, if they form one. A
-    /// route's remainder from a channel depends only on the channel and the destination, so for
-    /// each destination a route is followed only up to the first channel an earlier one took.
+    /// A cycle of consecutive switch-to-switch channels of the routes, if they form one: the
+    /// dependency graph of the table routing built from them.
     fn dependency_cycle(&self) -> Option<Vec<(u32, u8)>> {
-        let nodes = self.node_names.len();
-        // The ports of the next switch each channel (by port index) leads on to, as a mask.
-        let mut onward = vec![0u64; self.ports.len()];
-        let mut followed_for = vec![usize::MAX; self.ports.len()];
-        for dst in 0..nodes {
-            for src in 0..nodes {
-                let mut s = self.attach[src].0;
-                let mut previous: Option<usize> = None;
-                loop {
-                    let p = self.next[s as usize * nodes + dst];
-                    let Attached::Switch(t, _) = self.port(s, p).to else {
-                        break;
-                    };
-                    if let Some(prev) = previous {
-                        onward[prev] |= 1 << p;
-                    }
-                    let here = (self.first_port[s as usize] + u32::from(p)) as usize;
-                    if std::mem::replace(&mut followed_for[here], dst) == dst {
-                        break;
-                    }
-                    previous = Some(here);
-                    s = t;
-                }
-            }
-        }
-        let mut graph: DiGraphMap<u32, ()> = DiGraphMap::new();
-        for (here, &mask) in onward.iter().enumerate() {
-            if let Attached::Switch(t, _) = self.ports[here].to {
-                for q in crate::bitset::bits64(mask) {
-                    graph.add_edge(here as u32, self.first_port[t as usize] + q as u32, ());
-                }
-            }
-        }
-        let cycle = crate::analysis::find_cycle(&graph)?;
-        Some(cycle.into_iter().map(|i| self.switch_port(i)).collect())
+        // Built ports are numbered as the file's, switch after switch.
+        let topology = self.build(1, 1);
+        let routing = Routing::Table(TableRouting::new(self, &topology, 1));
+        let cycle = crate::analysis::deadlock_cycle(&topology, &routing)?;
+        Some(
+            cycle
+                .into_iter()
+                .map(|(port, _)| self.switch_port(port))
+                .collect(),
+        )
     }
 
     /// The switch and local port of a port index.

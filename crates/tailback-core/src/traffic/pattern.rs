@@ -140,48 +140,53 @@ impl Destinations {
     /// The probability that a packet of `src` goes to `dst`: what
     /// [`distribution`](Self::distribution) gives `dst`, summed.
     pub fn probability(&self, src: u32, dst: u32) -> f64 {
+        let (each, hot_each) = self.shares(src);
         match self {
             Destinations::Fixed(table) => f64::from(u8::from(table[src as usize] == dst)),
-            Destinations::Uniform {
-                nodes,
-                include_self,
-            } => {
-                let choices = if *include_self { *nodes } else { *nodes - 1 };
-                if *include_self || dst != src {
-                    1.0 / choices as f64
-                } else {
-                    0.0
-                }
+            Destinations::Uniform { include_self, .. } if *include_self || dst != src => each,
+            Destinations::Hotspot { hot, .. } if dst != src => {
+                hot.iter().filter(|&&h| h == dst).count() as f64 * hot_each + each
             }
-            Destinations::Hotspot {
-                nodes,
-                hot,
-                fraction,
-            } => {
-                if dst == src {
-                    return 0.0;
-                }
-                let others = hot.iter().filter(|&&h| h != src).count();
-                let hot_share = if others > 0 { *fraction } else { 0.0 };
-                let hits = hot.iter().filter(|&&h| h == dst).count();
-                hits as f64 * hot_share / others.max(1) as f64
-                    + (1.0 - hot_share) / (*nodes - 1) as f64
-            }
+            Destinations::Uniform { .. } | Destinations::Hotspot { .. } => 0.0,
         }
     }
 
     /// Calls `visit(destination, probability)` for every destination `src` may send to.
     pub fn distribution(&self, src: u32, mut visit: impl FnMut(u32, f64)) {
+        let (each, hot_each) = self.shares(src);
         match self {
             Destinations::Fixed(table) => visit(table[src as usize], 1.0),
             Destinations::Uniform {
                 nodes,
                 include_self,
             } => {
-                let choices = if *include_self { *nodes } else { *nodes - 1 };
                 for d in (0..*nodes).filter(|&d| *include_self || d != src) {
-                    visit(d, 1.0 / choices as f64);
+                    visit(d, each);
                 }
+            }
+            Destinations::Hotspot { nodes, hot, .. } => {
+                for &h in hot.iter().filter(|&&h| h != src) {
+                    visit(h, hot_each);
+                }
+                for d in (0..*nodes).filter(|&d| d != src) {
+                    visit(d, each);
+                }
+            }
+        }
+    }
+
+    /// For source `src` of a random pattern: the probability of each destination it may draw
+    /// uniformly, and the extra probability of each hot node other than itself (0 for a fixed
+    /// pattern).
+    fn shares(&self, src: u32) -> (f64, f64) {
+        match self {
+            Destinations::Fixed(_) => (0.0, 0.0),
+            Destinations::Uniform {
+                nodes,
+                include_self,
+            } => {
+                let choices = if *include_self { *nodes } else { *nodes - 1 };
+                (1.0 / choices as f64, 0.0)
             }
             Destinations::Hotspot {
                 nodes,
@@ -190,12 +195,10 @@ impl Destinations {
             } => {
                 let others = hot.iter().filter(|&&h| h != src).count();
                 let hot_share = if others > 0 { *fraction } else { 0.0 };
-                for &h in hot.iter().filter(|&&h| h != src) {
-                    visit(h, hot_share / others as f64);
-                }
-                for d in (0..*nodes).filter(|&d| d != src) {
-                    visit(d, (1.0 - hot_share) / (*nodes - 1) as f64);
-                }
+                (
+                    (1.0 - hot_share) / (*nodes - 1) as f64,
+                    hot_share / others.max(1) as f64,
+                )
             }
         }
     }

@@ -42,8 +42,8 @@ impl LogLines {
         }
     }
 
-    /// Prints the line `line` makes of the fraction done when the interval has passed since the
-    /// last one, with the time taken so far and the time left at that pace.
+    /// When the interval has passed since the last line, prints `line()` with the time taken so
+    /// far and, from `done` (the fraction finished), the time left at that pace.
     pub fn tick(&self, done: f64, line: impl FnOnce() -> String) {
         let Some(every) = self.every else {
             return;
