@@ -80,6 +80,10 @@ pub struct RunArgs {
     /// `traffic.process = "trace"` replays it.
     #[arg(long, value_name = "FILE")]
     pub trace_out: Option<PathBuf>,
+    /// Smooth the time-series figure with a centred moving average over this many windows
+    /// (`series.csv` keeps every window as it is).
+    #[arg(long, value_name = "WINDOWS", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub smooth: u32,
     #[command(flatten)]
     pub memory: MemoryLimit,
 }
@@ -193,13 +197,15 @@ pub struct ExperimentRunArgs {
     /// Simulations run at once [default: number of cores].
     #[arg(short = 'j', long = "jobs")]
     pub jobs: Option<usize>,
-    /// Output directory [default: tailback-out/experiments/NAME].
+    /// Output directory [default: tailback-out/experiments/NAME, or NAME-quick with
+    /// --quick]. A directory holding a quick run is refused for a full run, and the reverse.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Keep results already in the output directory and run only what is missing.
     #[arg(long)]
     pub resume: bool,
-    /// Short runs and fewer points: checks that everything works, does not reproduce the paper.
+    /// Short runs and fewer points: checks that everything works, does not reproduce the paper
+    /// (values and rules are shown, but no comparison is judged).
     #[arg(long)]
     pub quick: bool,
 }

@@ -471,6 +471,23 @@ fn results_without_timing(out: &Path) -> Vec<Value> {
     rows
 }
 
+/// The rows of a CSV file, each by column name.
+fn read_csv(path: &Path) -> Vec<std::collections::BTreeMap<String, String>> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let header = reader.headers().unwrap().clone();
+    reader
+        .records()
+        .map(|row| {
+            let row = row.unwrap();
+            header
+                .iter()
+                .map(String::from)
+                .zip(row.iter().map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
 #[test]
 fn sweep_writes_every_point_plots_and_refuses_to_overwrite() {
     let dir = tempfile::tempdir().unwrap();
@@ -484,9 +501,60 @@ fn sweep_writes_every_point_plots_and_refuses_to_overwrite() {
     let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
     assert_eq!(csv.lines().count(), 11);
     assert!(csv.starts_with("traffic.rate,seed,offered,accepted"));
-    for file in ["results.jsonl", "sweep.json", "latency.svg", "latency.png"] {
+    assert!(csv.lines().next().unwrap().contains("saturation_cause"));
+    for file in [
+        "results.jsonl",
+        "sweep.json",
+        "curves.csv",
+        "curves.json",
+        "latency.svg",
+        "latency.png",
+        "latency.data.csv",
+        "throughput.svg",
+        "throughput.png",
+        "throughput.data.csv",
+    ] {
         assert!(out.join(file).is_file(), "{file} not written");
     }
+    // Each run stores its whole configuration, defaults filled in.
+    for row in results_without_timing(&out) {
+        let rate = row["resolved_config"]["traffic"]["rate"].as_f64().unwrap();
+        assert!(
+            row["id"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("rate={rate}"))
+        );
+        assert!(row["resolved_config"]["router"]["vcs"].is_u64(), "{row}");
+    }
+    // A row per load with the mean and 95% confidence interval over the two seeds.
+    let curves = read_csv(&out.join("curves.csv"));
+    assert_eq!(curves.len(), 5);
+    for row in &curves {
+        assert_eq!(row["seeds"], "2");
+        let (mean, ci) = (
+            row["accepted_mean"].parse::<f64>().unwrap(),
+            row["accepted_ci95"].parse::<f64>().unwrap(),
+        );
+        assert!(mean > 0.0 && ci >= 0.0 && ci < mean, "{row:?}");
+    }
+    // The 4x4 torus saturates below 0.9: that point is unstable, the first one is not, and the
+    // plots carry the unstable point, marked.
+    assert_eq!(curves[0]["saturated_seeds"], "0");
+    assert_ne!(curves[4]["saturated_seeds"], "0");
+    assert!(!curves[4]["saturation_cause"].is_empty());
+    let plotted = read_csv(&out.join("latency.data.csv"));
+    assert_eq!(plotted.len(), 5);
+    assert_eq!(plotted[4]["marked"], "true");
+    assert!(!plotted[4]["error"].is_empty());
+    let line = table
+        .lines()
+        .find(|l| l.starts_with("saturation throughput"))
+        .unwrap();
+    assert!(
+        line.contains("the highest stable point; unstable from offered"),
+        "{line}"
+    );
     let again = sweep(&config, &out, "2", &[]);
     assert_eq!(again.status.code(), Some(2));
     assert!(
@@ -665,7 +733,7 @@ fn a_bulk_synchronous_run_with_nifdy_reports_delivered_packets_and_pending_maps(
         .arg(&config)
         .args(["--force", "--out"])
         .arg(&out)
-        .args(["--format", "json"])
+        .args(["--format", "json", "--smooth", "5"])
         .output()
         .unwrap();
     let summary = stdout_json(&json);
@@ -674,6 +742,23 @@ fn a_bulk_synchronous_run_with_nifdy_reports_delivered_packets_and_pending_maps(
         "{summary}"
     );
     assert_eq!(summary["cycles"], 20000);
+    // The figure is smoothed over 5 windows; series.csv keeps the windows as they are.
+    let raw: Vec<f64> = read_csv(&out.join("series.csv"))
+        .iter()
+        .map(|row| row["delivered"].parse().unwrap())
+        .collect();
+    let drawn: Vec<f64> = read_csv(&out.join("series.data.csv"))
+        .iter()
+        .filter(|row| row["panel"].starts_with("delivered"))
+        .map(|row| row["y"].parse().unwrap())
+        .collect();
+    assert_eq!(raw.len(), drawn.len());
+    let middle = raw.len() / 2;
+    let mean = raw[middle - 2..=middle + 2].iter().sum::<f64>() / 5.0;
+    assert!(
+        (drawn[middle] - mean).abs() < 1e-9,
+        "{drawn:?} against {raw:?}"
+    );
 }
 
 #[test]

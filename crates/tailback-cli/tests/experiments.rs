@@ -1,10 +1,12 @@
 //! End-to-end tests of `tailback experiment` and of the time-series and occupancy outputs of
 //! `tailback run`.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use assert_cmd::Command;
 use serde_json::Value;
+use tailback_experiments::{Context, RunOptions};
 
 fn tailback() -> Command {
     Command::cargo_bin("tailback").expect("the tailback binary is built")
@@ -23,6 +25,44 @@ fn run_quick(name: &str, out: &Path) -> Value {
         .unwrap();
     assert!(output.status.success(), "{output:?}");
     read_json(&out.join("summary.json"))
+}
+
+/// The verdicts the rules give the quick run of `name` finished in `out`, which the quick run
+/// itself withholds: the run analysed again in process from its stored runs (nothing reruns),
+/// by comparison id, or by `what` where there is none.
+fn verdicts(name: &str, out: &Path) -> BTreeMap<String, Option<bool>> {
+    let experiment = tailback_experiments::all()
+        .into_iter()
+        .find(|e| e.name == name)
+        .expect("the experiment exists");
+    let ctx = Context {
+        runs: RunOptions {
+            out: out.to_path_buf(),
+            threads: 2,
+            resume: true,
+            donors: Vec::new(),
+        },
+        quick: true,
+    };
+    experiment
+        .analyse(&ctx)
+        .unwrap()
+        .comparisons
+        .into_iter()
+        .map(|c| (c.id.clone().unwrap_or(c.what.clone()), c.verdict.agrees()))
+        .collect()
+}
+
+/// Asserts that a quick run's summary judges nothing: no verdict anywhere, and every rule
+/// (those of the comparisons a full run judges) stated.
+fn assert_not_judged(summary: &Value) {
+    assert_eq!(summary["quick"], true);
+    for c in summary["comparisons"].as_array().unwrap() {
+        assert!(c["agrees"].is_null(), "{c}");
+        if let Some(rule) = c.get("rule") {
+            assert!(!rule.as_str().unwrap().trim().is_empty(), "{c}");
+        }
+    }
 }
 
 /// The ids of a summary's comparisons (every comparison has one).
@@ -105,12 +145,17 @@ fn the_cyclic_shift_experiment_draws_pending_packets_and_compares_with_barriers(
         assert!(out.join(file).is_file(), "{file} missing");
     }
     let summary = read_json(&out.join("summary.json"));
+    assert_not_judged(&summary);
     let comparisons = summary["comparisons"].as_array().unwrap();
     let every_case = comparisons
         .iter()
         .find(|c| c["what"] == "every case completes")
         .unwrap();
-    assert_eq!(every_case["agrees"], true, "{every_case}");
+    assert!(every_case["rule"].is_string(), "{every_case}");
+    assert_eq!(
+        verdicts("nifdy-cshift", &out)["every case completes"],
+        Some(true)
+    );
     // The pending packets: a header of the cycle and 32 nodes, then a row per window.
     let csv = std::fs::read_to_string(out.join("fig5-nifdy-pending.csv")).unwrap();
     let header = csv.lines().next().unwrap();
@@ -130,14 +175,18 @@ fn the_entropy_staircase_experiment_agrees_and_writes_its_series() {
         .filter(|c| c["what"].as_str().unwrap().starts_with("start-up steps"))
         .collect();
     assert_eq!(steps.len(), 6);
-    // noth has no paper value; the five throttled models match the paper's step counts.
+    // noth has no paper value; the five throttled models are judged by the paper's step
+    // counts, and match them.
+    assert_not_judged(&summary);
+    assert_eq!(steps.iter().filter(|c| c["rule"].is_string()).count(), 5);
+    let verdicts = verdicts("entropy-fig11", &out);
     assert_eq!(
         steps
             .iter()
-            .filter(|c| c["agrees"] == Value::Bool(true))
+            .filter(|c| verdicts[c["what"].as_str().unwrap()] == Some(true))
             .count(),
         5,
-        "{steps:?}"
+        "{verdicts:?}"
     );
     assert!(out.join("fig11b-start-up.png").is_file());
     // Each run's series has the engine's columns, then its mechanism's gauges (none for noth).
@@ -190,14 +239,35 @@ fn a_quick_experiment_writes_its_table_summary_and_plots_and_resumes() {
     assert!(first.status.success(), "{first:?}");
     let table = String::from_utf8(first.stdout).unwrap();
     assert!(table.contains("quick mode"), "{table}");
-    assert!(table.contains("paper") && table.contains("ours"), "{table}");
+    // The header names the paper's values, ours, the verdict and the rule.
+    let header = table
+        .lines()
+        .find(|l| l.contains("paper") && l.contains("ours"))
+        .unwrap_or_else(|| panic!("no header:\n{table}"));
+    assert!(
+        header.contains("verdict") && header.trim_end().ends_with("rule"),
+        "{header}"
+    );
     assert!(
         table.contains("local-maximum") || table.contains("avoidance"),
         "{table}"
     );
+    // A quick run judges nothing, but shows the values and the rule of each judged line.
+    let judged = table
+        .lines()
+        .find(|l| l.starts_with("mean delivered throughput after warm-up"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(
+        judged.contains("not judged") && judged.contains("with avoidance >= without"),
+        "{judged}"
+    );
+    assert!(
+        !table.contains("agrees") && !table.contains("DIFFERS"),
+        "{table}"
+    );
     let summary = read_json(&out.join("summary.json"));
     assert_eq!(summary["experiment"], "self-tuned-fig4");
-    assert_eq!(summary["quick"], true);
+    assert_not_judged(&summary);
     let comparisons = summary["comparisons"].as_array().unwrap();
     assert!(!comparisons.is_empty());
     for c in comparisons {
@@ -229,6 +299,59 @@ fn a_quick_experiment_writes_its_table_summary_and_plots_and_resumes() {
     );
     let resumed_summary = read_json(&out.join("summary.json"));
     assert_eq!(resumed_summary["comparisons"], summary["comparisons"]);
+}
+
+#[test]
+fn a_quick_run_writes_to_its_own_folder_which_a_full_run_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = tailback()
+        .current_dir(dir.path())
+        .args(["experiment", "run", "self-tuned-fig4", "--quick", "-j", "2"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let quick = dir
+        .path()
+        .join("tailback-out/experiments/self-tuned-fig4-quick");
+    assert!(quick.join("summary.json").is_file());
+    assert!(
+        !dir.path()
+            .join("tailback-out/experiments/self-tuned-fig4")
+            .exists()
+    );
+    // A full run pointed at it is refused before anything runs, naming the file.
+    for extra in [&["--resume"][..], &[]] {
+        let full = tailback()
+            .current_dir(dir.path())
+            .args(["experiment", "run", "self-tuned-fig4", "-j", "2", "--out"])
+            .arg(&quick)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(full.status.code(), Some(2), "{full:?}");
+        let stderr = String::from_utf8(full.stderr).unwrap();
+        assert!(
+            stderr.contains("summary.json")
+                && stderr.contains("quick run")
+                && stderr.contains("--out"),
+            "{stderr}"
+        );
+    }
+    // The quick run resumes there.
+    let again = tailback()
+        .current_dir(dir.path())
+        .args([
+            "experiment",
+            "run",
+            "self-tuned-fig4",
+            "--quick",
+            "-j",
+            "2",
+            "--resume",
+        ])
+        .output()
+        .unwrap();
+    assert!(again.status.success(), "{again:?}");
 }
 
 #[test]
@@ -324,10 +447,10 @@ fn every_experiment_runs_quick_and_writes_its_comparisons() {
         .filter_map(|l| l.split_whitespace().next())
         .collect();
     assert!(names.len() >= 17, "{text}");
-    // Sibling output directories, as by default: Table 2 reuses the Fig. 6 search's runs.
+    // Sibling output directories named as by default: Table 2 reuses the Fig. 6 search's runs.
     let dir = tempfile::tempdir().unwrap();
     for name in names {
-        let out = dir.path().join(name);
+        let out = dir.path().join(format!("{name}-quick"));
         let output = tailback()
             .args(["experiment", "run", name, "--quick", "-j", "2", "--out"])
             .arg(&out)
@@ -336,9 +459,13 @@ fn every_experiment_runs_quick_and_writes_its_comparisons() {
         assert!(output.status.success(), "{name}: {output:?}");
         let summary = read_json(&out.join("summary.json"));
         assert_eq!(summary["experiment"], name);
-        assert_eq!(summary["quick"], true);
+        assert_not_judged(&summary);
         let comparisons = summary["comparisons"].as_array().unwrap();
         assert!(!comparisons.is_empty(), "{name}: no comparisons");
+        if comparisons.iter().any(|c| c.get("rule").is_some()) {
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert!(stdout.contains("not judged"), "{name}: {stdout}");
+        }
         for c in comparisons {
             assert!(
                 c["what"].is_string() && c["ours"].is_string(),
@@ -366,9 +493,13 @@ fn the_infiniband_testbed_experiment_compares_numbers_by_id() {
             "s1-share-h6",
         ],
     );
+    assert_not_judged(&summary);
     for c in summary["comparisons"].as_array().unwrap() {
         assert!(c["paper_value"].is_f64() && c["ours_value"].is_f64(), "{c}");
-        assert_eq!(c["agrees"], Value::Bool(true), "{c}");
+        assert!(c["rule"].is_string(), "{c}");
+    }
+    for (id, agrees) in verdicts("ib-testbed-s1-nocc", &out) {
+        assert_eq!(agrees, Some(true), "{id}");
     }
     let flows = std::fs::read_to_string(out.join("flows.csv")).unwrap();
     assert!(flows.starts_with("src,dst,accepted,gbps"), "{flows}");
@@ -393,7 +524,11 @@ fn the_isolation_experiments_compare_five_schemes_and_draw_each() {
             .unwrap()
             .clone()
     };
-    assert_eq!(comparison("case1-1q-victim")["agrees"], Value::Bool(true));
+    assert_not_judged(&summary);
+    assert_eq!(
+        verdicts("ccfit-fairness", &out)["case1-1q-victim"],
+        Some(true)
+    );
     assert!(
         comparison("case1-ccfit-victim")["ours_value"]
             .as_f64()

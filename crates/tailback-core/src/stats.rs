@@ -11,6 +11,7 @@ mod classes;
 mod flows;
 mod gauges;
 mod port_vls;
+mod stability;
 
 pub(crate) use classes::hot_destinations;
 pub use classes::{ClassRate, ReceiveByClass};
@@ -19,7 +20,10 @@ pub use flows::{FlowStats, jain_index, shares, treatment_variation};
 pub use gauges::Gauges;
 pub(crate) use port_vls::PortVlLog;
 pub use port_vls::PortVlSeries;
+pub(crate) use stability::Limits;
+pub use stability::SaturationCause;
 
+use crate::analysis::ZeroLoad;
 use crate::config::Units;
 use crate::packet::{LogicalNetwork, Packet};
 use crate::trace::TraceRecord;
@@ -85,11 +89,19 @@ pub struct RunSummary {
     /// (`nic.source_queue_packets`); they count as offered, not as measured.
     #[serde(default)]
     pub packets_refused: u64,
-    /// The drain cap was hit or accepted throughput fell short of offered: latency figures
-    /// describe only the delivered packets and the network is past saturation.
+    /// The run failed a stability test (see [`SaturationCause`]): the network is past
+    /// saturation and its latency figures grow with the run's length (and describe only the
+    /// delivered packets when the drain cap was hit).
     pub saturated: bool,
-    /// Why the run counts as saturated.
+    /// Why the run counts as saturated, as a sentence.
     pub saturation_reason: Option<String>,
+    /// Which stability test the run failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saturation_cause: Option<SaturationCause>,
+    /// Mean zero-load latency of the delivered measured packets' routes (with their hops and
+    /// lengths, on an empty network), cycles: the yardstick of the latency test.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zero_load_latency: Option<f64>,
     /// Cycles simulated.
     pub cycles: u64,
     /// Router-to-router flit traversals over the whole run.
@@ -297,7 +309,14 @@ pub(crate) struct Collector {
     latency_sum: u128,
     network_latency_sum: u128,
     queue_latency_sum: u128,
+    /// Source-queue waits of the measured packets created in the window's first and second
+    /// halves: sum and count.
+    queue_wait_halves: [(u128, u64); 2],
     hops_sum: u64,
+    /// The zero-load timing of the network, when known.
+    pub(crate) zero_load: Option<ZeroLoad>,
+    /// Sum of the zero-load latencies of the delivered measured packets.
+    zero_load_sum: f64,
     measured_created: u64,
     measured_delivered: u64,
     /// Packets created in the window and refused by a full source queue.
@@ -341,7 +360,10 @@ impl Collector {
             latency_sum: 0,
             network_latency_sum: 0,
             queue_latency_sum: 0,
+            queue_wait_halves: [(0, 0); 2],
             hops_sum: 0,
+            zero_load: None,
+            zero_load_sum: 0.0,
             measured_created: 0,
             measured_delivered: 0,
             window_refused: 0,
@@ -460,8 +482,15 @@ impl Collector {
             }
             self.latency_sum += latency as u128;
             self.network_latency_sum += (now - packet.injected) as u128;
-            self.queue_latency_sum += (packet.injected - packet.created) as u128;
+            let wait = packet.injected - packet.created;
+            self.queue_latency_sum += wait as u128;
+            let half = &mut self.queue_wait_halves[usize::from(packet.created >= self.window_mid)];
+            half.0 += wait as u128;
+            half.1 += 1;
             self.hops_sum += packet.hops as u64;
+            if let Some(zero_load) = &self.zero_load {
+                self.zero_load_sum += zero_load.latency(f64::from(packet.hops), packet.flits);
+            }
             self.measured_delivered += 1;
             self.measured_outstanding -= 1;
         }
@@ -531,8 +560,8 @@ impl Collector {
         ]
     }
 
-    /// The summary of a run that ended at `cycles`.
-    pub(crate) fn summary(&self, cycles: u64, drain_cap_hit: bool, tolerance: f64) -> RunSummary {
+    /// The summary of a run that ended at `cycles`, judged stable or not within `limits`.
+    pub(crate) fn summary(&self, cycles: u64, drain_cap_hit: bool, limits: &Limits) -> RunSummary {
         let window = (self.window_end - self.window_start) as f64;
         let per_node = |flits: &[u64]| {
             let rate = |f: u64| f as f64 / window;
@@ -552,19 +581,22 @@ impl Collector {
         let delivered = self.measured_delivered;
         let mean = |sum: u128| (delivered > 0).then(|| sum as f64 / delivered as f64);
         let quantile = |q: f64| (delivered > 0).then(|| self.latency.value_at_quantile(q));
-        let saturation_reason = if drain_cap_hit {
-            Some(format!(
-                "did not drain: saturated ({} of {} measured packets undelivered at the drain cap)",
-                self.measured_outstanding, self.measured_created
-            ))
-        } else if accepted < offered * (1.0 - tolerance) {
-            Some(format!(
-                "unstable: accepted {accepted:.4} is more than {:.0}% below offered {offered:.4}",
-                tolerance * 100.0
-            ))
-        } else {
-            None
+        let zero_load_latency = self
+            .zero_load
+            .and((delivered > 0).then(|| self.zero_load_sum / delivered as f64));
+        let observed = stability::Observed {
+            undrained: drain_cap_hit.then_some((self.measured_outstanding, self.measured_created)),
+            offered,
+            accepted,
+            latency: mean(self.latency_sum),
+            zero_load: zero_load_latency,
+            queue_wait: self
+                .queue_wait_halves
+                .map(|(sum, count)| (count > 0).then(|| sum as f64 / count as f64)),
         };
+        let judged = stability::judge(&observed, limits);
+        let (saturation_cause, saturation_reason) =
+            judged.map_or((None, None), |(c, r)| (Some(c), Some(r)));
         RunSummary {
             offered,
             offered_per_node,
@@ -591,6 +623,8 @@ impl Collector {
             packets_refused: self.window_refused,
             saturated: saturation_reason.is_some(),
             saturation_reason,
+            saturation_cause,
+            zero_load_latency,
             cycles,
             flit_hops: 0,
             deadlock_recoveries: 0,
@@ -639,7 +673,13 @@ mod tests {
         for created in 0..100 {
             c.on_delivered(&delivered(created), 30_000 + 2 * created);
         }
-        let s = c.summary(40_000, false, 0.05);
+        let limits = Limits {
+            tolerance: 0.05,
+            latency_factor: 10.0,
+            queue_growth: 1.0,
+            steady: false,
+        };
+        let s = c.summary(40_000, false, &limits);
         let (p50, p99, max) = (
             s.latency.p50.unwrap(),
             s.latency.p99.unwrap(),

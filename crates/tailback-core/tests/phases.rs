@@ -418,7 +418,7 @@ fn a_bursty_run_on_a_small_torus_keeps_the_invariants() {
 fn the_documented_bursty_example_is_valid() {
     let docs = include_str!("../../../docs/config.md");
     let from = docs
-        .find("The bursty load of the self-tuned")
+        .find("The bursty load of Thottethodi, Lebeck and Mukherjee")
         .expect("docs example");
     let block = &docs[from..];
     let start = block.find("```toml\n").unwrap() + "```toml\n".len();

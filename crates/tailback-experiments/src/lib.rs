@@ -3,7 +3,8 @@
 //! An experiment is a set of simulation jobs described as data under `experiments/` (base
 //! configurations and a `grids.toml`, embedded in the binary; see [`grid`]), run in parallel
 //! with results written as they finish (resumable; see [`runner`]), then analysed: it writes
-//! plots and tables and compares the paper's numbers with ours.
+//! plots and tables and compares the paper's numbers with ours, each comparison judged by a
+//! stated rule (a quick run judges none: it checks the pipeline and reproduces nothing).
 
 pub mod atomic;
 pub mod error;
@@ -13,11 +14,12 @@ pub mod grid;
 mod outcome;
 mod papers;
 pub mod runner;
+pub mod spread;
 
 pub use error::{Error, Result};
 pub use experiment::{Context, Experiment};
 pub use grid::{Folder, Grid};
-pub use outcome::{Comparison, Outcome, table};
+pub use outcome::{Comparison, Outcome, Rule, Verdict, table};
 pub use runner::{Job, RunOptions};
 
 /// Every experiment, in catalogue order.

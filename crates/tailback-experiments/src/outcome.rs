@@ -2,10 +2,107 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
+
+use crate::spread::Spread;
+
+/// The rule a comparison is judged by, in words: what ours must satisfy to agree with the
+/// paper ("within ±10 % of the paper's", "CCFIT < IBCC < none"). Never blank.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Rule(String);
+
+impl Rule {
+    /// The rule `text`.
+    ///
+    /// # Panics
+    ///
+    /// If `text` is blank: a judged comparison says what it was judged by.
+    pub fn new(text: impl Into<String>) -> Rule {
+        let text = text.into();
+        assert!(
+            !text.trim().is_empty(),
+            "a judged comparison states its rule"
+        );
+        Rule(text)
+    }
+
+    /// The rule in words.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// What a comparison line says about agreement with the paper.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Shown for information: nothing is judged.
+    Info,
+    /// Judged by `rule`: ours agrees with the paper or differs.
+    Judged {
+        /// Whether ours satisfies `rule`.
+        agrees: bool,
+        /// What ours must satisfy.
+        rule: Rule,
+    },
+    /// Judged by `rule` in a full run; not judged in a quick run, which checks the pipeline
+    /// and reproduces nothing.
+    NotJudged {
+        /// What ours would have to satisfy.
+        rule: Rule,
+    },
+}
+
+impl Verdict {
+    /// Ours `agrees` with the paper, or not, by `rule`.
+    ///
+    /// # Panics
+    ///
+    /// If `rule` is blank.
+    pub fn judged(agrees: bool, rule: impl Into<String>) -> Verdict {
+        Verdict::Judged {
+            agrees,
+            rule: Rule::new(rule),
+        }
+    }
+
+    /// Whether ours agrees (`None`: nothing judged).
+    pub fn agrees(&self) -> Option<bool> {
+        match self {
+            Verdict::Judged { agrees, .. } => Some(*agrees),
+            Verdict::Info | Verdict::NotJudged { .. } => None,
+        }
+    }
+
+    /// The rule judged by, or that would be in a full run.
+    pub fn rule(&self) -> Option<&Rule> {
+        match self {
+            Verdict::Judged { rule, .. } | Verdict::NotJudged { rule } => Some(rule),
+            Verdict::Info => None,
+        }
+    }
+
+    /// The same rule, not judged (a quick run).
+    pub fn unjudged(self) -> Verdict {
+        match self {
+            Verdict::Judged { rule, .. } => Verdict::NotJudged { rule },
+            other => other,
+        }
+    }
+
+    /// The verdict in the printed table.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Verdict::Info => "",
+            Verdict::Judged { agrees: true, .. } => "agrees",
+            Verdict::Judged { agrees: false, .. } => "DIFFERS",
+            Verdict::NotJudged { .. } => "not judged",
+        }
+    }
+}
 
 /// One line of the comparison with the paper.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Comparison {
     /// The quantity compared.
     pub what: String,
@@ -13,17 +110,64 @@ pub struct Comparison {
     pub paper: String,
     /// Ours.
     pub ours: String,
-    /// Whether ours agrees with the paper (`None`: nothing to judge).
-    pub agrees: Option<bool>,
+    /// Whether ours agrees with the paper, and by which rule.
+    pub verdict: Verdict,
     /// A stable identifier, for scripts that follow a comparison across runs.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// The paper's value as a number, where it gives one.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub paper_value: Option<f64>,
     /// Our value as a number.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ours_value: Option<f64>,
+    /// Where our value is a mean over seeds: the half-width of its 95 % confidence interval
+    /// (none for a single seed).
+    pub ours_ci95: Option<f64>,
+    /// Where our value is a mean over seeds: how many.
+    pub seeds: Option<usize>,
+}
+
+/// The JSON form of a comparison (`agrees` kept as before: null when nothing is judged).
+#[derive(Serialize)]
+struct ComparisonJson<'a> {
+    what: &'a str,
+    paper: &'a str,
+    ours: &'a str,
+    agrees: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rule: Option<&'a Rule>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    paper_value: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ours_value: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ours_ci95: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seeds: Option<usize>,
+}
+
+impl Serialize for Comparison {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        ComparisonJson {
+            what: &self.what,
+            paper: &self.paper,
+            ours: &self.ours,
+            agrees: self.verdict.agrees(),
+            rule: self.verdict.rule(),
+            id: self.id.as_deref(),
+            paper_value: self.paper_value,
+            ours_value: self.ours_value,
+            ours_ci95: self.ours_ci95,
+            seeds: self.seeds,
+        }
+        .serialize(serializer)
+    }
+}
+
+/// A relative tolerance in percent: "10", "2.5".
+fn percent(tolerance: f64) -> String {
+    let text = format!("{:.2}", 100.0 * tolerance);
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 impl Comparison {
@@ -32,17 +176,39 @@ impl Comparison {
         what: impl Into<String>,
         paper: impl Into<String>,
         ours: impl Into<String>,
-        agrees: Option<bool>,
+        verdict: Verdict,
     ) -> Self {
         Comparison {
             what: what.into(),
             paper: paper.into(),
             ours: ours.into(),
-            agrees,
+            verdict,
             id: None,
             paper_value: None,
             ours_value: None,
+            ours_ci95: None,
+            seeds: None,
         }
+    }
+
+    /// A line shown for information, with nothing to judge.
+    pub fn info(
+        what: impl Into<String>,
+        paper: impl Into<String>,
+        ours: impl Into<String>,
+    ) -> Self {
+        Comparison::new(what, paper, ours, Verdict::Info)
+    }
+
+    /// A line judged by `rule`: ours `agrees` with the paper or not.
+    pub fn judged(
+        what: impl Into<String>,
+        paper: impl Into<String>,
+        ours: impl Into<String>,
+        agrees: bool,
+        rule: impl Into<String>,
+    ) -> Self {
+        Comparison::new(what, paper, ours, Verdict::judged(agrees, rule))
     }
 
     /// A comparison of two numbers with a stable `id`: ours agrees when it is within
@@ -55,17 +221,31 @@ impl Comparison {
         tolerance: f64,
         (digits, unit): (usize, &str),
     ) -> Self {
+        Comparison::judged(
+            what,
+            format!("{paper:.digits$}{unit}"),
+            format!("{ours:.digits$}{unit}"),
+            (ours / paper - 1.0).abs() <= tolerance,
+            format!("within ±{} % of the paper's", percent(tolerance)),
+        )
+        .identified(id, Some(paper), Some(ours))
+    }
+
+    /// [`Comparison::numbers`] for a mean over seeds: judged by the mean, printed with its
+    /// 95 % confidence interval.
+    pub fn numbers_over_seeds(
+        id: &str,
+        what: impl Into<String>,
+        paper: f64,
+        ours: &Spread,
+        tolerance: f64,
+        (digits, unit): (usize, &str),
+    ) -> Self {
         Comparison {
-            id: Some(id.to_string()),
-            paper_value: Some(paper),
-            ours_value: Some(ours),
-            ..Comparison::new(
-                what,
-                format!("{paper:.digits$}{unit}"),
-                format!("{ours:.digits$}{unit}"),
-                Some((ours / paper - 1.0).abs() <= tolerance),
-            )
+            ours: ours.describe(digits, unit),
+            ..Comparison::numbers(id, what, paper, ours.mean, tolerance, (digits, unit))
         }
+        .over_seeds(ours)
     }
 
     /// This comparison with a stable `id` and, where known, the numbers behind it.
@@ -74,6 +254,24 @@ impl Comparison {
             id: Some(id.to_string()),
             paper_value: paper,
             ours_value: ours,
+            ..self
+        }
+    }
+
+    /// This comparison with our value a mean over seeds, spread as `spread` (the text of
+    /// `ours` is left as it is).
+    pub fn over_seeds(self, spread: &Spread) -> Self {
+        Comparison {
+            ours_ci95: spread.ci95,
+            seeds: Some(spread.n),
+            ..self
+        }
+    }
+
+    /// The same comparison, not judged (a quick run): its rule kept, its verdict dropped.
+    pub fn unjudged(self) -> Self {
+        Comparison {
+            verdict: self.verdict.unjudged(),
             ..self
         }
     }
@@ -88,26 +286,40 @@ pub struct Outcome {
     pub files: Vec<PathBuf>,
 }
 
-/// The comparison as aligned text.
+impl Outcome {
+    /// The same outcome with no comparison judged (a quick run).
+    pub fn unjudged(self) -> Outcome {
+        Outcome {
+            comparisons: self
+                .comparisons
+                .into_iter()
+                .map(Comparison::unjudged)
+                .collect(),
+            ..self
+        }
+    }
+}
+
+/// The comparison as aligned text: the quantity, the paper's value, ours, the verdict and the
+/// rule it was judged by.
 pub fn table(comparisons: &[Comparison]) -> String {
-    let header = ["", "paper", "ours", ""];
-    let rows: Vec<[String; 4]> = comparisons
+    const COLUMNS: usize = 5;
+    let header = ["", "paper", "ours", "verdict", "rule"];
+    let rows: Vec<[String; COLUMNS]> = comparisons
         .iter()
         .map(|c| {
-            let verdict = match c.agrees {
-                Some(true) => "agrees",
-                Some(false) => "DIFFERS",
-                None => "",
-            };
             [
                 c.what.clone(),
                 c.paper.clone(),
                 c.ours.clone(),
-                verdict.to_string(),
+                c.verdict.label().to_string(),
+                c.verdict
+                    .rule()
+                    .map_or(String::new(), |r| r.as_str().to_string()),
             ]
         })
         .collect();
-    let widths: Vec<usize> = (0..4)
+    let widths: Vec<usize> = (0..COLUMNS)
         .map(|i| {
             rows.iter()
                 .map(|r| r[i].chars().count())
@@ -116,7 +328,7 @@ pub fn table(comparisons: &[Comparison]) -> String {
                 .unwrap_or(0)
         })
         .collect();
-    let line = |cells: [&str; 4]| {
+    let line = |cells: [&str; COLUMNS]| {
         let padded: Vec<String> = cells
             .iter()
             .zip(&widths)
@@ -126,7 +338,107 @@ pub fn table(comparisons: &[Comparison]) -> String {
     };
     let mut text = line(header);
     for row in &rows {
-        text.push_str(&line([&row[0], &row[1], &row[2], &row[3]]));
+        text.push_str(&line([&row[0], &row[1], &row[2], &row[3], &row[4]]));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Vec<Comparison> {
+        vec![
+            Comparison::numbers("a", "victim", 10.0, 10.4, 0.05, (1, " Gbit/s")),
+            Comparison::judged("order", "CCFIT > 1Q", "0.9 > 0.5", true, "CCFIT > 1Q"),
+            Comparison::info("speed", "-", "2.1 M node-cycles/s"),
+        ]
+    }
+
+    #[test]
+    fn numbers_state_their_tolerance_as_the_rule() {
+        let c = &sample()[0];
+        assert_eq!(c.verdict.agrees(), Some(true));
+        assert_eq!(
+            c.verdict.rule().unwrap().as_str(),
+            "within ±5 % of the paper's"
+        );
+        let off = Comparison::numbers("b", "x", 1.0, 1.2, 0.025, (2, ""));
+        assert_eq!(off.verdict.label(), "DIFFERS");
+        assert_eq!(
+            off.verdict.rule().unwrap().as_str(),
+            "within ±2.5 % of the paper's"
+        );
+    }
+
+    #[test]
+    fn the_table_shows_the_verdict_and_the_rule() {
+        let text = table(&sample());
+        let mut lines = text.lines();
+        let header = lines.next().unwrap();
+        assert!(
+            header.contains("verdict") && header.ends_with("rule"),
+            "{header}"
+        );
+        let victim = lines.next().unwrap();
+        assert!(
+            victim.contains("agrees") && victim.ends_with("within ±5 % of the paper's"),
+            "{victim}"
+        );
+        assert!(lines.next().unwrap().ends_with("CCFIT > 1Q"));
+        // Information: no verdict, no rule.
+        assert!(lines.next().unwrap().ends_with("2.1 M node-cycles/s"));
+        // Columns line up: the rule starts at the same place on every judged line.
+        let at: Vec<usize> = text
+            .lines()
+            .skip(1)
+            .take(2)
+            .map(|l| l.find("agrees").unwrap())
+            .collect();
+        assert_eq!(at[0], at[1]);
+    }
+
+    #[test]
+    fn an_unjudged_outcome_keeps_its_rules_and_values_but_no_verdict() {
+        let outcome = Outcome {
+            comparisons: sample(),
+            files: Vec::new(),
+        }
+        .unjudged();
+        let text = table(&outcome.comparisons);
+        assert_eq!(text.matches("not judged").count(), 2, "{text}");
+        assert!(
+            !text.contains("agrees") && !text.contains("DIFFERS"),
+            "{text}"
+        );
+        assert!(text.contains("10.4 Gbit/s") && text.contains("within ±5 %"));
+        let json = serde_json::to_value(&outcome.comparisons).unwrap();
+        assert_eq!(json[0]["agrees"], serde_json::Value::Null);
+        assert_eq!(json[0]["rule"], "within ±5 % of the paper's");
+        assert_eq!(json[0]["ours_value"], 10.4);
+        assert!(json[2].get("rule").is_none());
+    }
+
+    #[test]
+    fn json_keeps_agrees_and_adds_the_rule_and_the_spread() {
+        let spread = Spread::of(&[0.40, 0.42, 0.44]);
+        let c = Comparison::numbers_over_seeds("s", "share", 0.4, &spread, 0.1, (3, ""));
+        assert!(
+            c.ours.starts_with("0.420 ± 0.050 (95% CI, 3 seeds)"),
+            "{}",
+            c.ours
+        );
+        let json = serde_json::to_value(&c).unwrap();
+        assert_eq!(json["agrees"], true);
+        assert_eq!(json["rule"], "within ±10 % of the paper's");
+        assert_eq!(json["seeds"], 3);
+        assert!((json["ours_ci95"].as_f64().unwrap() - spread.ci95.unwrap()).abs() < 1e-12);
+        assert!((json["ours_value"].as_f64().unwrap() - 0.42).abs() < 1e-12);
+    }
+
+    #[test]
+    #[should_panic(expected = "states its rule")]
+    fn a_judged_comparison_cannot_have_a_blank_rule() {
+        let _ = Comparison::judged("x", "1", "1", true, "  ");
+    }
 }

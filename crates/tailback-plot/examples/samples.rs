@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use tailback_plot::{
-    Panel, PlotError, Point, Series, YScale, latency_cdf, latency_throughput, lines, node_heatmap,
-    panels,
+    Panel, PlotError, Point, Series, YScale, accepted_offered, latency_cdf_with_note,
+    latency_offered, lines, node_heatmap, panels_smoothed,
 };
 
 fn main() -> Result<(), PlotError> {
@@ -23,6 +23,7 @@ fn main() -> Result<(), PlotError> {
                     x: accepted,
                     y: 20.0 / (1.0 - load) + backlog,
                     marked,
+                    error: None,
                 }
             })
             .collect(),
@@ -32,7 +33,11 @@ fn main() -> Result<(), PlotError> {
         curve("mesh 8x8, uniform, XY", 0.42),
         curve("mesh 8x8, transpose, XY", 0.27),
     ];
-    let written = latency_throughput(&dir.join("throughput"), "Latency vs. throughput", &series)?;
+    let written = latency_offered(
+        &dir.join("latency"),
+        "Latency against offered load",
+        &series,
+    )?;
     println!("{written:?}");
 
     let cdf: Vec<(u64, f64)> = (0..60u32)
@@ -45,8 +50,58 @@ fn main() -> Result<(), PlotError> {
         .collect();
     println!(
         "{:?}",
-        latency_cdf(&dir.join("cdf"), "Latency distribution at load 0.3", &cdf)?
+        latency_cdf_with_note(
+            &dir.join("cdf"),
+            "Latency distribution at load 0.3",
+            &cdf,
+            Some("12 of 5000 measured packets undelivered: missing from this distribution"),
+        )?
     );
+
+    // A load sweep with three seeds per point: means with 95% confidence
+    // intervals, the last points past saturation; the second curve repeats
+    // the first (both stay visible).
+    let sweep = |label: &str, saturation: f64| Series {
+        label: label.into(),
+        points: (1..=10)
+            .map(|i| {
+                let offered = f64::from(i) * 0.06;
+                let load = (offered / saturation).min(0.95);
+                let past = offered > saturation;
+                Point {
+                    x: offered,
+                    y: 25.0 / (1.0 - load) + if past { 600.0 * offered } else { 0.0 },
+                    marked: past,
+                    error: Some(1.0 + 4.0 * load * load + if past { 60.0 } else { 0.0 }),
+                }
+            })
+            .collect(),
+        saturation: Some(saturation),
+    };
+    let sweeps = [
+        sweep("uniform", 0.42),
+        sweep("uniform again", 0.42),
+        sweep("transpose", 0.3),
+    ];
+    let written = latency_offered(&dir.join("latency-offered"), "Load sweep", &sweeps)?;
+    println!("{written:?}");
+    let accepted: Vec<Series> = sweeps
+        .iter()
+        .map(|s| Series {
+            points: s
+                .points
+                .iter()
+                .map(|p| Point {
+                    y: p.x.min(s.saturation.unwrap_or(1.0) + 0.02 * p.x),
+                    error: Some(0.01),
+                    ..*p
+                })
+                .collect(),
+            ..s.clone()
+        })
+        .collect();
+    let written = accepted_offered(&dir.join("accepted-offered"), "Load sweep", &accepted)?;
+    println!("{written:?}");
 
     let (width, height) = (8, 8);
     let values: Vec<f64> = (0..width * height)
@@ -75,6 +130,7 @@ fn main() -> Result<(), PlotError> {
                     x: offered,
                     y: scale * 30.0 / (1.0 - load),
                     marked: offered > saturation,
+                    error: None,
                 }
             })
             .collect(),
@@ -103,6 +159,7 @@ fn main() -> Result<(), PlotError> {
                     x: t,
                     y: f(t),
                     marked: false,
+                    error: None,
                 }
             })
             .collect()
@@ -146,18 +203,25 @@ fn main() -> Result<(), PlotError> {
                             x: 2000.0 + 2400.0 * f64::from(i),
                             y: 30.0 * 2f64.powi(i),
                             marked: i > 5,
+                            error: None,
                         })
                         .collect(),
                 ),
             ],
             scale: YScale::Log,
         },
+        Panel {
+            y_label: "full buffers".into(),
+            series: vec![time_series("delivered", cycles(&|_| 0.0))],
+            scale: YScale::Linear,
+        },
     ];
-    let written = panels(
+    let written = panels_smoothed(
         &dir.join("panels"),
         "Global throttling over time",
         "cycle",
         &stacked,
+        5,
     )?;
     println!("{written:?}");
     Ok(())

@@ -1,5 +1,5 @@
 //! Output plumbing shared by all plots: the embedded font, rendering one
-//! figure to both backends, and small drawing helpers.
+//! figure to both backends and its data to CSV, and small drawing helpers.
 
 use std::error::Error;
 use std::fs;
@@ -15,6 +15,7 @@ use plotters::data::float::FloatPrettyPrinter;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{FontStyle, register_font};
+use plotters_backend::{BackendColor, BackendStyle, BackendTextStyle, DrawingErrorKind};
 
 use crate::PlotError;
 
@@ -23,9 +24,14 @@ const FONT_FAMILY: &str = "sans-serif";
 const FONT_BYTES: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
 /// Default image size in pixels (SVG user units).
 pub(crate) const SIZE: (u32, u32) = (900, 600);
+/// What is appended to a figure's stem to name its data file.
+pub(crate) const DATA_SUFFIX: &str = "data.csv";
 
 /// What drawing code returns; errors of either backend are boxed.
 pub(crate) type DrawResult<T = ()> = Result<T, Box<dyn Error + Send + Sync>>;
+
+/// Where a figure writes its data.
+pub(crate) type DataWriter = csv::Writer<fs::File>;
 
 /// A plot that can be drawn on any plotters backend.
 pub(crate) trait Figure {
@@ -38,10 +44,14 @@ pub(crate) trait Figure {
     fn size(&self) -> (u32, u32) {
         SIZE
     }
+
+    /// Writes the data drawn, as CSV records with a header.
+    fn write_data(&self, out: &mut DataWriter) -> csv::Result<()>;
 }
 
-/// Draws `figure` to `<stem>.svg` and `<stem>.png`, creating the parent
-/// directory if needed, and returns both paths.
+/// Draws `figure` to `<stem>.svg` and `<stem>.png` and writes its data to
+/// `<stem>.data.csv`, creating the parent directory if needed; returns the
+/// three paths.
 pub(crate) fn render(stem: &Path, figure: &impl Figure) -> Result<Vec<PathBuf>, PlotError> {
     register_embedded_font()?;
     if let Some(dir) = stem.parent().filter(|dir| !dir.as_os_str().is_empty()) {
@@ -54,11 +64,31 @@ pub(crate) fn render(stem: &Path, figure: &impl Figure) -> Result<Vec<PathBuf>, 
     let svg = with_suffix(stem, "svg");
     draw_to(&svg, SVGBackend::new(&svg, size), figure)?;
     let png = with_suffix(stem, "png");
-    draw_to(&png, BitMapBackend::new(&png, size), figure)?;
-    Ok(vec![svg, png])
+    draw_to(&png, Joinless(BitMapBackend::new(&png, size)), figure)?;
+    let data = with_suffix(stem, DATA_SUFFIX);
+    write_data(&data, figure)?;
+    Ok(vec![svg, png, data])
 }
 
-fn register_embedded_font() -> Result<(), PlotError> {
+fn write_data(path: &Path, figure: &impl Figure) -> Result<(), PlotError> {
+    let error = |error: csv::Error| PlotError::Data {
+        path: path.to_owned(),
+        message: error.to_string(),
+    };
+    let mut out = csv::Writer::from_path(path).map_err(error)?;
+    figure.write_data(&mut out).map_err(error)?;
+    out.flush().map_err(|e| error(e.into()))
+}
+
+/// `value` as CSV text: the shortest form that reads back as the same
+/// number; empty for `None`.
+pub(crate) fn cell(value: Option<f64>) -> String {
+    value.map(|v| format!("{v:?}")).unwrap_or_default()
+}
+
+/// Registers the embedded font (once); text cannot be drawn or measured
+/// before.
+pub(crate) fn register_embedded_font() -> Result<(), PlotError> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
     let ok = *REGISTERED
         .get_or_init(|| register_font(FONT_FAMILY, FontStyle::Normal, FONT_BYTES).is_ok());
@@ -91,6 +121,121 @@ where
         })
 }
 
+/// A backend drawing wide paths segment by segment, with round joints.
+///
+/// Plotters turns a wide path into a single polygon whose corners, at sharp
+/// turns (a dense, swinging time series), shoot far beyond the points, out
+/// of the chart. Vector output is left to the backend (SVG strokes limit
+/// their mitres); this wraps the bitmap one.
+struct Joinless<DB>(DB);
+
+impl<DB: DrawingBackend> DrawingBackend for Joinless<DB> {
+    type ErrorType = DB::ErrorType;
+
+    fn get_size(&self) -> (u32, u32) {
+        self.0.get_size()
+    }
+
+    fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.0.ensure_prepared()
+    }
+
+    fn present(&mut self) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.0.present()
+    }
+
+    fn draw_pixel(
+        &mut self,
+        point: (i32, i32),
+        color: BackendColor,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.0.draw_pixel(point, color)
+    }
+
+    fn draw_line<S: BackendStyle>(
+        &mut self,
+        from: (i32, i32),
+        to: (i32, i32),
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.0.draw_line(from, to, style)
+    }
+
+    fn draw_rect<S: BackendStyle>(
+        &mut self,
+        upper_left: (i32, i32),
+        bottom_right: (i32, i32),
+        style: &S,
+        fill: bool,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.0.draw_rect(upper_left, bottom_right, style, fill)
+    }
+
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = (i32, i32)>>(
+        &mut self,
+        path: I,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        let width = style.stroke_width();
+        if width <= 1 {
+            return self.0.draw_path(path, style);
+        }
+        let points: Vec<(i32, i32)> = path.into_iter().collect();
+        for pair in points.windows(2) {
+            self.0.draw_line(pair[0], pair[1], style)?;
+        }
+        let joints = points.get(1..points.len().saturating_sub(1)).unwrap_or(&[]);
+        for &joint in joints {
+            self.0.draw_circle(joint, width / 2, &style.color(), true)?;
+        }
+        Ok(())
+    }
+
+    fn draw_circle<S: BackendStyle>(
+        &mut self,
+        center: (i32, i32),
+        radius: u32,
+        style: &S,
+        fill: bool,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.0.draw_circle(center, radius, style, fill)
+    }
+
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = (i32, i32)>>(
+        &mut self,
+        vert: I,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.0.fill_polygon(vert, style)
+    }
+
+    fn draw_text<TStyle: BackendTextStyle>(
+        &mut self,
+        text: &str,
+        style: &TStyle,
+        pos: (i32, i32),
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.0.draw_text(text, style, pos)
+    }
+
+    fn estimate_text_size<TStyle: BackendTextStyle>(
+        &self,
+        text: &str,
+        style: &TStyle,
+    ) -> Result<(u32, u32), DrawingErrorKind<Self::ErrorType>> {
+        self.0.estimate_text_size(text, style)
+    }
+
+    fn blit_bitmap(
+        &mut self,
+        pos: (i32, i32),
+        (width, height): (u32, u32),
+        src: &[u8],
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.0.blit_bitmap(pos, (width, height), src)
+    }
+}
+
 /// The embedded font at `size` pixels.
 pub(crate) fn font(size: u32) -> FontDesc<'static> {
     (FONT_FAMILY, size).into_font()
@@ -103,6 +248,55 @@ pub(crate) fn titled<DB: DrawingBackend>(
 ) -> Result<DrawingArea<DB, Shift>, DrawingAreaErrorKind<DB::ErrorType>> {
     root.fill(&WHITE)?;
     root.titled(title, font(24))
+}
+
+/// Height of a note line under the title.
+pub(crate) const NOTE_HEIGHT: u32 = 26;
+const NOTE_FONT: u32 = 16;
+const NOTE_COLOUR: RGBColor = RGBColor(70, 70, 70);
+
+/// Clears `root`, draws `title` on top and `note` (if any) in a line below
+/// it; returns the area below them.
+pub(crate) fn titled_with_note<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    note: Option<&str>,
+) -> DrawResult<DrawingArea<DB, Shift>>
+where
+    DB::ErrorType: 'static,
+{
+    let area = titled(root, title)?;
+    let Some(note) = note.map(str::trim).filter(|note| !note.is_empty()) else {
+        return Ok(area);
+    };
+    let (top, rest) = area.split_vertically(NOTE_HEIGHT);
+    let (width, height) = top.dim_in_pixel();
+    let room = width.saturating_sub(30);
+    let text = shorten(note, |text| {
+        Ok(font(NOTE_FONT)
+            .box_size(text)
+            .map_or(true, |(w, _)| w <= room))
+    })?;
+    let style = TextStyle::from(font(NOTE_FONT))
+        .color(&NOTE_COLOUR)
+        .pos(Pos::new(HPos::Center, VPos::Center));
+    top.draw_text(&text, &style, (width as i32 / 2, height as i32 / 2))?;
+    Ok(rest)
+}
+
+/// `text`, or its longest beginning followed by "…" that `fits`.
+pub(crate) fn shorten(text: &str, fits: impl Fn(&str) -> DrawResult<bool>) -> DrawResult<String> {
+    if fits(text)? {
+        return Ok(text.to_owned());
+    }
+    let mut ends: Vec<usize> = text.char_indices().map(|(at, _)| at).collect();
+    while let Some(end) = ends.pop() {
+        let short = format!("{}…", text[..end].trim_end());
+        if fits(&short)? {
+            return Ok(short);
+        }
+    }
+    Ok("…".to_owned())
 }
 
 /// Writes "no data" in the middle of `area`.
@@ -228,6 +422,23 @@ mod tests {
         let range = range_from_zero([2.0, 5.0]);
         assert!(range.start == 0.0 && range.end > 5.0);
         assert!(range_from_zero([-1.0]).contains(&-1.0));
+    }
+
+    #[test]
+    fn shortening_keeps_the_longest_fitting_beginning() {
+        let fits = |limit: usize| move |text: &str| Ok(text.chars().count() <= limit);
+        assert_eq!(shorten("abcdef", fits(6)).unwrap(), "abcdef");
+        assert_eq!(shorten("abc defé", fits(5)).unwrap(), "abc…");
+        assert_eq!(shorten("abcdéf", fits(6 - 1)).unwrap(), "abcd…");
+        assert_eq!(shorten("abc", fits(0)).unwrap(), "…");
+    }
+
+    #[test]
+    fn cells_read_back_as_the_same_number() {
+        for value in [0.1, 1.0 / 3.0, 1e-300, 12345.0, -2.5e17] {
+            assert_eq!(cell(Some(value)).parse::<f64>().unwrap(), value);
+        }
+        assert_eq!(cell(None), "");
     }
 
     #[test]

@@ -3,7 +3,9 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::figure::{DrawResult, Figure, font, min_max, no_data, tick_label, titled};
+use crate::figure::{
+    DataWriter, DrawResult, Figure, cell, font, min_max, no_data, tick_label, titled,
+};
 
 /// Width of the colour bar strip, including its labels.
 const BAR_STRIP: u32 = 140;
@@ -42,6 +44,8 @@ pub(crate) struct Heatmap<'a> {
     pub range: Option<(f64, f64)>,
     /// Axis descriptions (x, y).
     pub axes: (&'a str, &'a str),
+    /// Header of the data file: the columns of x, y and the value.
+    pub columns: [&'a str; 3],
     /// Square cells (a spatial grid) or cells stretched to fill the area (a time line).
     pub square: bool,
 }
@@ -61,6 +65,16 @@ impl Figure for Heatmap<'_> {
             Some(scale) => draw_colour_bar(&bar_area, scale, self.value_label),
             None => no_data(&grid_area),
         }
+    }
+
+    fn write_data(&self, out: &mut DataWriter) -> csv::Result<()> {
+        out.write_record(self.columns)?;
+        for (i, &value) in self.values.iter().enumerate() {
+            let (x, y) = (i % self.width, i / self.width);
+            let value = cell(Some(value).filter(|v| v.is_finite()));
+            out.write_record([x.to_string(), y.to_string(), value])?;
+        }
+        Ok(())
     }
 }
 

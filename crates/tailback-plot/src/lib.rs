@@ -5,18 +5,53 @@
 //! panels). Text uses an embedded copy of DejaVu Sans, so no system font
 //! libraries are needed. Non-finite values are skipped, and so are absurd
 //! ones in line charts (magnitudes beyond 1e300, or below 1e-300 on a
-//! logarithmic axis).
+//! logarithmic axis). Lines, markers and error bars are cut to the chart's
+//! plotting area.
+//!
+//! # Data files
+//!
+//! Beside its pictures every plot writes the data it draws, as CSV with a
+//! header row, to `<stem>.data.csv` (not `<stem>.csv`, which is often the
+//! caller's own data file). The paths returned are the SVG, the PNG and the
+//! data file, in this order. Numbers are written in their shortest form that
+//! reads back exactly; an absent value is an empty cell. The columns:
+//!
+//! - line charts ([`lines`], [`latency_offered`],
+//!   [`accepted_offered`]): `series,x,y,error,marked,saturation`, a row per
+//!   point drawn (points that cannot be drawn are left out): the series'
+//!   label, the point's coordinates, its error bar's half-width, whether it
+//!   is marked (`true`/`false`) and the series' saturation;
+//! - stacked panels ([`panels`], [`panels_smoothed`]):
+//!   `panel,series,x,y,error,marked`, the same per point with the panel's y
+//!   label first; y is the smoothed value, and the points of panels left out
+//!   as constant are included;
+//! - latency distributions ([`latency_cdf`], [`latency_cdf_with_note`]):
+//!   `latency_cycles,cumulative_fraction`, a row per step drawn;
+//! - [`node_heatmap`]: `x,y,value`, a row per node;
+//! - [`node_time_heatmap`]: `time,node,value`, a row per node and sample
+//!   (`time` is the sample's index).
+//!
+//! # Series styles
+//!
+//! The series of a chart are told apart by colour, marker shape (circle,
+//! square, triangle, diamond, ...) and dash pattern (solid, dashed, dotted,
+//! dash-dotted), each cycling through its own list, and are drawn in order:
+//! a series drawn over an identical earlier one leaves it visible in the
+//! gaps of its dashes and around its markers. (A line too dense to show a
+//! dash pattern, swinging to and fro within a few pixels, is drawn solid.)
 #![deny(missing_docs)]
 
 mod cdf;
 mod figure;
+mod geometry;
 mod heatmap;
 mod lines;
 mod panels;
+mod style;
 
 use std::path::{Path, PathBuf};
 
-/// One curve of a line chart ([`latency_throughput`], [`lines`], [`panels`]).
+/// One curve of a line chart ([`lines`], [`latency_offered`], [`panels`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Series {
     /// Legend label.
@@ -28,18 +63,24 @@ pub struct Series {
     pub saturation: Option<f64>,
 }
 
-/// A point; `marked` points (e.g. runs that saturated) are drawn with a distinct marker.
+/// A point of a [`Series`].
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Point {
-    /// Horizontal position; accepted throughput (flits/node/cycle) in
-    /// [`latency_throughput`].
+    /// Horizontal position; offered load (flits/node/cycle) in
+    /// [`latency_offered`].
     pub x: f64,
     /// Vertical position; mean packet latency (cycles) in
-    /// [`latency_throughput`].
+    /// [`latency_offered`].
     pub y: f64,
-    /// Draw this point as a red cross (legend: "saturated run") instead of
-    /// the series' marker.
+    /// The point is past saturation (e.g. a run that saturated): it is drawn
+    /// as a hollow marker of the series' shape and colour, the line into it
+    /// is dashed, and the legend explains it as "past saturation".
     pub marked: bool,
+    /// Half-width of an error bar on `y` (e.g. a 95% confidence interval),
+    /// drawn as a vertical bar with caps in the series' colour and covered by
+    /// the y axis; on a logarithmic axis a lower end at or below zero is left
+    /// out. `None` (or a value that is not positive) draws none.
+    pub error: Option<f64>,
 }
 
 /// How a y axis is scaled.
@@ -51,7 +92,7 @@ pub enum YScale {
     Log,
     /// Logarithmic when every value is positive and the largest is more than
     /// 20 times the smallest, otherwise linear (the rule of
-    /// [`latency_throughput`]).
+    /// [`latency_offered`]).
     #[default]
     Auto,
 }
@@ -86,6 +127,14 @@ pub enum PlotError {
         /// The plotters error, as text.
         message: String,
     },
+    /// The data file could not be written.
+    #[error("cannot write {}: {message}", path.display())]
+    Data {
+        /// The data file.
+        path: PathBuf,
+        /// The CSV error, as text.
+        message: String,
+    },
     /// The embedded font could not be loaded.
     #[error("cannot load the embedded font")]
     Font,
@@ -106,13 +155,15 @@ pub enum PlotError {
     },
 }
 
-/// Writes `<stem>.svg` and `<stem>.png`; returns the two paths.
+/// Mean packet latency against offered load, one line per series: [`lines`]
+/// with fixed axis descriptions and [`YScale::Auto`]: the latency axis is
+/// logarithmic when the largest latency is more than 20 times the smallest.
+/// Points past saturation (`marked`) are drawn hollow, with a dashed line
+/// into them.
 ///
-/// Mean packet latency against accepted throughput, one line per series. The
-/// latency axis is logarithmic when the largest latency is more than 20 times
-/// the smallest. This is [`lines`] with fixed axis descriptions and
-/// [`YScale::Auto`].
-pub fn latency_throughput(
+/// Writes `<stem>.svg`, `<stem>.png` and `<stem>.data.csv` (columns
+/// `series,x,y,error,marked,saturation`); returns the three paths.
+pub fn latency_offered(
     stem: &Path,
     title: &str,
     series: &[Series],
@@ -120,22 +171,52 @@ pub fn latency_throughput(
     lines(
         stem,
         title,
-        "accepted throughput (flits/node/cycle)",
+        "offered load (flits/node/cycle)",
         "mean packet latency (cycles)",
         series,
         YScale::Auto,
     )
 }
 
-/// A generic line chart: each series is a labelled line through its points
-/// with a marker on each point; marked points are drawn as red crosses and a
-/// series' `saturation` as a dashed vertical line.
+/// Accepted throughput against offered load, one line per series, over the
+/// ideal line y = x (thin and grey, legend "accepted = offered"); a linear
+/// y axis covering the ideal line over the whole x range. Otherwise as
+/// [`lines`].
 ///
-/// Both axes cover zero; the y axis is scaled as `scale` says. The legend
-/// (placed in the corner of the chart that hides the least data) is drawn
-/// unless there is a single series with an empty label and no marked point.
-/// Writes `<stem>.svg` and `<stem>.png` (900 x 600 px); returns the two
-/// paths.
+/// Writes `<stem>.svg`, `<stem>.png` and `<stem>.data.csv` (columns
+/// `series,x,y,error,marked,saturation`; the ideal line is not data);
+/// returns the three paths.
+pub fn accepted_offered(
+    stem: &Path,
+    title: &str,
+    series: &[Series],
+) -> Result<Vec<PathBuf>, PlotError> {
+    let figure = lines::Lines {
+        title,
+        x_desc: "offered load (flits/node/cycle)",
+        y_desc: "accepted throughput (flits/node/cycle)",
+        series,
+        scale: YScale::Linear,
+        ideal: true,
+    };
+    figure::render(stem, &figure)
+}
+
+/// A generic line chart: each series is a line through its points with a
+/// marker on each point, styled as the [series styles](crate#series-styles)
+/// say.
+///
+/// Points past saturation (`marked`) get a hollow marker, and the line into
+/// them is dashed; error bars are drawn where points have an `error`; a
+/// series' `saturation` is a thin dashed vertical line. Both axes cover zero
+/// (and the error bars); the y axis is scaled as `scale` says. The legend
+/// (placed in the corner of the chart that hides the least data) has an
+/// entry per labelled series and one for past-saturation points if any are
+/// drawn; it is left out when that makes no entry.
+///
+/// Writes `<stem>.svg`, `<stem>.png` (900 x 600 px) and `<stem>.data.csv`
+/// (columns `series,x,y,error,marked,saturation`, a row per point drawn, see
+/// the [data files](crate#data-files)); returns the three paths.
 pub fn lines(
     stem: &Path,
     title: &str,
@@ -150,47 +231,92 @@ pub fn lines(
         y_desc: y_label,
         series,
         scale,
+        ideal: false,
     };
     figure::render(stem, &lines)
 }
 
 /// Panels stacked vertically over one shared x axis, e.g. time series of
-/// delivered throughput, threshold and throttled fraction over cycles.
-///
-/// The x range is the union of all series of all panels (not forced to
-/// include zero), labelled below the bottom panel only. Each panel has its
-/// own y axis (scaled as its `scale` says, linear ones covering zero) and its
-/// own legend, drawn if it has more than one series or a non-empty label.
-/// Series are drawn as in [`lines`], except that a series with more than 60
-/// points gets no markers (marked points are still drawn). A series label
-/// used in several panels keeps its colour. A panel without drawable points
-/// says "no data"; so does the figure when there are no panels.
-///
-/// Writes `<stem>.svg` and `<stem>.png`, 900 px wide and 250 px high per
-/// panel plus 90 px for title and x axis; returns the two paths.
+/// delivered throughput, threshold and throttled fraction over cycles:
+/// [`panels_smoothed`] without smoothing.
 pub fn panels(
     stem: &Path,
     title: &str,
     x_label: &str,
     panels: &[Panel],
 ) -> Result<Vec<PathBuf>, PlotError> {
-    let figure = panels::Panels {
-        title,
-        x_desc: x_label,
-        panels,
-    };
+    panels_smoothed(stem, title, x_label, panels, 1)
+}
+
+/// Panels stacked vertically over one shared x axis, each series smoothed
+/// by a centred moving average over `window` samples.
+///
+/// Smoothing replaces each point's y by the mean y of the `window`
+/// consecutive (finite) points of its series centred on it: `(window - 1) /
+/// 2` before it and `window / 2` after, fewer at the ends of the series; x,
+/// error and marked are kept. A window of 0 or 1 leaves the series as they
+/// are.
+///
+/// Panels without drawable points are left out, and so are panels whose
+/// drawable points all have the same y (before smoothing) and no error
+/// bars: a note under the title lists them with their value ("constant:
+/// full buffers = 0, ..."). Panels are kept when leaving them out would
+/// leave none: constant panels are then drawn, and when no panel has any
+/// drawable point each says "no data" (so does the figure without panels).
+///
+/// The x range is the union of all series of the panels drawn (not forced
+/// to include zero), labelled below the bottom panel only. Each panel has
+/// its own y axis (scaled as its `scale` says, linear ones covering zero).
+/// Series are drawn as in [`lines`], except that a series with more than 60
+/// points gets no markers (past-saturation points still get theirs). A
+/// series label used in several panels keeps its style (and so does the
+/// n-th unlabelled series of each panel), and one legend above the panels
+/// has an entry per label (and one for past-saturation points if any are
+/// drawn).
+///
+/// Writes `<stem>.svg` and `<stem>.png`, 900 px wide and 250 px high per
+/// panel drawn plus 90 px for title and x axis, plus the note's line and the
+/// legend's rows if any; and `<stem>.data.csv` (columns
+/// `panel,series,x,y,error,marked`, see the [data files](crate#data-files)).
+/// Returns the three paths.
+pub fn panels_smoothed(
+    stem: &Path,
+    title: &str,
+    x_label: &str,
+    panels: &[Panel],
+    window: usize,
+) -> Result<Vec<PathBuf>, PlotError> {
+    // The legend's layout measures text: the font must be there.
+    figure::register_embedded_font()?;
+    let figure = panels::Panels::new(title, x_label, panels, window);
     figure::render(stem, &figure)
 }
 
-/// Latency distribution: the CDF as (latency cycles, cumulative fraction) pairs, increasing.
-///
-/// Writes `<stem>.svg` and `<stem>.png` with a step line; returns the two paths.
+/// Latency distribution: the CDF as (latency cycles, cumulative fraction)
+/// pairs, increasing, drawn as a step line: [`latency_cdf_with_note`]
+/// without a note.
 pub fn latency_cdf(
     stem: &Path,
     title: &str,
     cdf: &[(u64, f64)],
 ) -> Result<Vec<PathBuf>, PlotError> {
-    figure::render(stem, &cdf::Cdf { title, cdf })
+    latency_cdf_with_note(stem, title, cdf, None)
+}
+
+/// Latency distribution: the CDF as (latency cycles, cumulative fraction)
+/// pairs, increasing, drawn as a step line, with `note` (if any) in a line
+/// under the title, e.g. to say which packets the distribution leaves out.
+///
+/// Writes `<stem>.svg`, `<stem>.png` and `<stem>.data.csv` (columns
+/// `latency_cycles,cumulative_fraction`, a row per step drawn: finite
+/// fractions, clamped to 0..=1, by latency); returns the three paths.
+pub fn latency_cdf_with_note(
+    stem: &Path,
+    title: &str,
+    cdf: &[(u64, f64)],
+    note: Option<&str>,
+) -> Result<Vec<PathBuf>, PlotError> {
+    figure::render(stem, &cdf::Cdf { title, cdf, note })
 }
 
 /// A heat map of one value per node on a 2-D grid (`width` x `height`, node
@@ -199,8 +325,10 @@ pub fn latency_cdf(
 /// take the end colours; maps drawn with the same range compare directly) or,
 /// when `None`, the finite values.
 ///
-/// Writes `<stem>.svg` and `<stem>.png`; returns the two paths. Fails with
-/// [`PlotError::HeatmapSize`] unless `values.len() == width * height`.
+/// Writes `<stem>.svg`, `<stem>.png` and `<stem>.data.csv` (columns
+/// `x,y,value`, a row per node, the value empty where not finite); returns
+/// the three paths. Fails with [`PlotError::HeatmapSize`] unless
+/// `values.len() == width * height`.
 pub fn node_heatmap(
     stem: &Path,
     title: &str,
@@ -218,6 +346,7 @@ pub fn node_heatmap(
         value_label,
         range,
         axes: ("x", "y"),
+        columns: ["x", "y", "value"],
         square: true,
     };
     figure::render(stem, &heatmap)
@@ -241,8 +370,11 @@ fn check_grid(stem: &Path, width: usize, height: usize, values: &[f64]) -> Resul
 /// described by `time_label`); sample `t`'s values are `values[t * rows..(t + 1) * rows]`. The colour scale spans `range` like
 /// [`node_heatmap`]'s; cells stretch to fill the picture.
 ///
-/// Writes `<stem>.svg` and `<stem>.png`; returns the two paths. Fails with
-/// [`PlotError::HeatmapSize`] unless `values.len() == rows * columns`.
+/// Writes `<stem>.svg`, `<stem>.png` and `<stem>.data.csv` (columns
+/// `time,node,value`, a row per node and sample, `time` being the sample's
+/// index and the value empty where not finite); returns the three paths.
+/// Fails with [`PlotError::HeatmapSize`] unless `values.len() == rows *
+/// columns`.
 pub fn node_time_heatmap(
     stem: &Path,
     title: &str,
@@ -265,6 +397,7 @@ pub fn node_time_heatmap(
         value_label,
         range,
         axes: (time_label, "node"),
+        columns: ["time", "node", "value"],
         square: false,
     };
     figure::render(stem, &heatmap)

@@ -1,54 +1,41 @@
 //! Line charts: the drawing shared by every chart of [`Series`] (lines,
-//! markers, saturation lines, marked points, legend placement), y-axis
-//! scaling, and the single-chart figure behind `lines` and
-//! `latency_throughput`.
+//! markers, error bars, saturation lines, past-saturation points, all cut
+//! to the plotting area), y-axis scaling, legend placement, the data file,
+//! and the single-chart figure behind `lines` and its fixed-axis variants.
 
 use std::ops::Range;
 
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
-use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use crate::figure::{
-    DrawResult, Figure, font, min_max, no_data, range_from_zero, titled, xy_chart,
+    DataWriter, DrawResult, Figure, cell, min_max, no_data, range_from_zero, titled, xy_chart,
+};
+use crate::geometry::{Px, Rect};
+use crate::style::{
+    Canvas, Dash, Entry, LINE_WIDTH, Legend, PAST_SATURATION, SOLID, Sample, Style, style,
 };
 use crate::{Point, Series, YScale};
 
 /// [`YScale::Auto`]: above this ratio of largest to smallest value the y
 /// axis is logarithmic.
 const LOG_RATIO: f64 = 20.0;
-/// Series colours (colour-blind friendly); red is kept for marked points.
-pub(crate) const PALETTE: [RGBColor; 10] = [
-    RGBColor(0, 114, 178),
-    RGBColor(230, 159, 0),
-    RGBColor(0, 158, 115),
-    RGBColor(204, 121, 167),
-    RGBColor(86, 180, 233),
-    RGBColor(0, 0, 0),
-    RGBColor(140, 86, 75),
-    RGBColor(117, 112, 179),
-    RGBColor(102, 166, 30),
-    RGBColor(128, 128, 128),
-];
-const MARKED: RGBColor = RGBColor(220, 0, 0);
-/// Legend entry of the marked points.
-const MARKED_LABEL: &str = "saturated run";
-/// Radius of a series' point marker and half size of a marked point's cross.
-const MARKER_RADIUS: i32 = 4;
-const CROSS_SIZE: i32 = 6;
-/// Legend layout, as plotters draws it: font size, width of the sample
-/// line, margin around the entries, distance from the chart's edges.
-const LEGEND_FONT: u32 = 15;
-const LEGEND_SAMPLE: i32 = 30;
-const LEGEND_MARGIN: i32 = 10;
+/// Dash pattern of saturation lines.
+const SATURATION_DASH: Dash = &[8.0, 6.0];
+/// Colour and legend text of the ideal line of `accepted_offered`.
+const IDEAL: RGBColor = RGBColor(150, 150, 150);
+const IDEAL_LABEL: &str = "accepted = offered";
+/// Half the width of an error bar's caps, in pixels.
+const CAP: f64 = 3.0;
+/// Distance of a legend from the plotting area's edges.
 const LEGEND_OFFSET: i32 = 5;
 /// Corners tried for the legend, in order of preference.
-const LEGEND_CORNERS: [SeriesLabelPosition; 4] = [
-    SeriesLabelPosition::UpperLeft,
-    SeriesLabelPosition::UpperRight,
-    SeriesLabelPosition::LowerRight,
-    SeriesLabelPosition::LowerLeft,
+const LEGEND_CORNERS: [Corner; 4] = [
+    Corner::UpperLeft,
+    Corner::UpperRight,
+    Corner::LowerRight,
+    Corner::LowerLeft,
 ];
 /// Log-axis ticks of a full-size chart.
 const CHART_TICKS: LogTicks = LogTicks {
@@ -66,6 +53,22 @@ pub(crate) struct Lines<'a> {
     pub y_desc: &'a str,
     pub series: &'a [Series],
     pub scale: YScale,
+    /// Draw the line y = x ("accepted = offered"), covered by the y axis.
+    pub ideal: bool,
+}
+
+impl Lines<'_> {
+    fn x_range(&self) -> Range<f64> {
+        range_from_zero(x_values(self.series))
+    }
+
+    fn axis(&self) -> YAxis {
+        let (centres, mut ends) = y_values(self.series);
+        if self.ideal {
+            ends.push(self.x_range().end);
+        }
+        YAxis::new(self.scale, &centres, &ends)
+    }
 }
 
 impl Figure for Lines<'_> {
@@ -74,26 +77,29 @@ impl Figure for Lines<'_> {
         DB::ErrorType: 'static,
     {
         let area = titled(root, self.title)?;
-        let x = range_from_zero(x_values(self.series));
-        let axis = YAxis::new(self.scale, y_values(self.series));
+        let axis = self.axis();
         let layers: Vec<Layer> = self
             .series
             .iter()
-            .zip(PALETTE.iter().cycle())
-            .map(|(series, &colour)| Layer {
+            .enumerate()
+            .map(|(i, series)| Layer {
                 series,
-                colour,
+                style: style(i),
                 markers: true,
             })
             .collect();
         let chart = LinesChart {
             figure: self,
             area: &area,
-            x,
+            x: self.x_range(),
             layers: &layers,
             axis: &axis,
         };
         axis.apply(chart, CHART_TICKS)
+    }
+
+    fn write_data(&self, out: &mut DataWriter) -> csv::Result<()> {
+        write_series(out, self.series, &self.axis())
     }
 }
 
@@ -116,9 +122,30 @@ where
         Y::CoordDescType: ValueFormatter<f64>,
     {
         let (x_desc, y_desc) = (self.figure.x_desc, self.figure.y_desc);
-        let mut chart = xy_chart(self.area, self.x, y, x_desc, y_desc)?;
-        if !draw_layers(&mut chart, self.layers, self.axis)? {
+        let chart = xy_chart(self.area, self.x.clone(), y, x_desc, y_desc)?;
+        let canvas = Canvas::new(chart.plotting_area().strip_coord_spec());
+        let frame = Frame::new(canvas.area.dim_in_pixel(), self.x, self.axis.clone());
+        let mut drawn = Drawn::traced();
+        if self.figure.ideal {
+            let (start, end) = (frame.x.start, frame.x.end);
+            let line = [frame.px(start, start), frame.px(end, end)];
+            drawn.trace(&canvas.polyline(&line, IDEAL, 1, SOLID)?);
+        }
+        draw_layers(&canvas, &frame, self.layers, &mut drawn)?;
+        if !drawn.points {
             no_data(self.area)?;
+        }
+        let mut entries = legend_entries(self.layers, drawn.marked);
+        if self.figure.ideal {
+            entries.push(Entry {
+                label: IDEAL_LABEL.into(),
+                sample: Sample::Thin(IDEAL),
+            });
+        }
+        let legend = Legend::new(entries, None);
+        if !legend.is_empty() {
+            let at = legend_position(&canvas.clip, legend.size(), &drawn.samples);
+            legend.draw(&canvas.area, at)?;
         }
         Ok(())
     }
@@ -132,15 +159,23 @@ pub(crate) fn x_values(series: &[Series]) -> impl Iterator<Item = f64> + Clone {
         .flat_map(|s| finite(&s.points).map(|p| p.x).chain(saturation(s)))
 }
 
-/// The y values of the finite points of `series`.
-pub(crate) fn y_values(series: &[Series]) -> impl Iterator<Item = f64> + Clone {
-    series.iter().flat_map(|s| finite(&s.points)).map(|p| p.y)
+/// The y values a chart of `series` must cover: the finite points' (which
+/// decide whether [`YScale::Auto`] is logarithmic), and the ends of their
+/// error bars.
+pub(crate) fn y_values(series: &[Series]) -> (Vec<f64>, Vec<f64>) {
+    let points = || series.iter().flat_map(|s| finite(&s.points));
+    let centres = points().map(|p| p.y).collect();
+    let ends = points()
+        .filter_map(|p| error(p).map(|e| [p.y - e, p.y + e]))
+        .flatten()
+        .collect();
+    (centres, ends)
 }
 
-/// A series as drawn: its colour and whether its points get markers.
+/// A series as drawn: its style and whether its points get markers.
 pub(crate) struct Layer<'a> {
     pub series: &'a Series,
-    pub colour: RGBColor,
+    pub style: Style,
     pub markers: bool,
 }
 
@@ -174,15 +209,19 @@ pub(crate) enum YAxis {
 }
 
 impl YAxis {
-    /// The axis showing `values` (finite) scaled as `scale` says.
-    pub(crate) fn new(scale: YScale, values: impl Iterator<Item = f64> + Clone) -> Self {
+    /// The axis showing the points at heights `centres` and the error bar
+    /// ends `ends` (all finite), scaled as `scale` says: whether
+    /// [`YScale::Auto`] is logarithmic depends on `centres` only, and a
+    /// logarithmic axis leaves out values that are not positive.
+    pub(crate) fn new(scale: YScale, centres: &[f64], ends: &[f64]) -> Self {
         let log = match scale {
             YScale::Linear => false,
             YScale::Log => true,
             YScale::Auto => {
-                matches!(min_max(values.clone()), Some((lo, hi)) if lo > 0.0 && hi / lo > LOG_RATIO)
+                matches!(min_max(centres.iter().copied()), Some((lo, hi)) if lo > 0.0 && hi / lo > LOG_RATIO)
             }
         };
+        let values = centres.iter().chain(ends).copied();
         if !log {
             return Self::Linear(range_from_zero(values));
         }
@@ -201,6 +240,14 @@ impl YAxis {
         match self {
             Self::Linear(_) => true,
             Self::Log(_) => y >= MIN_LOG,
+        }
+    }
+
+    /// Where `y` lies on the axis, from 0 at its start to 1 at its end.
+    fn fraction(&self, y: f64) -> f64 {
+        match self {
+            Self::Linear(range) => (y - range.start) / (range.end - range.start),
+            Self::Log(range) => (y.ln() - range.start.ln()) / (range.end.ln() - range.start.ln()),
         }
     }
 
@@ -232,103 +279,206 @@ impl YAxis {
     }
 }
 
-/// Draws `layers` on `chart`: each series' line, point markers and
-/// saturation line, then the marked points as red crosses, then the legend
-/// (unless there is a single series with an empty label and no marked
-/// point) in the corner hiding the least data. Returns whether any point
-/// was drawn.
-pub(crate) fn draw_layers<'a, DB, Y>(
-    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, Y>>,
-    layers: &[Layer],
-    axis: &YAxis,
-) -> DrawResult<bool>
-where
-    DB: DrawingBackend + 'a,
-    DB::ErrorType: 'static,
-    Y: Ranged<ValueType = f64>,
-{
-    for layer in layers {
-        draw_layer(chart, layer, axis)?;
-    }
-    let marked: Vec<(f64, f64)> = layers
-        .iter()
-        .flat_map(|layer| drawable(&layer.series.points, axis))
-        .filter(|p| p.marked)
-        .map(xy)
-        .collect();
-    if !marked.is_empty() {
-        let style = MARKED.stroke_width(2);
-        chart
-            .draw_series(marked.iter().map(|&p| Cross::new(p, CROSS_SIZE, style)))?
-            .label(MARKED_LABEL)
-            .legend(move |c| Cross::new(c, CROSS_SIZE, style));
-    }
-    let labelled = layers.iter().any(|layer| !layer.series.label.is_empty());
-    if layers.len() > 1 || labelled || !marked.is_empty() {
-        let mut labels: Vec<String> = layers.iter().map(|l| legend_label(l.series)).collect();
-        if !marked.is_empty() {
-            labels.push(MARKED_LABEL.into());
-        }
-        let position = legend_position(chart, layers, axis, &labels)?;
-        chart
-            .configure_series_labels()
-            .position(position)
-            .label_font(font(LEGEND_FONT))
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(160, 160, 160))
-            .draw()?;
-    }
-    Ok(layers
-        .iter()
-        .any(|layer| drawable(&layer.series.points, axis).next().is_some()))
+/// Maps data to pixels of a plotting area (as plotters does: the ends of
+/// the ranges on its first and last pixel).
+pub(crate) struct Frame {
+    width: f64,
+    height: f64,
+    x: Range<f64>,
+    y: YAxis,
 }
 
-/// Draws one series: line, unmarked points (if it has markers) and
-/// saturation line.
-fn draw_layer<DB, Y>(
-    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, Y>>,
-    layer: &Layer,
-    axis: &YAxis,
+impl Frame {
+    /// The frame of a plotting area of `(width, height)` pixels.
+    pub(crate) fn new((width, height): (u32, u32), x: Range<f64>, y: YAxis) -> Self {
+        Self {
+            width: f64::from(width.max(1) - 1),
+            height: f64::from(height.max(1) - 1),
+            x,
+            y,
+        }
+    }
+
+    /// The pixel of the data point `(x, y)`.
+    pub(crate) fn px(&self, x: f64, y: f64) -> Px {
+        let fx = (x - self.x.start) / (self.x.end - self.x.start);
+        (fx * self.width, (1.0 - self.y.fraction(y)) * self.height)
+    }
+}
+
+/// What drawing series produced: whether any point was drawn, whether any
+/// of them was past saturation, and (when traced) pixels along everything
+/// drawn, a few pixels apart.
+pub(crate) struct Drawn {
+    pub points: bool,
+    pub marked: bool,
+    samples: Vec<BackendCoord>,
+    traced: bool,
+}
+
+impl Drawn {
+    /// Records what is drawn, without tracing it.
+    pub(crate) fn untraced() -> Self {
+        Self {
+            points: false,
+            marked: false,
+            samples: Vec::new(),
+            traced: false,
+        }
+    }
+
+    /// Records what is drawn, tracing it (for placing a legend).
+    fn traced() -> Self {
+        Self {
+            traced: true,
+            ..Self::untraced()
+        }
+    }
+
+    fn trace(&mut self, pieces: &[Vec<Px>]) {
+        if !self.traced {
+            return;
+        }
+        for piece in pieces {
+            let pixels: Vec<BackendCoord> = piece.iter().map(|&p| coord(p)).collect();
+            self.samples.extend(pixels.first());
+            for pair in pixels.windows(2) {
+                interpolate(pair[0], pair[1], &mut self.samples);
+            }
+        }
+    }
+
+    fn point(&mut self, at: Px) {
+        if self.traced {
+            self.samples.push(coord(at));
+        }
+    }
+}
+
+/// The backend pixel nearest to `p`.
+fn coord((x, y): Px) -> BackendCoord {
+    (x.round() as i32, y.round() as i32)
+}
+
+/// Draws `layers` on `canvas` through `frame`: first the saturation lines,
+/// then each series in turn (error bars, line, markers), later series over
+/// earlier ones.
+pub(crate) fn draw_layers<DB: DrawingBackend>(
+    canvas: &Canvas<DB>,
+    frame: &Frame,
+    layers: &[Layer],
+    drawn: &mut Drawn,
 ) -> DrawResult
 where
-    DB: DrawingBackend,
     DB::ErrorType: 'static,
-    Y: Ranged<ValueType = f64>,
 {
-    let Layer {
-        series,
-        colour,
-        markers,
-    } = *layer;
-    let style = colour.stroke_width(2);
-    chart
-        .draw_series(LineSeries::new(
-            drawable(&series.points, axis).map(xy),
-            style,
-        ))?
-        .label(legend_label(series))
-        .legend(move |(x, y)| PathElement::new([(x - 12, y), (x + 12, y)], style));
-    if markers {
-        chart.draw_series(
-            drawable(&series.points, axis)
-                .filter(|p| !p.marked)
-                .map(|p| Circle::new(xy(p), MARKER_RADIUS, colour.filled())),
-        )?;
+    for layer in layers {
+        if let Some(x) = saturation(layer.series) {
+            let (px, _) = frame.px(x, 0.0);
+            let line = [(px, canvas.clip.top), (px, canvas.clip.bottom)];
+            drawn.trace(&canvas.polyline(&line, layer.style.colour, 1, SATURATION_DASH)?);
+        }
     }
-    if let Some(x) = saturation(series) {
-        let y = chart.y_range();
-        chart.draw_series(DashedLineSeries::new(
-            [(x, y.start), (x, y.end)],
-            8,
-            6,
-            style,
-        ))?;
+    for layer in layers {
+        draw_layer(canvas, frame, layer, drawn)?;
     }
     Ok(())
 }
 
+/// Draws one series: error bars, then the line (dashed as the series' style
+/// says, and into past-saturation points dashed alike for all series), then
+/// markers: filled ones on ordinary points if the layer has markers, hollow
+/// ones on past-saturation points always.
+fn draw_layer<DB: DrawingBackend>(
+    canvas: &Canvas<DB>,
+    frame: &Frame,
+    layer: &Layer,
+    drawn: &mut Drawn,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    let Layer {
+        series,
+        style,
+        markers,
+    } = *layer;
+    let colour = style.colour;
+    let points: Vec<&Point> = drawable(&series.points, &frame.y).collect();
+    let pixels: Vec<Px> = points.iter().map(|p| frame.px(p.x, p.y)).collect();
+    drawn.points |= !points.is_empty();
+
+    for (p, &at) in points.iter().zip(&pixels) {
+        let Some(e) = error(p) else {
+            continue;
+        };
+        let top = frame.px(p.x, p.y + e);
+        let bottom = frame.y.shows(p.y - e).then(|| frame.px(p.x, p.y - e));
+        drawn.trace(&canvas.polyline(&[bottom.unwrap_or(at), top], colour, 1, SOLID)?);
+        for (x, y) in [Some(top), bottom].into_iter().flatten() {
+            canvas.polyline(&[(x - CAP, y), (x + CAP, y)], colour, 1, SOLID)?;
+        }
+    }
+
+    // Runs of segments of one kind: a segment is past saturation if the
+    // point it leads to is.
+    let mut start = 0;
+    while start + 1 < points.len() {
+        let past = points[start + 1].marked;
+        let mut end = start + 1;
+        while end + 1 < points.len() && points[end + 1].marked == past {
+            end += 1;
+        }
+        let dash = if past { PAST_SATURATION } else { style.dash };
+        let run = &pixels[start..=end];
+        drawn.trace(&canvas.polyline(run, colour, LINE_WIDTH, dash)?);
+        start = end;
+    }
+
+    for (p, &at) in points.iter().zip(&pixels) {
+        if p.marked {
+            canvas.marker(style.marker, at, colour, true)?;
+            drawn.marked = true;
+        } else if markers {
+            canvas.marker(style.marker, at, colour, false)?;
+        } else {
+            continue;
+        }
+        drawn.point(at);
+    }
+    Ok(())
+}
+
+/// The legend entries of `layers`: one per labelled series, then one for
+/// the past-saturation points if any were drawn.
+fn legend_entries(layers: &[Layer], marked: bool) -> Vec<Entry> {
+    let mut entries: Vec<Entry> = layers
+        .iter()
+        .filter(|layer| !layer.series.label.is_empty())
+        .map(|layer| Entry {
+            label: legend_label(layer.series),
+            sample: Sample::Series {
+                style: layer.style,
+                marker: layer.markers,
+            },
+        })
+        .collect();
+    if marked {
+        entries.push(past_saturation_entry());
+    }
+    entries
+}
+
+/// The legend entry of past-saturation points.
+pub(crate) fn past_saturation_entry() -> Entry {
+    Entry {
+        label: crate::style::PAST_SATURATION_LABEL.into(),
+        sample: Sample::PastSaturation,
+    }
+}
+
 /// The legend text of a series.
-fn legend_label(series: &Series) -> String {
+pub(crate) fn legend_label(series: &Series) -> String {
     match saturation(series) {
         Some(x) => format!("{} (saturation ≈ {})", series.label, short_number(x)),
         None => series.label.clone(),
@@ -347,44 +497,37 @@ fn short_number(x: f64) -> String {
     format!("{x:.*}", decimals as usize)
 }
 
-/// The corner of the plotting area where a legend of `labels` covers the
-/// fewest samples of the drawn lines, points and saturation lines; the
-/// first of [`LEGEND_CORNERS`] on a tie.
-fn legend_position<DB, Y>(
-    chart: &ChartContext<'_, DB, Cartesian2d<RangedCoordf64, Y>>,
-    layers: &[Layer],
-    axis: &YAxis,
-    labels: &[String],
-) -> DrawResult<SeriesLabelPosition>
-where
-    DB: DrawingBackend,
-    Y: Ranged<ValueType = f64>,
-{
-    let mut text = MultiLineText::<BackendCoord, &str>::new((0, 0), font(LEGEND_FONT));
-    for label in labels {
-        text.push_line(label.as_str());
-    }
-    let (width, height) = text.estimate_dimension()?;
-    let (width, height) = (
-        width + LEGEND_SAMPLE + 2 * LEGEND_MARGIN,
-        height + 2 * LEGEND_MARGIN,
-    );
-    let (xs, ys) = chart.plotting_area().get_pixel_range();
-    let samples = trace(chart, layers, axis);
-    let covered = |position: &SeriesLabelPosition| {
-        let left = match position {
-            SeriesLabelPosition::UpperLeft | SeriesLabelPosition::LowerLeft => {
-                xs.start + LEGEND_OFFSET
-            }
-            _ => xs.end - width - LEGEND_OFFSET,
+/// A corner of the plotting area.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Corner {
+    UpperLeft,
+    UpperRight,
+    LowerRight,
+    LowerLeft,
+}
+
+/// The top left corner of a legend of `(width, height)` in the corner of
+/// `area` where it covers the fewest of `samples`; the first of
+/// [`LEGEND_CORNERS`] on a tie.
+fn legend_position(
+    area: &Rect,
+    (width, height): (i32, i32),
+    samples: &[BackendCoord],
+) -> BackendCoord {
+    let at = |corner: Corner| {
+        let left = match corner {
+            Corner::UpperLeft | Corner::LowerLeft => area.left as i32 + LEGEND_OFFSET,
+            _ => area.right as i32 - width - LEGEND_OFFSET,
         };
-        let top = match position {
-            SeriesLabelPosition::UpperLeft | SeriesLabelPosition::UpperRight => {
-                ys.start + LEGEND_OFFSET
-            }
-            _ => ys.end - height - LEGEND_OFFSET,
+        let top = match corner {
+            Corner::UpperLeft | Corner::UpperRight => area.top as i32 + LEGEND_OFFSET,
+            _ => area.bottom as i32 - height - LEGEND_OFFSET,
         };
-        let pad = CROSS_SIZE;
+        (left, top)
+    };
+    let covered = |corner: &Corner| {
+        let (left, top) = at(*corner);
+        let pad = 6;
         let x = left - pad..left + width + pad;
         let y = top - pad..top + height + pad;
         samples
@@ -392,37 +535,8 @@ where
             .filter(|(px, py)| x.contains(px) && y.contains(py))
             .count()
     };
-    let best = LEGEND_CORNERS.iter().min_by_key(|p| covered(p));
-    Ok(best.cloned().unwrap_or(SeriesLabelPosition::UpperLeft))
-}
-
-/// Pixels along everything `layers` draw, a few pixels apart.
-fn trace<DB, Y>(
-    chart: &ChartContext<'_, DB, Cartesian2d<RangedCoordf64, Y>>,
-    layers: &[Layer],
-    axis: &YAxis,
-) -> Vec<BackendCoord>
-where
-    DB: DrawingBackend,
-    Y: Ranged<ValueType = f64>,
-{
-    let mut samples = Vec::new();
-    let y = chart.y_range();
-    for layer in layers {
-        let pixels: Vec<BackendCoord> = drawable(&layer.series.points, axis)
-            .map(|p| chart.backend_coord(&xy(p)))
-            .collect();
-        samples.extend(pixels.first());
-        for pair in pixels.windows(2) {
-            interpolate(pair[0], pair[1], &mut samples);
-        }
-        if let Some(x) = saturation(layer.series) {
-            let top = chart.backend_coord(&(x, y.end));
-            samples.push(top);
-            interpolate(top, chart.backend_coord(&(x, y.start)), &mut samples);
-        }
-    }
-    samples
+    let best = LEGEND_CORNERS.iter().min_by_key(|c| covered(c));
+    at(best.copied().unwrap_or(Corner::UpperLeft))
 }
 
 /// Appends points from `a` (excluded) to `b` (included), 3 pixels apart.
@@ -447,8 +561,18 @@ fn decade_ticks(range: &Range<f64>, mantissas: &[f64]) -> Vec<f64> {
         .collect()
 }
 
-fn xy(p: &Point) -> (f64, f64) {
-    (p.x, p.y)
+/// Writes the drawn points of `series` on `axis`: a row per point with the
+/// columns `series,x,y,error,marked,saturation`.
+fn write_series(out: &mut DataWriter, series: &[Series], axis: &YAxis) -> csv::Result<()> {
+    out.write_record(["series", "x", "y", "error", "marked", "saturation"])?;
+    for s in series {
+        let saturation = cell(saturation(s));
+        for p in drawable(&s.points, axis) {
+            let [x, y, e] = [Some(p.x), Some(p.y), error(p)].map(cell);
+            out.write_record([&s.label, &x, &y, &e, &p.marked.to_string(), &saturation])?;
+        }
+    }
+    Ok(())
 }
 
 /// Larger magnitudes are skipped like non-finite values: axis ranges with
@@ -464,7 +588,7 @@ fn plottable(v: f64) -> bool {
 }
 
 /// The points with plottable coordinates.
-fn finite(points: &[Point]) -> impl Iterator<Item = &Point> + Clone {
+pub(crate) fn finite(points: &[Point]) -> impl Iterator<Item = &Point> + Clone {
     points.iter().filter(|p| plottable(p.x) && plottable(p.y))
 }
 
@@ -474,6 +598,13 @@ pub(crate) fn drawable<'a>(
     axis: &'a YAxis,
 ) -> impl Iterator<Item = &'a Point> + Clone {
     finite(points).filter(|p| axis.shows(p.y))
+}
+
+/// The half-width of the point's error bar, if it has one that can be drawn
+/// (positive, and both ends plottable).
+pub(crate) fn error(p: &Point) -> Option<f64> {
+    p.error
+        .filter(|&e| e > 0.0 && plottable(e) && plottable(p.y + e) && plottable(p.y - e))
 }
 
 /// The series' saturation throughput, if given and plottable.
@@ -493,7 +624,7 @@ mod tests {
 
     #[test]
     fn auto_scale_is_log_beyond_ratio_20_of_positive_values() {
-        let axis = |values: &[f64]| YAxis::new(YScale::Auto, values.iter().copied());
+        let axis = |values: &[f64]| YAxis::new(YScale::Auto, values, &[]);
         assert_eq!(axis(&[10.0, 300.0]), YAxis::Log(8.0..375.0));
         assert!(matches!(axis(&[10.0, 200.0]), YAxis::Linear(_)));
         assert!(matches!(axis(&[0.0, 10.0, 300.0]), YAxis::Linear(_)));
@@ -502,23 +633,89 @@ mod tests {
 
     #[test]
     fn log_scale_skips_non_positive_values_and_keeps_two_ticks() {
-        let axis = YAxis::new(YScale::Log, [-1.0, 0.0, 10.0, 1000.0].into_iter());
+        let axis = YAxis::new(YScale::Log, &[-1.0, 0.0, 10.0, 1000.0], &[]);
         assert_eq!(axis, YAxis::Log(8.0..1250.0));
         assert!(!axis.shows(0.0) && axis.shows(1e-9) && !axis.shows(1e-310));
         // A single value is widened to whole decades.
         assert_eq!(
-            YAxis::new(YScale::Log, [30.0].into_iter()),
+            YAxis::new(YScale::Log, &[30.0], &[]),
             YAxis::Log(10.0..100.0)
         );
-        assert_eq!(
-            YAxis::new(YScale::Log, [5.0].into_iter()),
-            YAxis::Log(1.0..10.0)
-        );
+        assert_eq!(YAxis::new(YScale::Log, &[5.0], &[]), YAxis::Log(1.0..10.0));
         // Nothing positive: an arbitrary decade.
+        assert_eq!(YAxis::new(YScale::Log, &[0.0], &[]), YAxis::Log(0.8..12.5));
+    }
+
+    fn with_error(y: f64, error: f64) -> Series {
+        Series {
+            label: String::new(),
+            points: vec![Point {
+                x: 1.0,
+                y,
+                marked: false,
+                error: Some(error),
+            }],
+            saturation: None,
+        }
+    }
+
+    #[test]
+    fn error_bars_widen_the_y_range() {
+        let axis = |series: Series, scale| {
+            let (centres, ends) = y_values(&[series]);
+            YAxis::new(scale, &centres, &ends)
+        };
+        let YAxis::Linear(range) = axis(with_error(10.0, 5.0), YScale::Linear) else {
+            panic!("linear");
+        };
+        assert!(range.start == 0.0 && range.end >= 15.0);
+        let YAxis::Linear(range) = axis(with_error(10.0, 30.0), YScale::Linear) else {
+            panic!("linear");
+        };
+        assert!(range.start <= -20.0 && range.end >= 40.0);
+        // Logarithmic: the upper end widens the range, a lower end at or
+        // below zero is left out.
+        assert_eq!(axis(with_error(10.0, 990.0), YScale::Log), {
+            YAxis::new(YScale::Log, &[10.0, 1000.0], &[])
+        });
         assert_eq!(
-            YAxis::new(YScale::Log, [0.0].into_iter()),
-            YAxis::Log(0.8..12.5)
+            axis(with_error(100.0, 50.0), YScale::Log),
+            YAxis::new(YScale::Log, &[50.0, 150.0], &[])
         );
+        // Auto decides on the points alone: a wide error bar keeps it linear.
+        assert!(matches!(
+            axis(with_error(10.0, 990.0), YScale::Auto),
+            YAxis::Linear(_)
+        ));
+        // Unusable errors draw nothing and widen nothing.
+        for e in [0.0, -5.0, f64::NAN, f64::INFINITY] {
+            assert_eq!(y_values(&[with_error(10.0, e)]).1, Vec::<f64>::new(), "{e}");
+        }
+    }
+
+    #[test]
+    fn frame_maps_range_ends_to_the_first_and_last_pixels() {
+        let frame = Frame::new((101, 51), 0.0..10.0, YAxis::Log(1.0..100.0));
+        assert_eq!(frame.px(0.0, 1.0), (0.0, 50.0));
+        assert_eq!(frame.px(10.0, 100.0), (100.0, 0.0));
+        let (x, y) = frame.px(5.0, 10.0);
+        assert!((x - 50.0).abs() < 1e-9 && (y - 25.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn legend_goes_to_the_emptiest_corner() {
+        let area = Rect {
+            left: 0.0,
+            top: 0.0,
+            right: 400.0,
+            bottom: 300.0,
+        };
+        let size = (100, 50);
+        assert_eq!(legend_position(&area, size, &[]), (5, 5));
+        let upper_left = [(20, 20), (30, 30)];
+        assert_eq!(legend_position(&area, size, &upper_left), (295, 5));
+        let upper = [(20, 20), (380, 20)];
+        assert_eq!(legend_position(&area, size, &upper), (295, 245));
     }
 
     #[test]

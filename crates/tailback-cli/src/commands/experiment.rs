@@ -1,6 +1,6 @@
 //! `tailback experiment`: list the reproductions of published figures, or run one.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -10,7 +10,8 @@ use tailback_experiments::{self as experiments, Comparison, Context, Experiment,
 use crate::cli::{ExperimentArgs, ExperimentCommand, ExperimentJobsArgs, ExperimentRunArgs};
 use crate::error::{CliError, CliResult};
 
-/// What `summary.json` holds.
+/// What `summary.json` holds. A quick run's comparisons carry no verdict (`agrees` is null)
+/// but keep their values and rules.
 #[derive(Serialize)]
 struct Summary<'a> {
     experiment: &'a str,
@@ -19,6 +20,45 @@ struct Summary<'a> {
     quick: bool,
     comparisons: &'a [Comparison],
     files: &'a [PathBuf],
+}
+
+/// The default output directory of `experiment`: its name, with `-quick` for a quick run so
+/// that a check never lands among (or is taken for) a reproduction.
+fn default_out(experiment: &str, quick: bool) -> PathBuf {
+    let dir = if quick {
+        format!("{experiment}-quick")
+    } else {
+        experiment.to_string()
+    };
+    PathBuf::from("tailback-out/experiments").join(dir)
+}
+
+/// Refuses to write a full run where a quick one was summarised, or a quick run over a full
+/// one: their runs would mix (and resuming keeps only the current batch's runs).
+fn check_same_mode(out: &Path, quick: bool) -> CliResult {
+    let path = out.join("summary.json");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(());
+    };
+    let Some(earlier) = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|summary| summary.get("quick").and_then(serde_json::Value::as_bool))
+    else {
+        return Ok(());
+    };
+    if earlier == quick {
+        return Ok(());
+    }
+    let (held, asked) = if earlier {
+        ("a quick run (a pipeline check)", "a full run")
+    } else {
+        ("a full run", "a quick run")
+    };
+    Err(CliError::Input(format!(
+        "{} records {held} in {}; {asked} there would mix with its results: pass another --out",
+        path.display(),
+        out.display()
+    )))
 }
 
 pub fn run(args: ExperimentArgs) -> CliResult {
@@ -57,11 +97,13 @@ fn list_jobs(args: ExperimentJobsArgs) -> CliResult {
 
 fn run_one(args: ExperimentRunArgs) -> CliResult {
     let experiment = find(&args.name)?;
+    let out = args
+        .out
+        .unwrap_or_else(|| default_out(experiment.name, args.quick));
+    check_same_mode(&out, args.quick)?;
     let ctx = Context {
         runs: RunOptions {
-            out: args
-                .out
-                .unwrap_or_else(|| PathBuf::from("tailback-out/experiments").join(experiment.name)),
+            out,
             threads: args
                 .jobs
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
@@ -88,7 +130,7 @@ fn run_one(args: ExperimentRunArgs) -> CliResult {
         },
     )?;
     if ctx.quick {
-        println!("(quick mode: short runs for checking, not a reproduction)");
+        println!("(quick mode: short runs for checking, not a reproduction; nothing is judged)");
     }
     print!("{}", experiments::table(&outcome.comparisons));
     if outcome.files.len() <= 6 {

@@ -73,7 +73,7 @@ pub fn run(args: RunArgs) -> CliResult {
         }
     };
     bar.finish_and_clear();
-    let written = write_outputs(&out, &cfg, &report)?;
+    let written = write_outputs(&out, &cfg, &report, args.smooth as usize)?;
     match args.format {
         Format::Json => println!(
             "{}",
@@ -96,9 +96,15 @@ pub fn run(args: RunArgs) -> CliResult {
     Ok(())
 }
 
-/// Writes summary.json, the latency distribution and, for 2-D networks, the per-node
-/// throughput map; returns the files written.
-fn write_outputs(out: &Path, cfg: &Config, report: &RunReport) -> anyhow::Result<Vec<PathBuf>> {
+/// Writes summary.json, the latency distribution, for 2-D networks the per-node throughput
+/// map, and the recorded series (their figure smoothed over `smooth` windows); returns the
+/// files written.
+fn write_outputs(
+    out: &Path,
+    cfg: &Config,
+    report: &RunReport,
+    smooth: usize,
+) -> anyhow::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let summary_path = out.join("summary.json");
     super::write_json(
@@ -112,10 +118,25 @@ fn write_outputs(out: &Path, cfg: &Config, report: &RunReport) -> anyhow::Result
     )?;
     let mut written = vec![summary_path];
     let title = describe::title(cfg);
-    written.extend(tailback_plot::latency_cdf(
+    let summary = &report.summary;
+    let undelivered = summary
+        .packets_measured
+        .saturating_sub(summary.packets_delivered);
+    let note = if undelivered > 0 {
+        Some(format!(
+            "{undelivered} of {} measured packets undelivered: missing from this distribution",
+            summary.packets_measured
+        ))
+    } else if summary.saturated {
+        Some("saturated run: latencies grow with the run length".to_string())
+    } else {
+        None
+    };
+    written.extend(tailback_plot::latency_cdf_with_note(
         &out.join("latency_cdf"),
         &format!("Packet latency: {title}"),
         &report.latency_cdf,
+        note.as_deref(),
     )?);
     if let [width, height] = cfg.topology.dims[..] {
         written.extend(tailback_plot::node_heatmap(
@@ -154,10 +175,11 @@ fn write_outputs(out: &Path, cfg: &Config, report: &RunReport) -> anyhow::Result
             &out.join("series.csv"),
             &report.series,
         )?);
-        written.extend(tailback_experiments::files::series::plot(
+        written.extend(tailback_experiments::files::series::plot_smoothed(
             &out.join("series"),
             &format!("Time series: {title}"),
             &[(String::new(), report.series.as_slice())],
+            smooth,
         )?);
     }
     Ok(written)

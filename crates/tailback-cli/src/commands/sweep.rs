@@ -1,5 +1,5 @@
 //! `tailback sweep`: a configuration over a grid of values, run in parallel, with results
-//! written as they finish, resumable, and plotted as latency against accepted throughput.
+//! written as they finish, resumable, aggregated over seeds and plotted against offered load.
 
 use std::path::PathBuf;
 
@@ -88,41 +88,10 @@ pub fn run(args: SweepArgs) -> CliResult {
             describe::pattern(first)
         )
     };
-    let plot: Vec<tailback_plot::Series> = curves
-        .iter()
-        .map(|s| tailback_plot::Series {
-            label: if s.label.is_empty() {
-                describe::shape(first)
-            } else {
-                s.label.clone()
-            },
-            points: s
-                .points
-                .iter()
-                .filter_map(|p| {
-                    p.latency.map(|latency| tailback_plot::Point {
-                        x: p.accepted,
-                        y: latency,
-                        marked: p.saturated,
-                    })
-                })
-                .collect(),
-            saturation: s.saturation,
-        })
-        .collect();
-    let written = tailback_plot::latency_throughput(&out.join("latency"), &title, &plot)?;
-    for s in &curves {
-        let name = if s.label.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", s.label)
-        };
-        match s.saturation {
-            Some(x) => println!(
-                "saturation throughput{name}: {x:.4} flits/node/cycle (highest stable load)"
-            ),
-            None => println!("saturation throughput{name}: not reached"),
-        }
+    let mut written = sweep::write_curves(&out, &curves)?;
+    written.extend(sweep::plot(&out, &title, &describe::shape(first), &curves)?);
+    for curve in &curves {
+        println!("{}", sweep::saturation_line(curve));
     }
     println!(
         "wrote {}, {}, {}",

@@ -1,36 +1,85 @@
 //! From sweep results to latency-throughput curves and a results table.
 
+use tailback_core::stats::SaturationCause;
+use tailback_experiments::spread::Spread;
+
 use super::Record;
 
 /// The load axis: curves run along it, every other swept key makes a separate curve.
 pub const LOAD_KEY: &str = "traffic.rate";
 
-/// One curve: the points of one combination of the non-load swept values, averaged over
+/// One curve: the points of one combination of the non-load swept values, each a mean over
 /// seeds, in order of offered load.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Series {
     /// `router.vcs=4` (empty when only the load is swept).
     pub label: String,
+    /// The non-load swept values of this curve.
+    pub values: Vec<(String, toml::Value)>,
     pub points: Vec<CurvePoint>,
-    /// Saturation throughput: the highest accepted throughput among the points that did not
-    /// saturate, when some point did. (Past saturation the mean accepted throughput can still
-    /// grow, carried by nodes that avoid the bottleneck, so it is not the saturation point.)
-    pub saturation: Option<f64>,
+    pub saturation: Saturation,
 }
 
-/// A point of a curve (means over seeds).
+/// Where a curve saturates, judged point by point by the runs' stability tests (throughput,
+/// latency against zero-load, growing source queues, the drain).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Saturation {
+    /// Every point was stable.
+    NotReached,
+    /// Some points were stable and some not.
+    Found {
+        /// The highest mean accepted throughput among the stable points. (Past saturation the
+        /// mean accepted throughput can still grow, carried by nodes that avoid the
+        /// bottleneck, so an unstable point's is not the saturation throughput.)
+        throughput: f64,
+        /// The lowest offered load of an unstable point, and why it is unstable.
+        first_unstable: (f64, String),
+    },
+    /// No point was stable: the network saturates below the lowest load swept.
+    BelowLowest {
+        /// The lowest offered load swept, and why it is unstable.
+        lowest: (f64, String),
+    },
+}
+
+impl Saturation {
+    /// The saturation throughput, when the curve has one.
+    pub fn throughput(&self) -> Option<f64> {
+        match self {
+            Saturation::Found { throughput, .. } => Some(*throughput),
+            _ => None,
+        }
+    }
+}
+
+/// A point of a curve: means over seeds with their 95% confidence intervals.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CurvePoint {
-    pub offered: f64,
-    pub accepted: f64,
-    pub latency: Option<f64>,
+    /// The swept load (`traffic.rate`), when it is swept.
+    pub rate: Option<toml::Value>,
+    pub offered: Spread,
+    pub accepted: Spread,
+    /// Mean packet latency, over the seeds that delivered packets.
+    pub latency: Option<Spread>,
+    /// 99th-percentile latency, over the same seeds.
+    pub p99: Option<Spread>,
+    /// Seeds whose run failed a stability test.
+    pub saturated_seeds: usize,
+    /// The first such seed's cause and reason.
+    pub cause: Option<(SaturationCause, String)>,
+}
+
+impl CurvePoint {
     /// Some seed of this point saturated.
-    pub saturated: bool,
+    pub fn saturated(&self) -> bool {
+        self.saturated_seeds > 0
+    }
 }
 
 /// The records of one curve, grouped by point (one record per seed), in first-seen order.
 struct Group<'a> {
     label: String,
+    values: Vec<(String, toml::Value)>,
     points: Vec<(String, Vec<&'a Record>)>,
 }
 
@@ -46,6 +95,7 @@ pub fn series(records: &[Record]) -> Vec<Series> {
             None => {
                 groups.push(Group {
                     label: curve,
+                    values: other.into_iter().cloned().collect(),
                     points: Vec::new(),
                 });
                 groups.len() - 1
@@ -63,23 +113,45 @@ pub fn series(records: &[Record]) -> Vec<Series> {
             let mut points: Vec<CurvePoint> = group
                 .points
                 .iter()
-                .map(|(_, seeds)| average(seeds))
+                .map(|(_, seeds)| aggregate(seeds))
                 .collect();
-            points.sort_by(|a, b| a.offered.total_cmp(&b.offered));
-            let saturation = points.iter().any(|p| p.saturated).then(|| {
-                points
-                    .iter()
-                    .filter(|p| !p.saturated)
-                    .map(|p| p.accepted)
-                    .fold(0.0, f64::max)
-            });
+            points.sort_by(|a, b| a.offered.mean.total_cmp(&b.offered.mean));
             Series {
                 label: group.label,
+                values: group.values,
+                saturation: saturation(&points),
                 points,
-                saturation,
             }
         })
         .collect()
+}
+
+/// Judges a curve's saturation from its points (sorted by offered load).
+fn saturation(points: &[CurvePoint]) -> Saturation {
+    let unstable = |p: &CurvePoint| {
+        let why = p
+            .cause
+            .as_ref()
+            .map_or_else(String::new, |(_, r)| r.clone());
+        (p.offered.mean, why)
+    };
+    let Some(first) = points.iter().find(|p| p.saturated()) else {
+        return Saturation::NotReached;
+    };
+    match points
+        .iter()
+        .filter(|p| !p.saturated())
+        .map(|p| p.accepted.mean)
+        .reduce(f64::max)
+    {
+        Some(throughput) => Saturation::Found {
+            throughput,
+            first_unstable: unstable(first),
+        },
+        None => Saturation::BelowLowest {
+            lowest: unstable(first),
+        },
+    }
 }
 
 fn join(values: &[&(String, toml::Value)]) -> String {
@@ -98,19 +170,34 @@ pub fn plain(value: &toml::Value) -> String {
     }
 }
 
-fn average(seeds: &[&Record]) -> CurvePoint {
-    let n = seeds.len() as f64;
-    let mean = |f: &dyn Fn(&Record) -> f64| seeds.iter().map(|r| f(r)).sum::<f64>() / n;
-    let latencies: Vec<f64> = seeds
-        .iter()
-        .filter_map(|r| r.summary.latency.mean)
-        .collect();
+/// The seeds of one point as means with confidence intervals.
+fn aggregate(seeds: &[&Record]) -> CurvePoint {
+    let spread = |f: &dyn Fn(&Record) -> Option<f64>| {
+        let values: Vec<f64> = seeds.iter().filter_map(|r| f(r)).collect();
+        (!values.is_empty()).then(|| Spread::of(&values))
+    };
+    let all =
+        |f: &dyn Fn(&Record) -> f64| Spread::of(&seeds.iter().map(|r| f(r)).collect::<Vec<_>>());
+    let saturated: Vec<&&Record> = seeds.iter().filter(|r| r.summary.saturated).collect();
     CurvePoint {
-        offered: mean(&|r| r.summary.offered),
-        accepted: mean(&|r| r.summary.accepted),
-        latency: (!latencies.is_empty())
-            .then(|| latencies.iter().sum::<f64>() / latencies.len() as f64),
-        saturated: seeds.iter().any(|r| r.summary.saturated),
+        rate: seeds[0]
+            .point
+            .iter()
+            .find(|(k, _)| k == LOAD_KEY)
+            .map(|(_, v)| v.clone()),
+        offered: all(&|r| r.summary.offered),
+        accepted: all(&|r| r.summary.accepted),
+        latency: spread(&|r| r.summary.latency.mean),
+        p99: spread(&|r| r.summary.latency.p99.map(|x| x as f64)),
+        saturated_seeds: saturated.len(),
+        cause: saturated.first().map(|r| {
+            (
+                r.summary
+                    .saturation_cause
+                    .unwrap_or(SaturationCause::Throughput),
+                r.summary.saturation_reason.clone().unwrap_or_default(),
+            )
+        }),
     }
 }
 
@@ -129,7 +216,11 @@ pub fn table(keys: &[String], records: &[Record]) -> String {
                 format!("{:.4}", s.accepted),
                 s.latency.mean.map_or("-".into(), |l| format!("{l:.1}")),
                 s.latency.p99.map_or("-".into(), |l| l.to_string()),
-                if s.saturated { "yes" } else { "no" }.to_string(),
+                match (s.saturated, s.saturation_cause) {
+                    (false, _) => "no".to_string(),
+                    (true, Some(cause)) => cause.name().to_string(),
+                    (true, None) => "yes".to_string(),
+                },
             ]);
             row
         })
@@ -154,4 +245,48 @@ pub fn table(keys: &[String], records: &[Record]) -> String {
             cells.join("  ").trim_end().to_string() + "\n"
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(offered: f64, accepted: f64, unstable: bool) -> CurvePoint {
+        CurvePoint {
+            rate: None,
+            offered: Spread::of(&[offered]),
+            accepted: Spread::of(&[accepted]),
+            latency: None,
+            p99: None,
+            saturated_seeds: usize::from(unstable),
+            cause: unstable.then(|| (SaturationCause::Latency, "too slow".to_string())),
+        }
+    }
+
+    #[test]
+    fn saturation_is_the_best_stable_point_and_never_zero() {
+        let stable = [point(0.1, 0.1, false), point(0.2, 0.2, false)];
+        assert_eq!(saturation(&stable), Saturation::NotReached);
+        let found = [
+            point(0.1, 0.1, false),
+            point(0.2, 0.2, false),
+            point(0.3, 0.28, true),
+        ];
+        assert_eq!(
+            saturation(&found),
+            Saturation::Found {
+                throughput: 0.2,
+                first_unstable: (0.3, "too slow".to_string()),
+            }
+        );
+        let none = [point(0.1, 0.09, true), point(0.2, 0.1, true)];
+        let judged = saturation(&none);
+        assert_eq!(
+            judged,
+            Saturation::BelowLowest {
+                lowest: (0.1, "too slow".to_string()),
+            }
+        );
+        assert_eq!(judged.throughput(), None);
+    }
 }

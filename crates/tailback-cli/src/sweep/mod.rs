@@ -2,10 +2,12 @@
 
 mod axis;
 mod curves;
+mod report;
 mod store;
 
 pub use axis::{Axis, parse_axis};
 pub use curves::{plain, series, table};
+pub use report::{plot, saturation_line, write_curves};
 pub use store::{CsvFile, Manifest, Record};
 
 use tailback_core::config::{ConfigIssue, Spec, set_path};

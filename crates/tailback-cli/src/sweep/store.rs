@@ -142,7 +142,7 @@ fn check_manifest(path: &Path, manifest: &Manifest) -> CliResult {
 }
 
 /// Summary columns of `results.csv`, after the swept keys and the seed.
-const COLUMNS: [&str; 16] = [
+const COLUMNS: [&str; 18] = [
     "offered",
     "accepted",
     "accepted_min",
@@ -157,6 +157,8 @@ const COLUMNS: [&str; 16] = [
     "packets_measured",
     "packets_delivered",
     "saturated",
+    "saturation_cause",
+    "zero_load_latency",
     "cycles",
     "wall_seconds",
 ];
@@ -191,6 +193,9 @@ fn csv_row(record: &Record) -> Vec<String> {
             s.packets_measured.to_string(),
             s.packets_delivered.to_string(),
             s.saturated.to_string(),
+            s.saturation_cause
+                .map_or_else(String::new, |c| c.name().to_string()),
+            opt(s.zero_load_latency),
             s.cycles.to_string(),
             s.wall_seconds.to_string(),
         ])

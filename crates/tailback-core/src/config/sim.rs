@@ -17,6 +17,13 @@ pub struct SimConfig {
     /// The run is declared unstable (saturated) when accepted throughput falls more than this
     /// fraction below offered throughput.
     pub stability_tolerance: f64,
+    /// With steady (Bernoulli or periodic) sources, the run is also declared unstable when its
+    /// mean latency is above this multiple of its zero-load latency (0: no latency test).
+    pub stability_latency_factor: f64,
+    /// With steady sources, the run is also declared unstable when the mean source-queue wait
+    /// of the window's second half exceeds the first half's by more than this multiple of the
+    /// zero-load latency: the source queues are growing (0: no test).
+    pub stability_queue_growth: f64,
     /// Check flit and credit conservation every cycle (slow; for tests and debugging).
     pub check_invariants: bool,
 }
@@ -46,6 +53,18 @@ impl SimConfig {
                 0.05,
                 |x| (0.0..1.0).contains(&x),
                 "from 0 up to (not including) 1",
+            ),
+            stability_latency_factor: s.float(
+                "stability_latency_factor",
+                10.0,
+                |x| x == 0.0 || (1.0..=1e9).contains(&x),
+                "0 (no latency test) or from 1 to 1e9",
+            ),
+            stability_queue_growth: s.float(
+                "stability_queue_growth",
+                1.0,
+                |x| (0.0..=1e9).contains(&x),
+                "0 (no source-queue test) to 1e9",
             ),
             check_invariants: s.boolean("check_invariants", false),
         };

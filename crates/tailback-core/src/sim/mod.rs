@@ -258,6 +258,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         let (window_start, window_end) = measurement_window(cfg);
         let mut stats = Collector::new(topology.node_count(), window_start, window_end);
         stats.expect_traced(traced);
+        stats.zero_load = Some(crate::analysis::ZeroLoad::new(cfg, &topology));
         if cfg.record.flows {
             stats.flows = Some(crate::stats::FlowLog::new(cfg.record.series_window));
         }
@@ -501,9 +502,14 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             self.stats.close_window(self.now);
         }
         let wall = started.elapsed().as_secs_f64();
-        let mut summary =
-            self.stats
-                .summary(self.now, drain_cap_hit, self.config.sim.stability_tolerance);
+        let sim = &self.config.sim;
+        let limits = crate::stats::Limits {
+            tolerance: sim.stability_tolerance,
+            latency_factor: sim.stability_latency_factor,
+            queue_growth: sim.stability_queue_growth,
+            steady: matches!(process, ProcessKind::Bernoulli | ProcessKind::Periodic),
+        };
+        let mut summary = self.stats.summary(self.now, drain_cap_hit, &limits);
         summary.flit_hops = self.flit_hops;
         summary.deadlock_recoveries = self.fabric.recoveries();
         summary.wall_seconds = wall;
@@ -569,6 +575,9 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         summary.critical_load =
             crate::ramp::critical_load(&offered, &throughput, ramp.smoothing as usize, ramp.drop);
         summary.saturated = summary.critical_load.is_some();
+        summary.saturation_cause = summary
+            .critical_load
+            .map(|_| crate::stats::SaturationCause::Ramp);
         summary.saturation_reason = summary.critical_load.map(|load| {
             format!(
                 "smoothed throughput fell {:.0}% below the ramp's offered load at {load:.4} \

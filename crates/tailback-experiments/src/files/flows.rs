@@ -147,6 +147,7 @@ impl TimeAxis {
                         x: self.units.map_or(cycle, |u| u.micros(cycle) / 1000.0),
                         y,
                         marked: false,
+                        error: None,
                     })
                 })
                 .collect(),

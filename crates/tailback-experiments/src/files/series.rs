@@ -49,35 +49,67 @@ pub fn write_csv(path: &Path, rows: &[SeriesRow]) -> anyhow::Result<PathBuf> {
     Ok(path.to_path_buf())
 }
 
-/// Plots labelled time series as stacked panels: delivered throughput, packets in flight,
-/// full buffers, throttled fraction, then each gauge of the mechanisms (threshold, estimate,
-/// ...). Panels whose values are all absent are left out.
+/// Plots labelled time series as stacked panels: [`plot_smoothed`] without smoothing.
 pub fn plot(
     stem: &Path,
     title: &str,
     runs: &[(String, &[SeriesRow])],
 ) -> anyhow::Result<Vec<PathBuf>> {
+    plot_smoothed(stem, title, runs, 1)
+}
+
+/// Plots labelled time series as stacked panels, a line per run: delivered and offered
+/// throughput, packets in flight, packets waiting in source queues, full buffers, throttled
+/// fraction, mean packet latency (logarithmic when it spans more than 20x), then each gauge
+/// of the mechanisms (threshold, estimate, ...). Panels whose values are all absent are left
+/// out, and so are those constant throughout (named with their value in a note under the
+/// title). Each line is a centred moving average over `window` rows (1: the rows as they
+/// are; see [`tailback_plot::panels_smoothed`]).
+///
+/// Writes `<stem>.svg`, `<stem>.png` and the data drawn, `<stem>.data.csv`; returns their
+/// paths.
+pub fn plot_smoothed(
+    stem: &Path,
+    title: &str,
+    runs: &[(String, &[SeriesRow])],
+    window: usize,
+) -> anyhow::Result<Vec<PathBuf>> {
     type Field<'a> = Box<dyn Fn(&SeriesRow) -> Option<f64> + 'a>;
-    let mut fields: Vec<(String, Field)> = vec![
+    let mut fields: Vec<(String, Field, YScale)> = vec![
         (
             "delivered (flits/node/cycle)".into(),
             Box::new(|r| Some(r.delivered)),
+            YScale::Linear,
         ),
         (
             "offered (flits/node/cycle)".into(),
             Box::new(|r| Some(r.offered)),
+            YScale::Linear,
         ),
         (
             "packets in flight".into(),
             Box::new(|r| Some(r.in_flight_packets as f64)),
+            YScale::Linear,
+        ),
+        (
+            "packets in source queues".into(),
+            Box::new(|r| Some(r.queued_packets as f64)),
+            YScale::Linear,
         ),
         (
             "full buffers".into(),
             Box::new(|r| Some(r.full_buffers as f64)),
+            YScale::Linear,
         ),
         (
             "throttled fraction".into(),
             Box::new(|r| Some(r.throttled_fraction)),
+            YScale::Linear,
+        ),
+        (
+            "mean packet latency (cycles)".into(),
+            Box::new(|r| r.latency),
+            YScale::Auto,
         ),
     ];
     let mut gauges: Vec<&str> = Vec::new();
@@ -92,15 +124,16 @@ pub fn plot(
         fields.push((
             name.replace('_', " "),
             Box::new(move |r: &SeriesRow| r.gauges.get(name)),
+            YScale::Linear,
         ));
     }
     let panels: Vec<Panel> = fields
         .iter()
-        .filter(|(_, field)| {
+        .filter(|(_, field, _)| {
             runs.iter()
                 .any(|(_, rows)| rows.iter().any(|r| field(r).is_some()))
         })
-        .map(|(label, field)| Panel {
+        .map(|(label, field, scale)| Panel {
             y_label: label.to_string(),
             series: runs
                 .iter()
@@ -113,14 +146,79 @@ pub fn plot(
                                 x: r.cycle as f64,
                                 y,
                                 marked: false,
+                                error: None,
                             })
                         })
                         .collect(),
                     saturation: None,
                 })
                 .collect(),
-            scale: YScale::Linear,
+            scale: *scale,
         })
         .collect();
-    Ok(tailback_plot::panels(stem, title, "cycle", &panels)?)
+    Ok(tailback_plot::panels_smoothed(
+        stem, title, "cycle", &panels, window,
+    )?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tailback_core::stats::Gauges;
+
+    fn row(i: u64) -> SeriesRow {
+        SeriesRow {
+            cycle: 100 * i,
+            offered: 0.5,
+            delivered: 0.4 + i as f64 / 1000.0,
+            in_flight_packets: 10 + i,
+            queued_packets: i * i,
+            full_buffers: 0,
+            throttled_fraction: 0.0,
+            deadlock_recoveries: 0,
+            // No delivery in every fifth window; rising 1.5-fold a window.
+            latency: (!i.is_multiple_of(5)).then(|| 20.0 * 1.5f64.powi(i as i32)),
+            gauges: Gauges::new(&["threshold"], &[Some(i as f64)]),
+        }
+    }
+
+    /// The rows of the data file of `paths` whose panel is `panel`, as (x, y).
+    fn drawn(paths: &[PathBuf], panel: &str) -> Vec<(f64, f64)> {
+        let mut reader = csv::Reader::from_path(&paths[2]).unwrap();
+        reader
+            .records()
+            .map(|r| r.unwrap())
+            .filter(|r| &r[0] == panel)
+            .map(|r| (r[2].parse().unwrap(), r[3].parse().unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn plots_queues_and_latency_and_notes_constant_panels() {
+        let rows: Vec<SeriesRow> = (1..=20).map(row).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let runs = [("run".to_string(), rows.as_slice())];
+        let paths = plot(&dir.path().join("series"), "t", &runs).unwrap();
+        assert_eq!(paths.len(), 3);
+        let svg = std::fs::read_to_string(&paths[0]).unwrap();
+        for text in [
+            "packets in source queues",
+            "mean packet latency (cycles)",
+            "threshold",
+            "constant: offered (flits/node/cycle) = 0.5, full buffers = 0, throttled fraction = 0",
+        ] {
+            assert!(svg.contains(text), "{text:?} missing");
+        }
+        // The latency spans far more than 20x: a logarithmic axis (decade ticks).
+        assert!(svg.contains("\n100\n") && svg.contains("\n1000\n"));
+        let queued = drawn(&paths, "packets in source queues");
+        assert_eq!(queued.len(), 20);
+        assert_eq!(queued[2], (300.0, 9.0));
+        let latency = drawn(&paths, "mean packet latency (cycles)");
+        assert_eq!(latency.len(), 16, "windows without deliveries are left out");
+
+        let smoothed = plot_smoothed(&dir.path().join("smoothed"), "t", &runs, 3).unwrap();
+        let queued = drawn(&smoothed, "packets in source queues");
+        assert_eq!(queued[2], (300.0, (4.0 + 9.0 + 16.0) / 3.0));
+    }
 }

@@ -299,11 +299,12 @@ fn testbed_s1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
     for i in 0..3 {
         let ours = p.gbps(f(i), 2);
         comparisons.push(
-            Comparison::new(
+            Comparison::judged(
                 format!("F{} with F1-F3 on", i + 1),
                 "just under 7 Gbit/s",
                 format!("{ours:.2} Gbit/s"),
-                Some((6.0..7.0).contains(&ours)),
+                (6.0..7.0).contains(&ours),
+                ">= 6 and < 7 Gbit/s",
             )
             .identified(&format!("s1-three-f{}", i + 1), Some(7.0), Some(ours)),
         );
@@ -332,11 +333,12 @@ pub(super) fn sink_shares(p: &Phases, prefix: &str, phase: u32) -> Vec<Compariso
         .zip([1.0 / 6.0, 1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0])
         .map(|(&(src, dst), paper)| {
             let ours = p.gbps((src, dst), phase) / total;
-            Comparison::new(
+            Comparison::judged(
                 format!("{}'s share of H5's link", host(src)),
                 format!("{paper:.3}"),
                 format!("{ours:.3}"),
-                Some((ours - paper).abs() <= 0.03),
+                (ours - paper).abs() <= 0.03,
+                "within ±0.03 of the paper's",
             )
             .identified(
                 &format!("{prefix}-share-{}", host(src).to_lowercase()),
@@ -385,11 +387,10 @@ fn testbed_s2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
             ("s2-max", "maximum", 11.07606, max),
         ] {
             comparisons.push(
-                Comparison::new(
+                Comparison::info(
                     format!("{what} of the three flows' {window} µs samples"),
                     format!("{paper:.3} Gbit/s (hardware report intervals)"),
                     format!("{ours:.3} Gbit/s"),
-                    None,
                 )
                 .identified(id, Some(paper), Some(ours)),
             );
@@ -442,22 +443,24 @@ fn type2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
     let h6 = p.gbps((5, 4), 3);
     let h2_h3 = p.gbps((1, 4), 3) + p.gbps((2, 4), 3);
     comparisons.push(
-        Comparison::new(
+        Comparison::judged(
             "H6 against H2 + H3 with three contributors",
             "equal",
             format!("{h6:.2} vs {h2_h3:.2} Gbit/s"),
-            Some((h6 / h2_h3 - 1.0).abs() <= 0.05),
+            (h6 / h2_h3 - 1.0).abs() <= 0.05,
+            "H6 within ±5 % of H2 + H3",
         )
         .identified("t2-h6-vs-h2h3", Some(1.0), Some(h6 / h2_h3)),
     );
     // The victim is blocked behind the contributors at S1 although it never uses H5's link.
     let victim = p.gbps((0, 3), 4);
     comparisons.push(
-        Comparison::new(
+        Comparison::judged(
             "H1 -> H4 with four contributors (head-of-line blocked)",
             "far below 13 Gbit/s",
             format!("{victim:.2} Gbit/s"),
-            Some(victim < 6.5),
+            victim < 6.5,
+            "< 6.5 Gbit/s (half of 13)",
         )
         .identified("t2-victim", None, Some(victim)),
     );
@@ -505,7 +508,7 @@ fn all_to_one(ctx: &Context, _: &Grid, jobs: &[Job]) -> Result<Outcome> {
             .fold(0.0_f64, f64::max);
         let mean = shares.iter().sum::<f64>() / shares.len().max(1) as f64;
         comparisons.push(
-            Comparison::new(
+            Comparison::judged(
                 format!("share of the sink's link, {what}"),
                 format!("1/{:.0}", 1.0 / ideal),
                 format!(
@@ -513,7 +516,8 @@ fn all_to_one(ctx: &Context, _: &Grid, jobs: &[Job]) -> Result<Outcome> {
                     1.0 / mean,
                     100.0 * worst
                 ),
-                Some(worst <= 0.05),
+                worst <= 0.05,
+                "every source's share within ±5 % of the paper's",
             )
             .identified(id, Some(ideal), Some(mean)),
         );

@@ -169,6 +169,7 @@ fn accuracy(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
                         x: p.offered,
                         y,
                         marked: false,
+                        error: None,
                     })
                 })
                 .collect(),
@@ -211,19 +212,21 @@ fn accuracy(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
     );
     let (plain_low, plain_high) = (mean_error("plain", true), mean_error("plain", false));
     let comparisons = vec![
-        Comparison::new(
+        Comparison::judged(
             "mean |error| at up to half the channel-load bound (corrected / plain)",
             "good relative accuracy",
             format!("{:.1}% / {:.1}%", low * 100.0, plain_low * 100.0),
-            Some(low <= 0.15),
+            low <= 0.15,
+            "corrected estimate's mean |error| <= 15 %",
         ),
-        Comparison::new(
+        Comparison::judged(
             "mean |error| above half the bound (corrected / plain)",
             "high-rho links are the error source",
             format!("{:.1}% / {:.1}%", high * 100.0, plain_high * 100.0),
-            Some(high > low),
+            high > low,
+            "corrected estimate's mean |error| above half the bound > up to half",
         ),
-        Comparison::new(
+        Comparison::judged(
             "the incoming-link correction improves the estimate",
             "yes (the reason for the correction)",
             format!(
@@ -231,7 +234,8 @@ fn accuracy(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
                 (low + high) * 50.0,
                 (plain_low + plain_high) * 50.0
             ),
-            Some(low + high < plain_low + plain_high),
+            low + high < plain_low + plain_high,
+            "corrected < plain (sum of the mean |error| up to and above half the bound)",
         ),
     ];
     Ok(Outcome { comparisons, files })
@@ -479,7 +483,7 @@ fn reconfig(ctx: &Context, grid: &Grid, _: &[Job]) -> Result<Outcome> {
     let mut comparisons = Vec::new();
     for &n in &RECONFIG_LINKS[1..] {
         let (e, m) = mean(n);
-        comparisons.push(Comparison::new(
+        comparisons.push(Comparison::judged(
             format!("latency change from {n} express link(s): estimated vs measured"),
             "good relative accuracy",
             format!(
@@ -487,7 +491,8 @@ fn reconfig(ctx: &Context, grid: &Grid, _: &[Job]) -> Result<Outcome> {
                 (e / e0 - 1.0) * 100.0,
                 (m / m0 - 1.0) * 100.0
             ),
-            Some((e < e0) == (m < m0)),
+            (e < e0) == (m < m0),
+            "same direction: the estimate falls exactly when the measurement does",
         ));
     }
     let errors: Vec<f64> = RECONFIG_LINKS
@@ -497,7 +502,7 @@ fn reconfig(ctx: &Context, grid: &Grid, _: &[Job]) -> Result<Outcome> {
             (e / m - 1.0).abs()
         })
         .collect();
-    comparisons.push(Comparison::new(
+    comparisons.push(Comparison::info(
         "absolute error of the mean latency, by number of links",
         "varies with the interval length",
         errors
@@ -505,7 +510,6 @@ fn reconfig(ctx: &Context, grid: &Grid, _: &[Job]) -> Result<Outcome> {
             .map(|e| format!("{:.1}%", e * 100.0))
             .collect::<Vec<_>>()
             .join(", "),
-        None,
     ));
     Ok(Outcome {
         comparisons,

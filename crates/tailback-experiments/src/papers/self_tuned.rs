@@ -182,32 +182,38 @@ impl PastKnee {
     }
 }
 
-/// A comparison of a curve past saturation with the paper's claim about it: `holds` judges
-/// the curve.
-fn judge(
-    what: impl Into<String>,
-    claim: &str,
-    points: &[LoadPoint],
+/// A test of a curve past saturation, and its rule in words.
+struct Test {
     holds: fn(&PastKnee) -> bool,
-) -> Comparison {
+    rule: &'static str,
+}
+
+/// A comparison of a curve past saturation with the paper's claim about it, judged by `test`.
+fn judge(what: impl Into<String>, claim: &str, points: &[LoadPoint], test: &Test) -> Comparison {
     let past = PastKnee::of(points);
-    Comparison::new(what, claim, past.describe(), Some(holds(&past)))
+    Comparison::judged(what, claim, past.describe(), (test.holds)(&past), test.rule)
 }
 
 /// The curve collapses: past the knee it delivers on average less than 75% of its peak.
-fn collapses(p: &PastKnee) -> bool {
-    p.mean_share() < 0.75
-}
+const COLLAPSES: Test = Test {
+    holds: |p| p.mean_share() < 0.75,
+    rule: "mean accepted at the loads above the knee (first load within 5 % of the peak) < 75 % \
+           of the peak",
+};
 
 /// The curve degrades: past the knee it delivers on average less than 85% of its peak.
-fn degrades(p: &PastKnee) -> bool {
-    p.mean_share() < 0.85
-}
+const DEGRADES: Test = Test {
+    holds: |p| p.mean_share() < 0.85,
+    rule: "mean accepted at the loads above the knee (first load within 5 % of the peak) < 85 % \
+           of the peak",
+};
 
 /// The curve holds: past the knee it never falls more than 15% below its peak.
-fn holds_peak(p: &PastKnee) -> bool {
-    p.lowest_share() >= 0.85
-}
+const HOLDS_PEAK: Test = Test {
+    holds: |p| p.lowest_share() >= 0.85,
+    rule: "lowest accepted at the loads above the knee (first load within 5 % of the peak) >= \
+           85 % of the peak",
+};
 
 /// A plot series from a curve.
 fn series(label: &str, points: &[LoadPoint], y: impl Fn(&LoadPoint) -> Option<f64>) -> Series {
@@ -220,6 +226,7 @@ fn series(label: &str, points: &[LoadPoint], y: impl Fn(&LoadPoint) -> Option<f6
                     x: p.offered,
                     y,
                     marked: p.saturated,
+                    error: None,
                 })
             })
             .collect(),
@@ -300,7 +307,7 @@ fn fig1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
                 format!("{name}: throughput past saturation"),
                 "rises, then drops sharply",
                 points,
-                collapses,
+                &COLLAPSES,
             )
         })
         .collect();
@@ -308,11 +315,12 @@ fn fig1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         PastKnee::of(&curves[0].1).peak_load,
         PastKnee::of(&curves[1].1).peak_load,
     );
-    comparisons.push(Comparison::new(
+    comparisons.push(Comparison::judged(
         "saturation load, uniform vs butterfly",
         "different",
         format!("{uniform_at:.2} vs {butterfly_at:.2}"),
-        Some((uniform_at - butterfly_at).abs() > 1e-9),
+        (uniform_at - butterfly_at).abs() > 1e-9,
+        "the loads of the two throughput peaks differ",
     ));
     Ok(Outcome { comparisons, files })
 }
@@ -329,46 +337,47 @@ fn fig3(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
             format!("Base, {deadlock}"),
             "collapses past saturation",
             get("Base"),
-            collapses,
+            &COLLAPSES,
         ));
         comparisons.push(judge(
             format!("ALO, {deadlock}"),
             "helps early, still degrades",
             get("ALO"),
-            degrades,
+            &DEGRADES,
         ));
         comparisons.push(judge(
             format!("Tune, {deadlock}"),
             "stays near its peak",
             get("Tune"),
-            holds_peak,
+            &HOLDS_PEAK,
         ));
         let latency_at_top = |m: &str| get(m).last().and_then(|p| p.network_latency);
         if let (Some(tune), Some(base)) = (latency_at_top("Tune"), latency_at_top("Base")) {
-            comparisons.push(Comparison::new(
+            comparisons.push(Comparison::judged(
                 format!("network latency at the highest load, {deadlock}"),
                 "Tune stays low, Base explodes",
                 format!("Tune {tune:.0}, Base {base:.0} cycles"),
-                Some(tune < base),
+                tune < base,
+                "Tune's mean network latency < Base's at the highest load",
             ));
         }
     }
     for mechanism in ["Base", "Tune"] {
         let name = format!("{mechanism}, avoidance, 3 VCs");
-        comparisons.push(Comparison::new(
+        comparisons.push(Comparison::info(
             name.clone(),
             "- (the paper's network has two adaptive VCs; this one has one)",
             PastKnee::of(by_name[name.as_str()]).describe(),
-            None,
         ));
     }
     let last = |name: &str| by_name[name].last().map_or(0.0, |p| p.accepted);
     let (recovery, avoidance) = (last("Base, recovery"), last("Base, avoidance"));
-    comparisons.push(Comparison::new(
+    comparisons.push(Comparison::judged(
         "Base past saturation, recovery vs avoidance",
         "recovery lower (one recovery at a time)",
         format!("{recovery:.3} vs {avoidance:.3}"),
-        Some(recovery < avoidance),
+        recovery < avoidance,
+        "Base's accepted throughput at the highest load: recovery < avoidance",
     ));
     for mechanism in names(grid, "mechanism")? {
         let speeds: Vec<f64> = reports
@@ -377,11 +386,10 @@ fn fig3(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
             .map(|(_, r)| r.summary.node_cycles_per_second)
             .collect();
         let mean = speeds.iter().sum::<f64>() / speeds.len().max(1) as f64;
-        comparisons.push(Comparison::new(
+        comparisons.push(Comparison::info(
             format!("simulation speed, {mechanism}"),
             "-",
             format!("{:.2} M node-cycles/s (mean over runs)", mean / 1e6),
-            None,
         ));
     }
     Ok(Outcome { comparisons, files })
@@ -430,13 +438,14 @@ fn fig4(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
     let without = mean_delivered(runs[1].1, warmup);
     let late: u64 = grid.param("creep")?;
     let comparisons = vec![
-        Comparison::new(
+        Comparison::judged(
             "mean delivered throughput after warm-up",
             "higher with avoidance",
             format!("with {with:.3}, without {without:.3} flits/node/cycle"),
-            Some(with >= without),
+            with >= without,
+            "mean delivered after warm-up: with avoidance >= without",
         ),
-        Comparison::new(
+        Comparison::info(
             "mean delivered throughput after the paper's creep (26,000 cycles)",
             "without avoidance it creeps down",
             format!(
@@ -444,16 +453,14 @@ fn fig4(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
                 mean_delivered(runs[0].1, late),
                 mean_delivered(runs[1].1, late)
             ),
-            None,
         ),
-        Comparison::new(
+        Comparison::info(
             "peak accepted throughput of the network (this experiment's load)",
             "-",
             format!(
                 "with {:.3}, without {:.3} (whole window)",
                 reports[&variants[0]].summary.accepted, reports[&variants[1]].summary.accepted
             ),
-            None,
         ),
     ];
     Ok(Outcome { comparisons, files })
@@ -480,21 +487,21 @@ fn fig5(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
             "Static 250, uniform",
             "works well",
             get("Static 250, uniform"),
-            holds_peak,
+            &HOLDS_PEAK,
         ),
         judge(
             "Static 250, butterfly",
             "does not prevent saturation",
             get("Static 250, butterfly"),
-            collapses,
+            &COLLAPSES,
         ),
         judge(
             "Static 50, butterfly",
             "works well",
             get("Static 50, butterfly"),
-            holds_peak,
+            &HOLDS_PEAK,
         ),
-        Comparison::new(
+        Comparison::judged(
             "Static 50 vs Tune, uniform, mean above the knee",
             "Static 50 over-throttles",
             format!(
@@ -502,17 +509,15 @@ fn fig5(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
                 PastKnee::of(get("Static 50, uniform")).mean,
                 PastKnee::of(get("Tune, uniform")).mean
             ),
-            Some(
-                PastKnee::of(get("Static 50, uniform")).mean
-                    < PastKnee::of(get("Tune, uniform")).mean,
-            ),
+            PastKnee::of(get("Static 50, uniform")).mean < PastKnee::of(get("Tune, uniform")).mean,
+            "Static 50's mean accepted above the knee < Tune's",
         ),
-        judge("Tune, uniform", "good", get("Tune, uniform"), holds_peak),
+        judge("Tune, uniform", "good", get("Tune, uniform"), &HOLDS_PEAK),
         judge(
             "Tune, butterfly",
             "good",
             get("Tune, butterfly"),
-            holds_peak,
+            &HOLDS_PEAK,
         ),
     ];
     Ok(Outcome { comparisons, files })
@@ -559,14 +564,13 @@ fn fig7(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         };
         for mechanism in &mechanisms {
             let id = format!("{mechanism}, {deadlock}");
-            comparisons.push(Comparison::new(
+            comparisons.push(Comparison::info(
                 format!("average latency, {id}"),
                 format!("{:.0} cycles", paper[id.as_str()]),
                 format!("{:.0} cycles", latency(mechanism)),
-                None,
             ));
         }
-        comparisons.push(Comparison::new(
+        comparisons.push(Comparison::judged(
             format!("Tune's latency as a fraction of Base's, {deadlock}"),
             format!(
                 "{:.0}%",
@@ -574,7 +578,8 @@ fn fig7(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
                     / paper[format!("Base, {deadlock}").as_str()]
             ),
             format!("{:.0}%", 100.0 * latency("Tune") / latency("Base")),
-            Some(latency("Tune") < 0.5 * latency("Base")),
+            latency("Tune") < 0.5 * latency("Base"),
+            "Tune's average latency < 50 % of Base's",
         ));
     }
     Ok(Outcome { comparisons, files })
@@ -614,7 +619,7 @@ fn tree(ctx: &Context, _: &Grid, jobs: &[Job]) -> Result<Outcome> {
     for (b, t) in base.occupancy.iter().zip(&tune.occupancy) {
         let in_tree =
             |per_router: &[f64]| per_router.iter().filter(|&&o| o > TREE_OCCUPANCY).count();
-        comparisons.push(Comparison::new(
+        comparisons.push(Comparison::info(
             format!(
                 "routers over {:.0}% full at cycle {}",
                 100.0 * TREE_OCCUPANCY,
@@ -627,27 +632,24 @@ fn tree(ctx: &Context, _: &Grid, jobs: &[Job]) -> Result<Outcome> {
                 in_tree(&t.per_router),
                 b.per_router.len()
             ),
-            None,
         ));
     }
     let others = |r: &RunReport| {
         let per_node = &r.accepted_per_node;
         (per_node.iter().sum::<f64>() - per_node[hot]) / (per_node.len() - 1) as f64
     };
-    comparisons.push(Comparison::new(
+    comparisons.push(Comparison::info(
         format!("accepted at the hot node {hot} (flits/cycle; it can take 1)"),
         "-",
         format!(
             "Base {:.3}, Tune {:.3}",
             base.accepted_per_node[hot], tune.accepted_per_node[hot]
         ),
-        None,
     ));
-    comparisons.push(Comparison::new(
+    comparisons.push(Comparison::info(
         "accepted at the other nodes (mean, flits/node/cycle)",
         "-",
         format!("Base {:.3}, Tune {:.3}", others(base), others(tune)),
-        None,
     ));
     Ok(Outcome { comparisons, files })
 }

@@ -71,6 +71,10 @@ struct Stored {
     /// Fingerprint of the configuration it ran, so a resumed batch reruns jobs whose setup
     /// changed.
     config: String,
+    /// The whole configuration it ran, every default filled in (absent from files written
+    /// before it was stored).
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    resolved_config: serde_json::Value,
     report: RunReport,
 }
 
@@ -229,6 +233,8 @@ pub fn run_jobs(
                 let stored = Stored {
                     id: job.id.clone(),
                     config: configs[job.id.as_str()].clone(),
+                    resolved_config: serde_json::to_value(&job.config)
+                        .map_err(anyhow::Error::from)?,
                     report,
                 };
                 let mut guard = store

@@ -16,6 +16,7 @@ use super::super::isolation::{self, line, mean, plot_throughput};
 use super::SCHEMES;
 use super::patterns::{Split, flows, roles};
 use crate::grid::Grid;
+use crate::spread::Spread;
 use crate::{Comparison, Context, Job, Outcome, Result};
 
 /// The gauge of input pools whose hot-packet queues are all claimed.
@@ -168,9 +169,19 @@ impl Curve {
         })
     }
 
-    fn judged(&self) -> f64 {
-        mean(&self.judged)
+    /// Mean normalised throughput over the hot window, over the seeds.
+    fn judged(&self) -> Spread {
+        Spread::of(&self.judged)
     }
+}
+
+/// The name of scheme `id` (of Paper VI, or of Paper V for the single-read-port switch).
+fn scheme_name(id: &str) -> &str {
+    SCHEMES
+        .iter()
+        .chain(isolation::SCHEMES.iter())
+        .find(|s| s.id == id)
+        .map_or(id, |s| s.name)
 }
 
 pub(super) fn fig7(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
@@ -262,8 +273,9 @@ pub(super) fn fig7(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> 
             let exhausted = mean(&curve.exhausted[..before.min(curve.exhausted.len())]);
             values.push((curve.judged(), exhausted));
         }
+        let (hfdi, ecocc): (&(Spread, f64), &(Spread, f64)) = (&values[0], &values[1]);
         comparisons.push(
-            Comparison::new(
+            Comparison::info(
                 format!(
                     "{} nodes, pattern #{pattern}, HFDI / EcoCC with `{}`: mean normalised \
                      throughput in the hot window (ports without a free HPQ before it)",
@@ -272,12 +284,16 @@ pub(super) fn fig7(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> 
                 ),
                 "(sensitivity; Paper VI: HTh 4 packets, no credit test)",
                 format!(
-                    "{:.3} ({:.1}) / {:.3} ({:.1})",
-                    values[0].0, values[0].1, values[1].0, values[1].1
+                    "{} ({:.1}) / {} ({:.1}) {}",
+                    hfdi.0.value(3),
+                    hfdi.1,
+                    ecocc.0.value(3),
+                    ecocc.1,
+                    hfdi.0.note()
                 ),
-                None,
             )
-            .identified(&format!("fig7-{reading}"), None, Some(values[0].0)),
+            .identified(&format!("fig7-{reading}"), None, Some(hfdi.0.mean))
+            .over_seeds(&hfdi.0),
         );
     }
     for (name, text) in [("fig7.csv", table), ("fig7-series.csv", series_csv)] {
@@ -295,11 +311,18 @@ fn judge_fig7(
     curves: &BTreeMap<&str, Curve>,
     judged: std::ops::Range<usize>,
 ) -> Vec<Comparison> {
-    let at = |id: &str| curves[id].judged();
+    let spread = |id: &str| curves[id].judged();
+    let at = |id: &str| spread(id).mean;
     let (vl1, ith, hfdi, ecocc, voqnet) =
         (at("1vl"), at("ith"), at("hfdi"), at("ecocc"), at("voqnet"));
     let listed = format!(
-        "VOQnet {voqnet:.3}, EcoCC {ecocc:.3}, HFDI {hfdi:.3}, IB-ITh {ith:.3}, 1VL {vl1:.3}"
+        "VOQnet {}, EcoCC {}, HFDI {}, IB-ITh {}, 1VL {} {}",
+        spread("voqnet").value(3),
+        spread("ecocc").value(3),
+        spread("hfdi").value(3),
+        spread("ith").value(3),
+        spread("1vl").value(3),
+        spread("ecocc").note()
     );
     let case = format!("{} nodes, pattern #{pattern}", nodes(levels));
     let what =
@@ -309,32 +332,37 @@ fn judge_fig7(
     if pattern == 1 {
         let close = |x: f64| (x / voqnet - 1.0).abs() <= 0.10;
         out.push(
-            Comparison::new(
+            Comparison::judged(
                 what("EcoCC ~ HFDI ~ VOQnet (within 10 % of VOQnet)"),
                 "EcoCC ~ HFDI ~ VOQnet",
                 listed.clone(),
-                Some(close(ecocc) && close(hfdi)),
+                close(ecocc) && close(hfdi),
+                "EcoCC and HFDI each within ±10 % of VOQnet",
             )
             .identified(&id("isolation"), None, Some(ecocc / voqnet)),
         );
         out.push(
-            Comparison::new(
+            Comparison::judged(
                 what("IB-ITh below EcoCC and HFDI, above 1VL"),
                 "EcoCC ~ HFDI >> IB-ITh > 1VL",
                 listed,
-                Some(ith < ecocc.min(hfdi) && ith > vl1),
+                ith < ecocc.min(hfdi) && ith > vl1,
+                "IB-ITh < EcoCC, IB-ITh < HFDI, and IB-ITh > 1VL",
             )
-            .identified(&id("order"), None, Some(ith)),
+            .identified(&id("order"), None, Some(ith))
+            .over_seeds(&spread("ith")),
         );
     } else {
         out.push(
-            Comparison::new(
+            Comparison::judged(
                 what("EcoCC above HFDI and IB-ITh, 1VL lowest"),
                 "EcoCC >> HFDI; IB-ITh poor; 1VL worst",
                 listed,
-                Some(ecocc > hfdi && ecocc > ith && vl1 < ith.min(hfdi).min(ecocc)),
+                ecocc > hfdi && ecocc > ith && vl1 < ith.min(hfdi).min(ecocc),
+                "EcoCC > HFDI and EcoCC > IB-ITh, and 1VL < IB-ITh, HFDI and EcoCC",
             )
-            .identified(&id("order"), None, Some(ecocc)),
+            .identified(&id("order"), None, Some(ecocc))
+            .over_seeds(&spread("ecocc")),
         );
         let exhausted = |id: &str| {
             let e = &curves[id].exhausted;
@@ -342,14 +370,15 @@ fn judge_fig7(
         };
         let (e_hfdi, e_ecocc) = (exhausted("hfdi"), exhausted("ecocc"));
         out.push(
-            Comparison::new(
+            Comparison::judged(
                 format!(
                     "{case}: input ports without a free hot-packet queue, mean over the hot \
                      window (Supplement Fig. 10)"
                 ),
                 "HFDI many, EcoCC far fewer",
                 format!("HFDI {e_hfdi:.1}, EcoCC {e_ecocc:.1}"),
-                Some(e_ecocc < e_hfdi),
+                e_ecocc < e_hfdi,
+                "EcoCC < HFDI",
             )
             .identified(&id("hpqs"), None, Some(e_ecocc)),
         );
@@ -466,14 +495,15 @@ pub(super) fn table3(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome
                     }
                     judged.insert(scheme, curve.judged());
                 }
-                let gaining = judged[column.gaining];
+                let mean_of = |scheme: &str| judged[scheme].mean;
+                let gaining = mean_of(column.gaining);
                 let name = if column.gaining == "ecocc" {
                     "EcoCC"
                 } else {
                     "CCFIT"
                 };
                 for (i, row) in column.rows.iter().enumerate() {
-                    let ours = 100.0 * (gaining / judged[row] - 1.0);
+                    let ours = 100.0 * (gaining / mean_of(row) - 1.0);
                     let paper = column.paper[conf][i];
                     gains.push_str(&format!(
                         "{},{levels},{},{row},{paper},{ours:.1}\n",
@@ -481,7 +511,7 @@ pub(super) fn table3(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome
                         column.gaining
                     ));
                     comparisons.push(
-                        Comparison::new(
+                        Comparison::judged(
                             format!(
                                 "{} nodes, pattern #2 ({} hot sources): {name}'s average gain \
                                  over {} (within 15 points)",
@@ -491,7 +521,8 @@ pub(super) fn table3(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome
                             ),
                             format!("{paper:+.0} %"),
                             format!("{ours:+.1} %"),
-                            Some((ours - paper).abs() <= 15.0),
+                            (ours - paper).abs() <= 15.0,
+                            "within ±15 percentage points of the paper's",
                         )
                         .identified(
                             &format!(
@@ -504,13 +535,22 @@ pub(super) fn table3(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome
                         ),
                     );
                 }
-                let order: Vec<f64> = column.rows[..3]
+                let ranked: Vec<&str> = column.rows[..3]
                     .iter()
-                    .map(|r| judged[r])
-                    .chain([gaining])
+                    .copied()
+                    .chain([column.gaining])
                     .collect();
+                let order: Vec<f64> = ranked.iter().map(|r| mean_of(r)).collect();
+                let rule = format!(
+                    "strictly rising: {}",
+                    ranked
+                        .iter()
+                        .map(|r| scheme_name(r))
+                        .collect::<Vec<_>>()
+                        .join(" < ")
+                );
                 comparisons.push(
-                    Comparison::new(
+                    Comparison::judged(
                         format!(
                             "{} nodes, pattern #2 ({} hot sources), {} switch: mean normalised \
                              throughput rises 1VL < IB-ITh < HFDI < {name}",
@@ -523,18 +563,24 @@ pub(super) fn table3(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome
                             }
                         ),
                         "1VL < IB-ITh < HFDI < gaining scheme",
-                        order
-                            .iter()
-                            .map(|x| format!("{x:.3}"))
-                            .collect::<Vec<_>>()
-                            .join(" / "),
-                        Some(order.windows(2).all(|w| w[0] < w[1])),
+                        format!(
+                            "{} {}",
+                            ranked
+                                .iter()
+                                .map(|r| judged[r].value(3))
+                                .collect::<Vec<_>>()
+                                .join(" / "),
+                            judged[column.gaining].note()
+                        ),
+                        order.windows(2).all(|w| w[0] < w[1]),
+                        rule,
                     )
                     .identified(
                         &format!("table3-{}-n{levels}-{}-order", split.id(), column.id),
                         None,
                         Some(gaining),
-                    ),
+                    )
+                    .over_seeds(&judged[column.gaining]),
                 );
             }
         }

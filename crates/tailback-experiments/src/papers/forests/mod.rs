@@ -149,7 +149,7 @@ impl Classes {
 /// Whether every run settled: `unsettled` are the runs with a class whose two halves of the
 /// window differ by more than [`STATIONARY`].
 fn settled(id: &str, unsettled: &[String]) -> Comparison {
-    Comparison::new(
+    Comparison::judged(
         "every run settled (each class's two halves of the window within 5 %)",
         "yes",
         if unsettled.is_empty() {
@@ -157,7 +157,12 @@ fn settled(id: &str, unsettled: &[String]) -> Comparison {
         } else {
             format!("no: {}", unsettled.join(", "))
         },
-        Some(unsettled.is_empty()),
+        unsettled.is_empty(),
+        format!(
+            "in every run, hot spots' and others' receive rates in the two halves of the window \
+             differ by <= {:.0} % of the larger",
+            100.0 * STATIONARY
+        ),
     )
     .identified(id, None, Some(unsettled.len() as f64))
 }

@@ -107,6 +107,7 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
                     x: f64::from(life) / 1000.0,
                     y: on / off,
                     marked: false,
+                    error: None,
                 })
                 .collect(),
             saturation: None,
@@ -142,14 +143,15 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
     ] {
         if let Some(g) = gain(mix, life) {
             comparisons.push(
-                Comparison::new(
+                Comparison::judged(
                     format!(
                         "{mix}, hot spots living {} ms: gain with CC",
                         f64::from(life) / 1000.0
                     ),
                     paper,
                     format!("{g:.2}x"),
-                    Some((low..=high).contains(&g)),
+                    (low..=high).contains(&g),
+                    format!("between {low:.2}x and {high:.2}x"),
                 )
                 .identified(id, None, Some(g)),
             );
@@ -161,11 +163,12 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         .map(|&(_, off, on)| on / off)
         .fold(f64::INFINITY, f64::min);
     comparisons.push(
-        Comparison::new(
+        Comparison::judged(
             "the least gain with CC over every mix and lifetime",
             "CC never clearly worse (at least 0.95x)",
             format!("{worst:.2}x"),
-            Some(worst >= 0.95),
+            worst >= 0.95,
+            "least gain >= 0.95x",
         )
         .identified("moving-least-gain", Some(0.95), Some(worst)),
     );
@@ -177,11 +180,12 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         }
     });
     comparisons.push(
-        Comparison::new(
+        Comparison::judged(
             "every mix gains more with the longest lifetime than with the shortest",
             "yes (the gain falls as hot spots move faster)",
             if falling { "yes" } else { "no" },
-            Some(falling),
+            falling,
+            "for every mix, gain at the longest lifetime >= gain at the shortest",
         )
         .identified("moving-falls", None, None),
     );

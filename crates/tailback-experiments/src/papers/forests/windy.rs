@@ -127,11 +127,12 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         ));
         let share = |q: &WindyPoint| q.on.others / tmax(0.25, f64::from(q.p) / 100.0);
         comparisons.push(
-            Comparison::new(
+            Comparison::judged(
                 "x = 25 %, CC on: share of tmax at p = 0, 10, 60 (a dip at 10: 10 % below both)",
                 "0.88, 0.60, 0.80",
                 format!("{:.2}, {:.2}, {:.2}", share(p0), share(p10), share(p60)),
-                Some(share(p10) < 0.9 * share(p0).min(share(p60))),
+                share(p10) < 0.9 * share(p0).min(share(p60)),
+                "share at p = 10 < 90 % of the lesser of the shares at p = 0 and 60",
             )
             .identified("windy25-dip", Some(0.60), Some(share(p10))),
         );
@@ -143,11 +144,12 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         .reduce(f64::min)
     {
         comparisons.push(
-            Comparison::new(
+            Comparison::judged(
                 "x = 25 %: the least non-hot-spot gain over p",
                 "at least 5x (8.6x at p = 0, 9.1x at 10, up to 16.3x)",
                 format!("{min:.1}x"),
-                Some(min >= 5.0),
+                min >= 5.0,
+                "least gain >= 5x",
             )
             .identified("windy25-least-gain", Some(5.0), Some(min)),
         );
@@ -161,11 +163,12 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         .reduce(f64::max)
     {
         comparisons.push(
-            Comparison::new(
+            Comparison::judged(
                 "the hot spots' greatest loss with CC over the grid",
                 "2.2 % (at most 5 %)",
                 format!("{:.1} %", 100.0 * worst),
-                Some(worst <= 0.05),
+                worst <= 0.05,
+                "greatest loss <= 5 % (every point but x = 100 %, p = 0)",
             )
             .identified("windy-hot-loss", Some(0.022), Some(worst)),
         );
@@ -181,12 +184,18 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
                 100 => "about 17x at p = 60",
                 _ => "a peak near p = 60, growing with x",
             };
+            let rule = if x == 100 {
+                "the greatest gain at p between 50 and 70, and >= 10x"
+            } else {
+                "the greatest gain at p between 50 and 70"
+            };
             comparisons.push(
-                Comparison::new(
+                Comparison::judged(
                     format!("x = {x} %: the greatest total gain with CC"),
                     paper,
                     format!("{:.1}x at p = {}", peak.total_gain(), peak.p),
-                    Some((50..=70).contains(&peak.p) && (x != 100 || peak.total_gain() >= 10.0)),
+                    (50..=70).contains(&peak.p) && (x != 100 || peak.total_gain() >= 10.0),
+                    rule,
                 )
                 .identified(
                     &format!("windy{x}-peak-gain"),
@@ -199,22 +208,24 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
     if let (Some(p0), Some(p100)) = (at(100, 0), at(100, 100)) {
         let loss = 1.0 - p0.on.others / p0.off.others;
         comparisons.push(
-            Comparison::new(
+            Comparison::judged(
                 "x = 100 %, p = 0 (uniform traffic): non-hot-spot loss with CC",
                 "3 % (0 to 6 %)",
                 format!("{:.1} %", 100.0 * loss),
-                Some((0.0..=0.06).contains(&loss)),
+                (0.0..=0.06).contains(&loss),
+                "loss between 0 and 6 %",
             )
             .identified("windy100-p0-loss", Some(0.03), Some(loss)),
         );
         for (q, id) in [(p0, "windy100-p0-gain"), (p100, "windy100-p100-gain")] {
             let gain = q.total_gain();
             comparisons.push(
-                Comparison::new(
+                Comparison::judged(
                     format!("x = 100 %, p = {}: total gain with CC", q.p),
                     "none (0.9x to 1.1x)",
                     format!("{gain:.2}x"),
-                    Some((0.9..=1.1).contains(&gain)),
+                    (0.9..=1.1).contains(&gain),
+                    "between 0.9x and 1.1x",
                 )
                 .identified(id, Some(1.0), Some(gain)),
             );
@@ -246,14 +257,13 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
                 "(sensitivity; Paper IV: 0.97 at p = 0, near 1 at 60; total gain about 17x at 60)"
             };
             comparisons.push(
-                Comparison::new(
+                Comparison::info(
                     format!(
                         "x = {x} %, CC on, {}: share of tmax at p = 0, 10, 60; total gain",
                         reading.words
                     ),
                     paper,
                     format!("{}; {}", shares.join(", "), gains.join(", ")),
-                    None,
                 )
                 .identified(&format!("windy{x}-{}", reading.id), None, None),
             );
@@ -300,6 +310,7 @@ fn line(label: &str, points: impl Iterator<Item = (u32, f64)>) -> Series {
                 x: f64::from(p),
                 y,
                 marked: false,
+                error: None,
             })
             .collect(),
         saturation: None,

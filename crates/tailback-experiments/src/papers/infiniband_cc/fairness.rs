@@ -5,11 +5,12 @@ use std::collections::BTreeMap;
 
 use tailback_core::stats::RunReport;
 
-use super::{CC_ON, CONTRIBUTORS, READINGS, SEEDS, report, spread, with_spread};
+use super::{CC_ON, CONTRIBUTORS, READINGS, SEEDS, report, spread};
 use crate::grid::Grid;
 use crate::papers::infiniband::{
     Phases, SCENARIO_1, TYPE_1, host, run_scenarios, scenario_job, sink_shares,
 };
+use crate::spread::Spread;
 use crate::{Comparison, Context, Job, Outcome, Result};
 
 /// Paper II's threshold variants on the Type I network: one threshold, or two with a gap of
@@ -94,19 +95,21 @@ fn variant_runs<'a>(
         .collect()
 }
 
-/// What Paper II says of the contributors' max/min with a hysteresis of `gap` blocks, and
-/// whether `mean` agrees.
-fn paper_ratio(gap: u32, mean: f64) -> (&'static str, bool) {
+/// What Paper II says of the contributors' max/min with a hysteresis of `gap` blocks, whether
+/// `value` agrees, and the bound it is judged by.
+fn paper_ratio(gap: u32, value: f64) -> (&'static str, bool, &'static str) {
     match gap {
         0 => (
             "at least 1.3, the newest flow ahead (H6 about 2x H3)",
-            mean >= 1.3,
+            value >= 1.3,
+            ">= 1.3",
         ),
         16 | 32 => (
             "above 1 (a gap of at most 1 MTU does not fix it)",
-            mean > 1.1,
+            value > 1.1,
+            "> 1.1",
         ),
-        _ => ("at most 1.1 (equal shares)", mean <= 1.1),
+        _ => ("at most 1.1 (equal shares)", value <= 1.1, "<= 1.1"),
     }
 }
 
@@ -118,11 +121,12 @@ pub(super) fn type1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome>
     for phase in 2..5 {
         let r = ratio(&off, phase);
         comparisons.push(
-            Comparison::new(
+            Comparison::judged(
                 format!("CC off: contributors' max / min with {phase} on"),
                 "1 (equal shares)",
                 format!("{r:.3}"),
-                Some(r <= 1.02),
+                r <= 1.02,
+                "max / min <= 1.02",
             )
             .identified(&format!("t1cc-off-ratio-{phase}"), Some(1.0), Some(r)),
         );
@@ -131,16 +135,22 @@ pub(super) fn type1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome>
         let runs = variant_runs(&reports, grid, id)?;
         for phase in 2..5 {
             let ratios: Vec<f64> = runs.iter().map(|p| ratio(p, phase)).collect();
-            let (mean, _, _) = spread(&ratios);
-            let (paper, agrees) = paper_ratio(gap, mean);
+            let over_seeds = Spread::of(&ratios);
+            let (paper, agrees, bound) = paper_ratio(gap, over_seeds.mean);
             comparisons.push(
-                Comparison::new(
+                Comparison::judged(
                     format!("{}: contributors' max / min with {phase} on", variant(gap)),
                     paper,
-                    with_spread(&ratios, 2),
-                    Some(agrees),
+                    over_seeds.describe(2, ""),
+                    agrees,
+                    format!("mean over the seeds {bound}"),
                 )
-                .identified(&format!("t1cc-{id}-ratio-{phase}"), None, Some(mean)),
+                .identified(
+                    &format!("t1cc-{id}-ratio-{phase}"),
+                    None,
+                    Some(over_seeds.mean),
+                )
+                .over_seeds(&over_seeds),
             );
         }
         if gap == 0 {
@@ -151,11 +161,12 @@ pub(super) fn type1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome>
                 .count();
             let cases = runs.len() * 3;
             comparisons.push(
-                Comparison::new(
+                Comparison::judged(
                     "one threshold: the newest contributor gets the most",
                     "yes (after each addition)",
                     format!("in {ahead} of {cases} phases and seeds"),
-                    Some(3 * ahead >= 2 * cases),
+                    3 * ahead >= 2 * cases,
+                    "in at least 2/3 of the phases and seeds",
                 )
                 .identified(
                     "t1cc-one-newest-ahead",
@@ -168,25 +179,26 @@ pub(super) fn type1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome>
     for (reading, _) in &READINGS[1..] {
         for (id, gap) in READING_VARIANTS {
             let runs = variant_runs(&reports, grid, &format!("{reading}-{id}"))?;
-            let means: Vec<f64> = (2..5)
-                .map(|phase| spread(&runs.iter().map(|p| ratio(p, phase)).collect::<Vec<_>>()).0)
+            let spreads: Vec<Spread> = (2..5)
+                .map(|phase| Spread::of(&runs.iter().map(|p| ratio(p, phase)).collect::<Vec<_>>()))
                 .collect();
-            let worst = means.iter().copied().fold(0.0, f64::max);
-            let (paper, agrees) = paper_ratio(gap, worst);
-            let ours = means
+            let worst = spreads.iter().map(|s| s.mean).fold(0.0, f64::max);
+            let (paper, agrees, bound) = paper_ratio(gap, worst);
+            let ours = spreads
                 .iter()
-                .map(|m| format!("{m:.2}"))
+                .map(|s| s.value(2))
                 .collect::<Vec<_>>()
                 .join(", ");
             comparisons.push(
-                Comparison::new(
+                Comparison::judged(
                     format!(
                         "reading {reading}, {}: contributors' max / min with 2, 3, 4 on",
                         variant(gap)
                     ),
                     paper,
-                    format!("{ours} (mean of {} seeds)", runs.len()),
-                    Some(agrees),
+                    format!("{ours} {}", spreads[0].note()),
+                    agrees,
+                    format!("the greatest of the three phases' means over the seeds {bound}"),
                 )
                 .identified(
                     &format!("t1cc-{reading}-{id}-ratio"),
@@ -271,32 +283,34 @@ pub(super) fn type2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome>
     };
     let (mr1, mr10) = (runs("mr1")?, runs("mr10")?);
     for (i, &(src, _)) in CONTRIBUTORS.iter().enumerate() {
-        let values: Vec<f64> = mr1.iter().map(|p| shares(p, 4)[i]).collect();
-        let (mean, _, _) = spread(&values);
+        let values = Spread::of(&mr1.iter().map(|p| shares(p, 4)[i]).collect::<Vec<_>>());
         comparisons.push(
-            Comparison::new(
+            Comparison::judged(
                 format!("Marking_Rate 1: {}'s share of H5's link", host(src)),
                 "0.250 (equal)",
-                with_spread(&values, 3),
-                Some((mean - 0.25).abs() <= 0.04),
+                values.describe(3, ""),
+                (values.mean - 0.25).abs() <= 0.04,
+                "mean over the seeds within ±0.04 of 0.250",
             )
             .identified(
                 &format!("t2cc-mr1-share-{}", host(src).to_lowercase()),
                 Some(0.25),
-                Some(mean),
-            ),
+                Some(values.mean),
+            )
+            .over_seeds(&values),
         );
     }
-    let victim: Vec<f64> = mr1.iter().map(|p| p.gbps((0, 3), 4)).collect();
-    let (v, _, _) = spread(&victim);
+    let victim = Spread::of(&mr1.iter().map(|p| p.gbps((0, 3), 4)).collect::<Vec<_>>());
     comparisons.push(
-        Comparison::new(
+        Comparison::judged(
             "Marking_Rate 1: the victim H1 -> H4 with all contributors on",
             "unblocked (13 Gbit/s)",
-            format!("{} Gbit/s", with_spread(&victim, 2)),
-            Some(v >= 12.35),
+            victim.describe(2, " Gbit/s"),
+            victim.mean >= 12.35,
+            "mean over the seeds >= 12.35 Gbit/s (95 % of 13)",
         )
-        .identified("t2cc-mr1-victim", Some(13.0), Some(v)),
+        .identified("t2cc-mr1-victim", Some(13.0), Some(victim.mean))
+        .over_seeds(&victim),
     );
     // A tenth of a second of windows after each addition, as long as the phase allows.
     let window: f64 = grid.param("window_us")?;
@@ -324,22 +338,29 @@ pub(super) fn type2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome>
                     .fold(0.0, f64::max)
             })
             .collect();
-        let (mean, _, _) = spread(&ratios);
+        let over_seeds = Spread::of(&ratios);
+        let mean = over_seeds.mean;
         comparisons.push(
-            Comparison::new(
+            Comparison::judged(
                 format!(
                     "{name}: contributors' max / min over the first {} ms after an addition (worst of three)",
                     windows as f64 * window / 1000.0
                 ),
                 paper,
-                with_spread(&ratios, 2),
-                Some(if unfair { mean > 1.3 } else { mean <= 1.3 }),
+                over_seeds.describe(2, ""),
+                if unfair { mean > 1.3 } else { mean <= 1.3 },
+                if unfair {
+                    "mean over the seeds > 1.3"
+                } else {
+                    "mean over the seeds <= 1.3"
+                },
             )
             .identified(
                 &format!("t2cc-{}-early-ratio", if unfair { "mr10" } else { "mr1" }),
                 None,
                 Some(mean),
-            ),
+            )
+            .over_seeds(&over_seeds),
         );
     }
     Ok(Outcome { comparisons, files })

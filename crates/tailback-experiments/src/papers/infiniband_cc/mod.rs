@@ -25,7 +25,8 @@ use crate::{Error, Experiment, Job, Result};
 /// defaults).
 pub(super) const CC_ON: &str = "congestion.mechanism=\"ib_cc\"";
 
-/// Seeds of the runs with random marking (R3-R5: three, their spread printed).
+/// Seeds of the runs with random marking (R3-R5: three, their means printed with a 95 %
+/// confidence interval).
 pub(super) const SEEDS: [u64; 3] = [1, 2, 3];
 
 /// The contributors to H5 in the Type I and Type II scenarios, in the order they start
@@ -128,13 +129,4 @@ pub(super) fn spread(values: &[f64]) -> (f64, f64, f64) {
             (lo.min(x), hi.max(x))
         });
     (values.iter().sum::<f64>() / n, lo, hi)
-}
-
-/// "mean (min-max)" of `values` with `digits` decimals.
-pub(super) fn with_spread(values: &[f64], digits: usize) -> String {
-    let (mean, lo, hi) = spread(values);
-    format!(
-        "{mean:.digits$} ({lo:.digits$}-{hi:.digits$} over {} seeds)",
-        values.len()
-    )
 }

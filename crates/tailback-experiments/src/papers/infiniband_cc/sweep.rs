@@ -126,11 +126,13 @@ fn readings(
             .collect::<Vec<_>>()
             .join(", ");
         comparisons.push(
-            Comparison::new(
+            Comparison::judged(
                 format!("reading {name}, Marking_Rate {rate}: the victim (Var) against the timer"),
                 "collapses below 150 µs, at its limit from 150 µs, Var growing",
                 ours,
-                Some(low && kept && grows),
+                low && kept && grows,
+                "victim (mean over seeds) < 6.5 Gbit/s at every timer < 150 µs and >= 12.35 at \
+                 every timer >= 150 µs; Var at the longest timer > at the shortest >= 150 µs",
             )
             .identified(&format!("sweep-reading-{name}"), None, None),
         );
@@ -208,11 +210,13 @@ pub(super) fn sweep(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome>
         .collect::<Vec<_>>()
         .join(", ");
     let mut comparisons = vec![
-        Comparison::new(
+        Comparison::judged(
             "the victim below half its rate for every timer under 150 µs, at every rate",
             "it collapses (the tree re-forms)",
             low_timers,
-            Some(victim_low_ok),
+            victim_low_ok,
+            "victim (mean over seeds) < 6.5 Gbit/s at every timer < 150 µs and every \
+             Marking_Rate",
         )
         .identified("sweep-victim-low-timers", None, None),
     ];
@@ -220,35 +224,38 @@ pub(super) fn sweep(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome>
     if let (Some(first), Some(last)) = (good.first(), good.last()) {
         let flat = good.iter().all(|t| (t.2 / first.2 - 1.0).abs() <= 0.10);
         comparisons.push(
-            Comparison::new(
+            Comparison::judged(
                 "the contributors' mean from 150 µs to the longest timer",
                 "flat (within 10 %)",
                 good.iter()
                     .map(|t| format!("{:.0} µs: {:.2}", t.0, t.2))
                     .collect::<Vec<_>>()
                     .join(", "),
-                Some(flat),
+                flat,
+                "at every timer >= 150 µs, within ±10 % of the value at the shortest of them",
             )
             .identified("sweep-contributors-flat", None, Some(last.2 / first.2)),
         );
         comparisons.push(
-            Comparison::new(
+            Comparison::judged(
                 "the victim from 150 µs on",
                 "at its PCIe limit (13 Gbit/s)",
                 good.iter()
                     .map(|t| format!("{:.0} µs: {:.2}", t.0, t.1))
                     .collect::<Vec<_>>()
                     .join(", "),
-                Some(good.iter().all(|t| t.1 >= 12.35)),
+                good.iter().all(|t| t.1 >= 12.35),
+                ">= 12.35 Gbit/s (95 % of 13) at every timer >= 150 µs",
             )
             .identified("sweep-victim-good-timers", Some(13.0), Some(first.1)),
         );
         comparisons.push(
-            Comparison::new(
+            Comparison::judged(
                 "the contributors' treatment variation (Var) from 150 µs to the longest timer",
                 "grows with the timer (fairness best at low timers)",
                 format!("{:.4} -> {:.4}", first.3, last.3),
-                Some(last.3 > first.3),
+                last.3 > first.3,
+                "Var at the longest timer > at the shortest timer >= 150 µs",
             )
             .identified("sweep-var-grows", None, Some(last.3 / first.3.max(1e-12))),
         );

@@ -74,11 +74,12 @@ pub(super) fn s1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         ));
         let share = ours / total;
         comparisons.push(
-            Comparison::new(
+            Comparison::judged(
                 format!("CC on: {}'s share of H5's link", host(src)),
                 "0.250 (the parking lot solved)",
                 format!("{share:.3}"),
-                Some((share - 0.25).abs() <= 0.04),
+                (share - 0.25).abs() <= 0.04,
+                "within ±0.04 of 0.250",
             )
             .identified(
                 &format!("s1cc-share-{}", host(src).to_lowercase()),
@@ -89,11 +90,12 @@ pub(super) fn s1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
     }
     let two = on.gbps((1, 4), 2) + on.gbps((2, 4), 2);
     comparisons.push(
-        Comparison::new(
+        Comparison::judged(
             "CC on: F2 + F3 while they are the only contributors",
             "≈ 11 Gbit/s (hardware); ≈ 13 (Paper I's simulation)",
             format!("{two:.2} Gbit/s"),
-            Some((9.35..=14.95).contains(&two)),
+            (9.35..=14.95).contains(&two),
+            "between 9.35 and 14.95 Gbit/s (15 % below 11 to 15 % above 13)",
         )
         .identified("s1cc-two-contributors", Some(11.0), Some(two)),
     );
@@ -107,11 +109,12 @@ pub(super) fn s1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
     };
     let (sd_off, sd_on) = (spread(&off), spread(&on));
     comparisons.push(
-        Comparison::new(
+        Comparison::judged(
             "a contributor's throughput samples with all five flows, standard deviation off and on",
             "CC on: the contributors oscillate",
             format!("{sd_off:.3} off, {sd_on:.3} on (Gbit/s)"),
-            Some(sd_on > 5.0 * sd_off.max(0.01)),
+            sd_on > 5.0 * sd_off.max(0.01),
+            "on > 5x off (off counted as at least 0.01 Gbit/s)",
         )
         .identified("s1cc-oscillation", None, Some(sd_on)),
     );
@@ -123,11 +126,12 @@ pub(super) fn s1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         let (v_off, v_on) = (at("off")?, at("on")?);
         let gain = v_on / v_off.max(1e-9);
         comparisons.push(
-            Comparison::new(
+            Comparison::judged(
                 format!("the victim's gain from CC with {bytes}-byte messages"),
                 "≈ 10x (about an order of magnitude, hardware)",
                 format!("{gain:.1}x ({v_off:.2} -> {v_on:.2} Gbit/s)"),
-                Some(gain >= 5.0),
+                gain >= 5.0,
+                "at least 5x",
             )
             .identified(&format!("s1cc-msg-{bytes}-gain"), Some(10.0), Some(gain)),
         );
@@ -163,11 +167,12 @@ pub(super) fn s2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
     let mean = |p: &Phases| flows.iter().map(|&f| p.gbps(f, 2)).sum::<f64>() / 3.0;
     let drop = 1.0 - mean(&on) / mean(&off);
     comparisons.push(
-        Comparison::new(
+        Comparison::judged(
             "CC on: the mean's drop from CC off",
             "3.5 % (10.43 -> 10.06 Gbit/s)",
             format!("{:.1} %", 100.0 * drop),
-            Some((0.02..=0.06).contains(&drop)),
+            (0.02..=0.06).contains(&drop),
+            "drop between 2 and 6 %",
         )
         .identified("s2cc-drop", Some(0.0354), Some(drop)),
     );
@@ -177,11 +182,12 @@ pub(super) fn s2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
     let (sd_off, sd_on) = (spread(&off), spread(&on));
     let window: f64 = grid.param("window_us")?;
     comparisons.push(
-        Comparison::new(
+        Comparison::judged(
             format!("standard deviation of the {window} µs samples, CC on"),
             "1.770 Gbit/s (42 Mbit/s off: 42x)",
             format!("{sd_on:.3} Gbit/s ({sd_off:.3} off)"),
-            Some(sd_on >= 10.0 * sd_off),
+            sd_on >= 10.0 * sd_off,
+            "on >= 10x off",
         )
         .identified("s2cc-sd", Some(1.77045), Some(sd_on)),
     );
@@ -189,11 +195,12 @@ pub(super) fn s2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         (lo.min(x), hi.max(x))
     });
     comparisons.push(
-        Comparison::new(
+        Comparison::judged(
             "CC on: the three flows' means, max / min",
             "fair (10.07, 10.12, 9.99)",
             format!("{:.3}", hi / lo),
-            Some(hi / lo <= 1.05),
+            hi / lo <= 1.05,
+            "max / min <= 1.05",
         )
         .identified("s2cc-fairness", Some(10.12461 / 9.986035), Some(hi / lo)),
     );

@@ -14,6 +14,7 @@ use tailback_core::stats::RunReport;
 
 use super::phased::{Case, FlowRates};
 use crate::grid::Grid;
+use crate::spread::Spread;
 use crate::{Comparison, Context, Job, Outcome, Result};
 
 /// The stand-in flows: F1, F0, F4, F2, F3 in the order they join.
@@ -70,53 +71,70 @@ fn fairness(by: &BTreeMap<&str, FlowRates>) -> Vec<Comparison> {
         100.0 * fbicm,
         100.0 * ccfit
     );
+    let measure = "largest distance of a flow from the five flows' mean rate, last phase";
     vec![
-        Comparison::new(
+        Comparison::judged(
             "Case #2, all five flows on: ITh fairer than 1Q",
             "ITh improves fairness",
             listed.clone(),
-            Some(ith < q1),
+            ith < q1,
+            format!("{measure}: ITh's < 1Q's"),
         )
         .identified("case2-ith-fairer", None, Some(ith)),
-        Comparison::new(
+        Comparison::judged(
             "Case #2: FBICM unfair (less fair than CCFIT)",
             "FBICM unfair",
             listed.clone(),
-            Some(fbicm > ccfit),
+            fbicm > ccfit,
+            format!("{measure}: FBICM's > CCFIT's"),
         )
         .identified("case2-fbicm-unfair", None, Some(fbicm)),
-        Comparison::new(
+        Comparison::judged(
             "Case #2: CCFIT the fairest of 1Q, ITh, FBICM and CCFIT (within 2 points)",
             "CCFIT best fairness",
             listed,
-            Some(ccfit <= q1.min(ith).min(fbicm) + 0.02),
+            ccfit <= q1.min(ith).min(fbicm) + 0.02,
+            format!(
+                "{measure}: CCFIT's <= the least of 1Q's, ITh's and FBICM's + 2 percentage points"
+            ),
         )
         .identified("case2-ccfit-fairest", None, Some(ccfit)),
     ]
 }
 
-/// Fig. 7c: network throughput with all flows on and uniform traffic beside them.
-fn throughput(by: &BTreeMap<&str, f64>) -> Vec<Comparison> {
+/// Fig. 7c: network throughput with all flows on and uniform traffic beside them (means over
+/// the seeds, printed with their spread).
+fn throughput(spreads: &BTreeMap<&str, Spread>) -> Vec<Comparison> {
     let listed = format!(
-        "1Q {:.3}, ITh {:.3}, FBICM {:.3}, CCFIT {:.3}, VOQnet {:.3}",
-        by["1q"], by["ith"], by["fbicm"], by["ccfit"], by["voqnet"]
+        "1Q {}, ITh {}, FBICM {}, CCFIT {}, VOQnet {} {}",
+        spreads["1q"].value(3),
+        spreads["ith"].value(3),
+        spreads["fbicm"].value(3),
+        spreads["ccfit"].value(3),
+        spreads["voqnet"].value(3),
+        spreads["1q"].note()
     );
-    let isolated = by["fbicm"].min(by["ccfit"]);
+    let by = |id: &str| spreads[id].mean;
+    let isolated = by("fbicm").min(by("ccfit"));
     vec![
-        Comparison::new(
+        Comparison::judged(
             "Case #3, last phase, normalised network throughput: ITh below FBICM and CCFIT \
              (slow to reach their level)",
             "ITh takes long to reach the others",
             listed.clone(),
-            Some(by["ith"] < isolated),
+            by("ith") < isolated,
+            "ITh < FBICM and ITh < CCFIT",
         )
-        .identified("case3-ith-slow", None, Some(by["ith"])),
-        Comparison::new(
+        .identified("case3-ith-slow", None, Some(by("ith")))
+        .over_seeds(&spreads["ith"]),
+        Comparison::judged(
             "Case #3: 1Q lowest",
             "1Q suffers",
             listed,
-            Some(by["1q"] < by["ith"].min(isolated)),
+            by("1q") < by("ith").min(isolated),
+            "1Q < ITh, FBICM and CCFIT",
         )
-        .identified("case3-1q-lowest", None, Some(by["1q"])),
+        .identified("case3-1q-lowest", None, Some(by("1q")))
+        .over_seeds(&spreads["1q"]),
     ]
 }

@@ -62,98 +62,137 @@ fn shares(f: &FlowRates) -> String {
     )
 }
 
+/// "2.41 ± 0.03 GB/s" of `value` over `rates`' seeds (without the note on the seeds).
+fn gb(rates: &FlowRates, value: impl Fn(&FlowRates) -> f64) -> String {
+    format!("{} GB/s", rates.over_seeds(value).value(2))
+}
+
 /// Paper V's claims on Case #1.
 fn judge(by: &BTreeMap<&str, FlowRates>) -> Vec<Comparison> {
     let (q1, ith, fbicm, ccfit) = (&by["1q"], &by["ith"], &by["fbicm"], &by["ccfit"]);
-    let gb = |x: f64| format!("{x:.2} GB/s");
     let last = CASE_1.phases() - 1;
+    let total = |phase: u32| move |f: &FlowRates| f.total(phase);
     let managed = [ith.total(last), fbicm.total(last), ccfit.total(last)];
     let best = managed.iter().copied().fold(0.0, f64::max);
     let worst = managed.iter().copied().fold(f64::INFINITY, f64::min);
+    // The victims and the totals are means over the seeds, printed with their spread.
+    let victim_over_seeds = |f: &FlowRates| f.over_seeds(victim);
+    let note = victim_over_seeds(q1).note();
+    let victim_line = |main: &FlowRates, other: (&str, &FlowRates)| {
+        format!(
+            "{} ({} {}) {note}",
+            gb(main, victim),
+            other.0,
+            gb(other.1, victim)
+        )
+    };
+    let fair_rule = format!(
+        "each contributor within ±{:.0} % of the contributors' mean rate, last phase",
+        100.0 * FAIR
+    );
     vec![
-        Comparison::new(
+        Comparison::judged(
             "1Q, all five flows on: the victim is head-of-line blocked (below half of 2.5 GB/s)",
             "victim cut",
-            gb(victim(q1)),
-            Some(victim(q1) < 1.25),
+            victim_over_seeds(q1).describe(2, " GB/s"),
+            victim(q1) < 1.25,
+            "victim < 1.25 GB/s (half of 2.5), last phase",
         )
-        .identified("case1-1q-victim", None, Some(victim(q1))),
-        Comparison::new(
+        .identified("case1-1q-victim", None, Some(victim(q1)))
+        .over_seeds(&victim_over_seeds(q1)),
+        Comparison::judged(
             "1Q: parking lot (local contributors F5, F6 over F1, F2 through the switch link)",
             "local contributors get more (>= 1.5x)",
             format!("{:.2}x", parking_lot(q1)),
-            Some(parking_lot(q1) >= 1.5),
+            parking_lot(q1) >= 1.5,
+            "(F5 + F6) / (F1 + F2) >= 1.5, last phase",
         )
         .identified("case1-1q-parking-lot", None, Some(parking_lot(q1))),
-        Comparison::new(
+        Comparison::judged(
             "ITh: the victim improves over 1Q",
             "victim improves",
-            format!("{} (1Q {})", gb(victim(ith)), gb(victim(q1))),
-            Some(victim(ith) > victim(q1)),
+            victim_line(ith, ("1Q", q1)),
+            victim(ith) > victim(q1),
+            "ITh's victim > 1Q's, last phase",
         )
-        .identified("case1-ith-victim", None, Some(victim(ith))),
-        Comparison::new(
+        .identified("case1-ith-victim", None, Some(victim(ith)))
+        .over_seeds(&victim_over_seeds(ith)),
+        Comparison::judged(
             format!(
                 "ITh: parking lot solved (contributors within {:.0} % of equal)",
                 100.0 * FAIR
             ),
             "solved",
             shares(ith),
-            Some(ith.unfairness(&CONTRIBUTORS) <= FAIR),
+            ith.unfairness(&CONTRIBUTORS) <= FAIR,
+            fair_rule.clone(),
         )
         .identified("case1-ith-fair", None, Some(ith.unfairness(&CONTRIBUTORS))),
-        Comparison::new(
+        Comparison::judged(
             "FBICM: the victim improves even more than with ITh",
             "victim >= ITh's",
-            format!("{} (ITh {})", gb(victim(fbicm)), gb(victim(ith))),
-            Some(victim(fbicm) >= victim(ith) - 0.05),
+            victim_line(fbicm, ("ITh", ith)),
+            victim(fbicm) >= victim(ith) - 0.05,
+            "FBICM's victim >= ITh's - 0.05 GB/s, last phase",
         )
-        .identified("case1-fbicm-victim", None, Some(victim(fbicm))),
-        Comparison::new(
+        .identified("case1-fbicm-victim", None, Some(victim(fbicm)))
+        .over_seeds(&victim_over_seeds(fbicm)),
+        Comparison::judged(
             "FBICM: the parking lot remains (at least as unequal as with 1Q)",
             "remains, worse",
             format!("{:.2}x (1Q {:.2}x)", parking_lot(fbicm), parking_lot(q1)),
-            Some(parking_lot(fbicm) >= parking_lot(q1) - 0.05),
+            parking_lot(fbicm) >= parking_lot(q1) - 0.05,
+            "FBICM's (F5 + F6) / (F1 + F2) >= 1Q's - 0.05, last phase",
         )
         .identified("case1-fbicm-parking-lot", None, Some(parking_lot(fbicm))),
-        Comparison::new(
+        Comparison::judged(
             format!("CCFIT: contributors within {:.0} % of equal", 100.0 * FAIR),
             "fair",
             shares(ccfit),
-            Some(ccfit.unfairness(&CONTRIBUTORS) <= FAIR),
+            ccfit.unfairness(&CONTRIBUTORS) <= FAIR,
+            fair_rule,
         )
         .identified(
             "case1-ccfit-fair",
             None,
             Some(ccfit.unfairness(&CONTRIBUTORS)),
         ),
-        Comparison::new(
+        Comparison::judged(
             "CCFIT: the victim keeps its link's rate (at least 90 % of 2.5 GB/s), as with FBICM",
             "victim freed (isolation)",
-            format!("{} (FBICM {})", gb(victim(ccfit)), gb(victim(fbicm))),
-            Some(victim(ccfit) >= 0.9 * 2.5),
+            victim_line(ccfit, ("FBICM", fbicm)),
+            victim(ccfit) >= 0.9 * 2.5,
+            "CCFIT's victim >= 2.25 GB/s (90 % of 2.5), last phase",
         )
-        .identified("case1-ccfit-victim", None, Some(victim(ccfit))),
-        Comparison::new(
+        .identified("case1-ccfit-victim", None, Some(victim(ccfit)))
+        .over_seeds(&victim_over_seeds(ccfit)),
+        Comparison::judged(
             "all flows together, last phase: ITh, FBICM and CCFIT end up similar (within 15 % \
              of the best), 1Q below them",
             "similar; 1Q suffers (Fig. 7a)",
             format!(
-                "ITh {}, FBICM {}, CCFIT {}, 1Q {}",
-                gb(managed[0]),
-                gb(managed[1]),
-                gb(managed[2]),
-                gb(q1.total(last))
+                "ITh {}, FBICM {}, CCFIT {}, 1Q {} {note}",
+                gb(ith, total(last)),
+                gb(fbicm, total(last)),
+                gb(ccfit, total(last)),
+                gb(q1, total(last))
             ),
-            Some(worst >= 0.85 * best && q1.total(last) < worst),
+            worst >= 0.85 * best && q1.total(last) < worst,
+            "total of the joining flows, last phase: the lowest of ITh, FBICM and CCFIT >= 85 % \
+             of the highest, and 1Q's < the lowest",
         )
         .identified("case1-end-similar", None, Some(worst / best)),
-        Comparison::new(
+        Comparison::judged(
             "ITh dips while F0, F1 and F2 share the switch link (phase 2: all flows together, \
              below FBICM's)",
             "dip during [4, 6] ms",
-            format!("{} (FBICM {})", gb(ith.total(2)), gb(fbicm.total(2))),
-            Some(ith.total(2) < fbicm.total(2)),
+            format!(
+                "{} (FBICM {}) {note}",
+                gb(ith, total(2)),
+                gb(fbicm, total(2))
+            ),
+            ith.total(2) < fbicm.total(2),
+            "total of the joining flows in phase 2 (second half): ITh's < FBICM's",
         )
         .identified("case1-ith-dip", None, Some(ith.total(2) / fbicm.total(2))),
     ]

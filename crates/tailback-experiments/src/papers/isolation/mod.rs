@@ -197,6 +197,7 @@ pub(super) fn line(label: &str, values: &[f64], window: f64) -> Series {
                 x: (i as f64 + 1.0) * window / 1000.0,
                 y,
                 marked: false,
+                error: None,
             })
             .collect(),
         saturation: None,

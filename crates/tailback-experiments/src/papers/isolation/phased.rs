@@ -10,6 +10,7 @@ use tailback_plot::{Series, YScale};
 use super::super::infiniband_cc::report;
 use super::{SCHEMES, Scheme, line, mean};
 use crate::grid::Grid;
+use crate::spread::Spread;
 use crate::{Context, Error, Job, Result};
 
 /// A case: flows joining one per phase, and flows running all along beside them.
@@ -111,12 +112,12 @@ impl Case {
     }
 
     /// Each scheme's delivered traffic (all flows, over the capacity of the nodes' links) in
-    /// the second half of the last phase, mean over the grid's seeds.
+    /// the second half of the last phase, over the grid's seeds.
     pub(super) fn network_throughput(
         &self,
         grid: &Grid,
         reports: &BTreeMap<String, RunReport>,
-    ) -> Result<BTreeMap<&'static str, f64>> {
+    ) -> Result<BTreeMap<&'static str, Spread>> {
         let (per_phase, by_scheme) = self.runs(grid, reports)?;
         let last = self.phases() as usize;
         let (first, end) = ((last - 1) * per_phase + per_phase / 2, last * per_phase);
@@ -134,7 +135,7 @@ impl Case {
                         mean(&part)
                     })
                     .collect();
-                (id, mean(&values))
+                (id, Spread::of(&values))
             })
             .collect())
     }
@@ -227,6 +228,8 @@ pub(super) struct FlowRates {
     windows: Vec<Vec<f64>>,
     windows_per_phase: usize,
     phases: u32,
+    /// Per seed, the same per flow and window (missing windows 0, as in the mean).
+    per_seed: Vec<Vec<Vec<f64>>>,
 }
 
 impl FlowRates {
@@ -237,6 +240,7 @@ impl FlowRates {
         windows_per_phase: usize,
     ) -> Result<FlowRates> {
         let mut windows: Vec<Vec<f64>> = Vec::new();
+        let mut per_seed: Vec<Vec<Vec<f64>>> = vec![Vec::new(); runs.len()];
         for &flow in flows {
             let per_run: Vec<Vec<f64>> = runs
                 .iter()
@@ -252,6 +256,9 @@ impl FlowRates {
                 .collect();
             let len = per_run.iter().map(Vec::len).max().unwrap_or(0);
             let value = |run: &Vec<f64>, i: usize| run.get(i).copied().unwrap_or(0.0);
+            for (seed, run) in per_seed.iter_mut().zip(&per_run) {
+                seed.push((0..len).map(|i| value(run, i)).collect());
+            }
             windows.push(
                 (0..len)
                     .map(|i| mean(&per_run.iter().map(|r| value(r, i)).collect::<Vec<_>>()))
@@ -265,7 +272,26 @@ impl FlowRates {
             windows,
             windows_per_phase,
             phases,
+            per_seed,
         })
+    }
+
+    /// `value` of each seed's rates, and its spread over the seeds (for a value linear in the
+    /// rates, such as a flow's or the total's, the mean is `value` of these mean rates).
+    pub(super) fn over_seeds(&self, value: impl Fn(&FlowRates) -> f64) -> Spread {
+        let values: Vec<f64> = self
+            .per_seed
+            .iter()
+            .map(|windows| {
+                value(&FlowRates {
+                    windows: windows.clone(),
+                    windows_per_phase: self.windows_per_phase,
+                    phases: self.phases,
+                    per_seed: Vec::new(),
+                })
+            })
+            .collect();
+        Spread::of(&values)
     }
 
     /// Flow `i`'s mean GB/s over the second half of phase `phase`.

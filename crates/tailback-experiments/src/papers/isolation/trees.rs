@@ -12,6 +12,7 @@ use tailback_core::stats::RunReport;
 use super::super::infiniband_cc::{report, sd};
 use super::{SCHEMES, mean, plot_throughput};
 use crate::grid::Grid;
+use crate::spread::Spread;
 use crate::{Comparison, Context, Job, Outcome, Result};
 
 /// Nodes of the 4-ary 3-tree, and nodes per first-level switch.
@@ -125,14 +126,20 @@ struct Curve {
     windows: Vec<f64>,
     /// Mean normalised throughput over the judged interval, per seed.
     judged: Vec<f64>,
-    /// Coefficient of variation of the window throughput over the judged interval (mean over
-    /// the seeds): how much it swings.
-    swing: f64,
+    /// Coefficient of variation of the window throughput over the judged interval, per seed:
+    /// how much it swings.
+    swing: Vec<f64>,
 }
 
 impl Curve {
-    fn judged(&self) -> f64 {
-        mean(&self.judged)
+    /// Mean normalised throughput over the judged interval, over the seeds.
+    fn judged(&self) -> Spread {
+        Spread::of(&self.judged)
+    }
+
+    /// The swing over the seeds.
+    fn swing(&self) -> Spread {
+        Spread::of(&self.swing)
     }
 }
 
@@ -175,7 +182,7 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
             let curve = Curve {
                 windows,
                 judged: runs.iter().map(|r| r.1).collect(),
-                swing: mean(&runs.iter().map(|r| r.2).collect::<Vec<_>>()),
+                swing: runs.iter().map(|r| r.2).collect(),
             };
             curves.insert(scheme.id, curve);
         }
@@ -204,16 +211,21 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
                     Ok(value)
                 })
                 .collect::<Result<Vec<f64>>>()?;
-            values.push(mean(&runs));
+            values.push(Spread::of(&runs));
         }
         comparisons.push(
-            Comparison::new(
+            Comparison::info(
                 format!("{trees} trees, FBICM / CCFIT with `{setting}`"),
                 "(sensitivity; Paper V does not say)",
-                format!("{:.3} / {:.3}", values[0], values[1]),
-                None,
+                format!(
+                    "{} / {} {}",
+                    values[0].value(3),
+                    values[1].value(3),
+                    values[1].note()
+                ),
             )
-            .identified(&format!("fig8-{reading}"), None, Some(values[1])),
+            .identified(&format!("fig8-{reading}"), None, Some(values[1].mean))
+            .over_seeds(&values[1]),
         );
     }
     for (name, text) in [("trees.csv", table), ("trees-series.csv", series_csv)] {
@@ -225,56 +237,83 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
 }
 
 /// Paper V's orderings for `trees` trees, by mean normalised throughput over the judged
-/// interval.
+/// interval (means over the seeds, printed with their spread).
 fn judge(trees: u32, curves: &BTreeMap<&str, Curve>) -> Vec<Comparison> {
-    let at = |id: &str| curves[id].judged();
+    let spread = |id: &str| curves[id].judged();
+    let at = |id: &str| spread(id).mean;
     let (q1, ith, fbicm, ccfit, voqnet) =
         (at("1q"), at("ith"), at("fbicm"), at("ccfit"), at("voqnet"));
-    let listed =
-        format!("VOQnet {voqnet:.3}, CCFIT {ccfit:.3}, FBICM {fbicm:.3}, ITh {ith:.3}, 1Q {q1:.3}");
+    let note = spread("ccfit").note();
+    let listed = format!(
+        "VOQnet {}, CCFIT {}, FBICM {}, ITh {}, 1Q {} {note}",
+        spread("voqnet").value(3),
+        spread("ccfit").value(3),
+        spread("fbicm").value(3),
+        spread("ith").value(3),
+        spread("1q").value(3)
+    );
     let what = |claim: &str| format!("{trees} tree(s), mean normalised throughput: {claim}");
     let mut out = Vec::new();
     if trees == 1 {
         out.push(
-            Comparison::new(
+            Comparison::judged(
                 what("VOQnet >= CCFIT, FBICM > ITh > 1Q"),
                 "VOQnet >= CCFIT ~ FBICM > ITh > 1Q",
                 listed,
-                Some(voqnet >= ccfit && ccfit.min(fbicm) > ith && ith > q1),
+                voqnet >= ccfit && ccfit.min(fbicm) > ith && ith > q1,
+                "VOQnet >= CCFIT; CCFIT > ITh and FBICM > ITh; ITh > 1Q",
             )
-            .identified("fig8-t1-order", None, Some(ccfit)),
+            .identified("fig8-t1-order", None, Some(ccfit))
+            .over_seeds(&spread("ccfit")),
         );
         out.push(
-            Comparison::new(
+            Comparison::judged(
                 what("CCFIT ~ FBICM (two CFQs suffice for one tree; judged within 10 %)"),
                 "CCFIT ~ FBICM",
-                format!("CCFIT {ccfit:.3}, FBICM {fbicm:.3}"),
-                Some((ccfit / fbicm - 1.0).abs() <= 0.10),
+                format!(
+                    "CCFIT {}, FBICM {} {note}",
+                    spread("ccfit").value(3),
+                    spread("fbicm").value(3)
+                ),
+                (ccfit / fbicm - 1.0).abs() <= 0.10,
+                "CCFIT within ±10 % of FBICM",
             )
             .identified("fig8-t1-ccfit-fbicm", None, Some(ccfit / fbicm)),
         );
     } else {
         out.push(
-            Comparison::new(
+            Comparison::judged(
                 what("VOQnet > CCFIT > FBICM, 1Q lowest"),
                 "VOQnet > CCFIT > FBICM; 1Q lowest",
                 listed,
-                Some(voqnet > ccfit && ccfit > fbicm && q1 < ith.min(fbicm).min(ccfit)),
+                voqnet > ccfit && ccfit > fbicm && q1 < ith.min(fbicm).min(ccfit),
+                "VOQnet > CCFIT > FBICM, and 1Q < ITh, FBICM and CCFIT",
             )
-            .identified(&format!("fig8-t{trees}-order"), None, Some(ccfit)),
+            .identified(&format!("fig8-t{trees}-order"), None, Some(ccfit))
+            .over_seeds(&spread("ccfit")),
         );
-        let (swing_ith, swing_ccfit) = (curves["ith"].swing, curves["ccfit"].swing);
+        let (swing_ith, swing_ccfit) = (curves["ith"].swing(), curves["ccfit"].swing());
         out.push(
-            Comparison::new(
+            Comparison::judged(
                 format!(
                     "{trees} trees: ITh oscillates (its throughput swings more than CCFIT's; \
                      coefficient of variation over the judged windows)"
                 ),
                 "ITh saw-shaped",
-                format!("ITh {swing_ith:.3}, CCFIT {swing_ccfit:.3}"),
-                Some(swing_ith > swing_ccfit),
+                format!(
+                    "ITh {}, CCFIT {} {note}",
+                    swing_ith.value(3),
+                    swing_ccfit.value(3)
+                ),
+                swing_ith.mean > swing_ccfit.mean,
+                "ITh's coefficient of variation > CCFIT's (means over the seeds)",
             )
-            .identified(&format!("fig8-t{trees}-ith-swing"), None, Some(swing_ith)),
+            .identified(
+                &format!("fig8-t{trees}-ith-swing"),
+                None,
+                Some(swing_ith.mean),
+            )
+            .over_seeds(&swing_ith),
         );
     }
     out
