@@ -526,6 +526,9 @@ fn sweep_writes_every_point_plots_and_refuses_to_overwrite() {
                 .contains(&format!("rate={rate}"))
         );
         assert!(row["resolved_config"]["router"]["vcs"].is_u64(), "{row}");
+        // ... and its swept values and seed, a column each for data frames.
+        assert_eq!(row["values"]["traffic.rate"].as_f64(), Some(rate));
+        assert!(row["values"]["seed"].is_u64(), "{row}");
     }
     // A row per load with the mean and 95% confidence interval over the two seeds.
     let curves = read_csv(&out.join("curves.csv"));

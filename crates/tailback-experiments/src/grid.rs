@@ -296,6 +296,7 @@ impl Grid {
             id,
             config: self.configure(extra)?,
             summary_only: self.summary_only,
+            values: values(extra)?,
         })
     }
 
@@ -305,6 +306,7 @@ impl Grid {
             id,
             config: self.build(assignments)?,
             summary_only: self.summary_only,
+            values: values(assignments)?,
         })
     }
 
@@ -468,6 +470,14 @@ fn convert<T: DeserializeOwned>(value: &Value, name: &str) -> Result<T> {
         .clone()
         .try_into()
         .map_err(|e| Error::Input(format!("`{name}`: {e}")))
+}
+
+/// `key=value` assignments as values by key.
+fn values(assignments: &[String]) -> Result<Vec<(String, toml::Value)>> {
+    assignments
+        .iter()
+        .map(|a| parse_assignment(a).map_err(Error::Input))
+        .collect()
 }
 
 #[cfg(test)]

@@ -56,6 +56,12 @@ pub fn run(args: SweepArgs) -> CliResult {
             id: p.id(),
             config: p.config.clone(),
             summary_only: true,
+            values: p
+                .values
+                .iter()
+                .cloned()
+                .chain([("seed".to_string(), toml::Value::Integer(p.seed as i64))])
+                .collect(),
         })
         .collect();
     let options = RunOptions {

@@ -41,6 +41,9 @@ pub struct Job {
     pub config: Spec,
     /// Keep only the summary and the time series (for grids of thousands of runs).
     pub summary_only: bool,
+    /// The values that set this job apart (a sweep's swept keys, a grid's assignments), stored
+    /// with its result as `values` so that each key reads as a column.
+    pub values: Vec<(String, toml::Value)>,
 }
 
 impl Job {
@@ -50,6 +53,7 @@ impl Job {
             id,
             config,
             summary_only: false,
+            values: Vec::new(),
         }
     }
 }
@@ -75,6 +79,9 @@ struct Stored {
     /// before it was stored).
     #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
     resolved_config: serde_json::Value,
+    /// The job's distinguishing values by key ([`Job::values`]).
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    values: serde_json::Map<String, serde_json::Value>,
     report: RunReport,
 }
 
@@ -234,6 +241,12 @@ pub fn run_jobs(
                     id: job.id.clone(),
                     config: configs[job.id.as_str()].clone(),
                     resolved_config: serde_json::to_value(&job.config)
+                        .map_err(anyhow::Error::from)?,
+                    values: job
+                        .values
+                        .iter()
+                        .map(|(k, v)| Ok((k.clone(), serde_json::to_value(v)?)))
+                        .collect::<serde_json::Result<_>>()
                         .map_err(anyhow::Error::from)?,
                     report,
                 };
