@@ -17,8 +17,8 @@ pub enum Command {
     /// Run one simulation (without CONFIG: the built-in default experiment, an 8x8 torus under
     /// uniform traffic) and write its summary and plots.
     Run(RunArgs),
-    /// Run a configuration over a grid of parameter values, in parallel, and plot latency
-    /// against accepted throughput.
+    /// Run a configuration over a grid of parameter values, in parallel (or as a Slurm job
+    /// array), and plot latency and accepted throughput against offered load.
     Sweep(SweepArgs),
     /// Validate a configuration and describe the network it builds.
     Check(CheckArgs),
@@ -29,6 +29,20 @@ pub enum Command {
     Bench(BenchArgs),
     /// Reproduce published figures: list the experiments or run one.
     Experiment(ExperimentArgs),
+    /// Build a static HTML report (viewable offline) of the experiments and sweeps found under
+    /// directories: an index, and a page per entry with its figures and tables.
+    Report(ReportArgs),
+    /// Run one task of a sweep or experiment submitted with --slurm: the points of its shard,
+    /// into DIR/shards/task-I (what each array task of the job script runs).
+    #[command(hide = true)]
+    Shard(ShardArgs),
+    /// Gather the results of a sweep or experiment run on a cluster (DIR/results.jsonl and
+    /// every shard's) into its normal outputs, running nothing; refuses while points are
+    /// missing.
+    Merge(MergeArgs),
+    /// Points done, running and missing of a sweep or experiment submitted with --slurm, per
+    /// shard and in total, with its Slurm job ids.
+    Status(StatusArgs),
 }
 
 /// How results are printed.
@@ -112,6 +126,62 @@ pub struct SweepArgs {
     pub resume: bool,
     #[command(flatten)]
     pub memory: MemoryLimit,
+    #[command(flatten)]
+    pub slurm: SlurmArgs,
+}
+
+/// Running the points on a Slurm cluster instead of here (`docs/cluster.md`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct SlurmArgs {
+    /// Submit the points as a Slurm job array (shards of points, one array task each) instead
+    /// of running them here; `tailback status DIR` follows it, `tailback merge DIR` gathers
+    /// the results. With --resume, submits only the shards with missing points.
+    #[arg(long, help_heading = "Slurm")]
+    pub slurm: bool,
+    /// With --slurm: write the plan and the job script, print the script, submit nothing.
+    #[arg(long, requires = "slurm", help_heading = "Slurm")]
+    pub dry_run: bool,
+    /// With --slurm: points per shard (array task) [default: as many shards as 16 points
+    /// each need, evened out].
+    #[arg(long, value_name = "N", requires = "slurm", value_parser = clap::value_parser!(u32).range(1..), help_heading = "Slurm")]
+    pub shard_size: Option<u32>,
+    /// With --slurm: the partition (sbatch --partition).
+    #[arg(long, value_name = "P", requires = "slurm", help_heading = "Slurm")]
+    pub partition: Option<String>,
+    /// With --slurm: the time limit of each task (sbatch --time, e.g. 2:00:00).
+    #[arg(long, value_name = "T", requires = "slurm", help_heading = "Slurm")]
+    pub time: Option<String>,
+    /// With --slurm: the memory of each task (sbatch --mem, e.g. 4G).
+    #[arg(long, value_name = "M", requires = "slurm", help_heading = "Slurm")]
+    pub mem: Option<String>,
+    /// With --slurm: the account charged (sbatch --account).
+    #[arg(long, value_name = "A", requires = "slurm", help_heading = "Slurm")]
+    pub account: Option<String>,
+    /// With --slurm: CPUs of each task, the simulations it runs at once (sbatch
+    /// --cpus-per-task) [default: 1].
+    #[arg(long, value_name = "C", requires = "slurm", value_parser = clap::value_parser!(u32).range(1..), help_heading = "Slurm")]
+    pub cpus_per_task: Option<u32>,
+}
+
+#[derive(Debug, Args)]
+pub struct ShardArgs {
+    /// The output directory of a sweep or experiment submitted with --slurm.
+    pub dir: PathBuf,
+    /// The shard to run (the array task id, from 0).
+    #[arg(long)]
+    pub task: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The output directory of a sweep or experiment submitted with --slurm.
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// The output directory of a sweep or experiment submitted with --slurm.
+    pub dir: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -208,4 +278,18 @@ pub struct ExperimentRunArgs {
     /// (values and rules are shown, but no comparison is judged).
     #[arg(long)]
     pub quick: bool,
+    #[command(flatten)]
+    pub slurm: SlurmArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Directories searched, recursively, for experiments (a summary.json naming the
+    /// experiment) and sweeps (a sweep.json).
+    #[arg(value_name = "DIR", required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Report directory, holding index.html [default: report/ in the first DIR]. It is
+    /// rewritten whole.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }

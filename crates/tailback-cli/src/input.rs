@@ -10,6 +10,16 @@ use crate::error::{CliError, CliResult};
 /// The configuration tree from `path` (an empty tree, meaning all defaults, when `None`) with
 /// `source`'s removals and then its overrides applied.
 pub fn load_table(path: Option<&Path>, source: &ConfigSource) -> CliResult<toml::Table> {
+    Ok(load_table_and_slurm(path, source)?.0)
+}
+
+/// [`load_table`], and the file's `[slurm]` table (options of `--slurm` job scripts, see
+/// `docs/cluster.md`), which is taken out of the configuration before anything checks it.
+pub fn load_table_and_slurm(
+    path: Option<&Path>,
+    source: &ConfigSource,
+) -> CliResult<(toml::Table, Option<toml::Value>)> {
+    let mut slurm = None;
     let mut table = match path {
         None => toml::Table::new(),
         Some(path) => {
@@ -17,6 +27,7 @@ pub fn load_table(path: Option<&Path>, source: &ConfigSource) -> CliResult<toml:
                 CliError::Input(format!("cannot read config {}: {e}", path.display()))
             })?;
             let mut table = config::parse_table(&text, &path.display().to_string())?;
+            slurm = table.remove("slurm");
             resolve_relative_paths(&mut table, path);
             table
         }
@@ -29,7 +40,7 @@ pub fn load_table(path: Option<&Path>, source: &ConfigSource) -> CliResult<toml:
             .map_err(|e| CliError::Input(format!("--set {e}")))?;
         config::set_path(&mut table, &key, value)?;
     }
-    Ok(table)
+    Ok((table, slurm))
 }
 
 /// Makes relative file paths in the config at `config_path` (`topology.file`,

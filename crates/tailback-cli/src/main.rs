@@ -2,11 +2,13 @@
 
 mod budget;
 mod cli;
+mod cluster;
 mod commands;
 mod describe;
 mod error;
 mod input;
 mod progress;
+mod report;
 mod sweep;
 
 use clap::Parser;
@@ -24,6 +26,10 @@ fn main() {
         Command::Predict(args) => commands::predict::run(args),
         Command::Bench(args) => commands::bench::run(args),
         Command::Experiment(args) => commands::experiment::run(args),
+        Command::Report(args) => commands::report::run(args),
+        Command::Shard(args) => commands::shard::run(args),
+        Command::Merge(args) => commands::merge::run(args),
+        Command::Status(args) => commands::status::run(args),
     };
     if let Err(error) = result {
         eprintln!("error: {error}");

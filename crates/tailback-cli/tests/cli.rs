@@ -1,8 +1,11 @@
 //! End-to-end tests of the `tailback` commands.
 
+mod common;
+
 use std::path::Path;
 
 use assert_cmd::Command;
+use common::results_without_timing;
 use serde_json::Value;
 
 /// A short run of the default torus, so tests stay fast.
@@ -452,23 +455,6 @@ fn small_sweep_config(dir: &Path) -> std::path::PathBuf {
         "sweep.toml",
         "[topology]\nk = 4\n[sim]\nwarmup_cycles = 300\nmeasure_cycles = 1500\ndrain_cycles_max = 2000\n",
     )
-}
-
-/// Result lines of a sweep with the wall-clock fields removed, sorted by point.
-fn results_without_timing(out: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
-    let mut rows: Vec<Value> = text
-        .lines()
-        .map(|line| {
-            let mut row: Value = serde_json::from_str(line).unwrap();
-            let summary = row["report"]["summary"].as_object_mut().unwrap();
-            summary.remove("wall_seconds");
-            summary.remove("node_cycles_per_second");
-            row
-        })
-        .collect();
-    rows.sort_by_key(|r| r["id"].as_str().unwrap().to_string());
-    rows
 }
 
 /// The rows of a CSV file, each by column name.

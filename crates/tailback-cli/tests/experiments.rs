@@ -41,6 +41,7 @@ fn verdicts(name: &str, out: &Path) -> BTreeMap<String, Option<bool>> {
             threads: 2,
             resume: true,
             donors: Vec::new(),
+            offline: false,
         },
         quick: true,
     };

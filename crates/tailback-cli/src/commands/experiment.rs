@@ -20,6 +20,8 @@ struct Summary<'a> {
     quick: bool,
     comparisons: &'a [Comparison],
     files: &'a [PathBuf],
+    /// The version of tailback that wrote it.
+    tailback_version: &'a str,
 }
 
 /// The default output directory of `experiment`: its name, with `-quick` for a quick run so
@@ -75,7 +77,7 @@ pub fn run(args: ExperimentArgs) -> CliResult {
 }
 
 /// The experiment called `name`.
-fn find(name: &str) -> CliResult<Experiment> {
+pub(crate) fn find(name: &str) -> CliResult<Experiment> {
     let all = experiments::all();
     let names: Vec<&str> = all.iter().map(|e| e.name).collect();
     let message = format!(
@@ -101,6 +103,24 @@ fn run_one(args: ExperimentRunArgs) -> CliResult {
         .out
         .unwrap_or_else(|| default_out(experiment.name, args.quick));
     check_same_mode(&out, args.quick)?;
+    if args.slurm.slurm {
+        crate::cluster::refuse_jobs(args.jobs)?;
+        let jobs = experiment.plan(args.quick)?;
+        return crate::cluster::submit_experiment(
+            &args.slurm,
+            &out,
+            experiment.name,
+            args.quick,
+            &jobs,
+            args.resume,
+        );
+    }
+    // A directory run on a cluster (`--slurm`) and resumed here takes its shards' results.
+    let donors = if args.resume {
+        crate::cluster::shard_results(&out)?
+    } else {
+        Vec::new()
+    };
     let ctx = Context {
         runs: RunOptions {
             out,
@@ -108,7 +128,8 @@ fn run_one(args: ExperimentRunArgs) -> CliResult {
                 .jobs
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
             resume: args.resume,
-            donors: Vec::new(),
+            donors,
+            offline: false,
         },
         quick: args.quick,
     };
@@ -117,6 +138,35 @@ fn run_one(args: ExperimentRunArgs) -> CliResult {
         experiment.name, experiment.title, experiment.source
     );
     let outcome = experiment.execute(&ctx)?;
+    write_outcome(&experiment, &ctx, &outcome)
+}
+
+/// `tailback merge` of an experiment submitted with `--slurm`: its analysis over the results
+/// gathered by `runs` (offline: nothing is simulated), then its outputs as `run` writes them.
+pub(crate) fn merge(name: &str, quick: bool, runs: RunOptions) -> CliResult {
+    let experiment = find(name)?;
+    check_same_mode(&runs.out, quick)?;
+    let out = runs.out.clone();
+    let ctx = Context { runs, quick };
+    let outcome = experiment.execute(&ctx).map_err(|e| match e {
+        CliError::Input(message) if message.contains("points missing") => CliError::Input(format!(
+            "{message}\nThe planned points are all done: these runs belong to a later stage of \
+             {name}, known only from the first results; run them here with `tailback experiment \
+             run {name}{} --out {} --resume` (it gathers the shards' results)",
+            if quick { " --quick" } else { "" },
+            out.display()
+        )),
+        other => other,
+    })?;
+    write_outcome(&experiment, &ctx, &outcome)
+}
+
+/// Writes `summary.json` of a finished experiment and prints its comparisons and files.
+fn write_outcome(
+    experiment: &Experiment,
+    ctx: &Context,
+    outcome: &experiments::Outcome,
+) -> CliResult {
     let summary_path = ctx.out().join("summary.json");
     super::write_json(
         &summary_path,
@@ -127,6 +177,7 @@ fn run_one(args: ExperimentRunArgs) -> CliResult {
             quick: ctx.quick,
             comparisons: &outcome.comparisons,
             files: &outcome.files,
+            tailback_version: env!("CARGO_PKG_VERSION"),
         },
     )?;
     if ctx.quick {
@@ -146,5 +197,19 @@ fn run_one(args: ExperimentRunArgs) -> CliResult {
             ctx.out().display()
         );
     }
+    update_report(ctx.out());
     Ok(())
+}
+
+/// Rebuilds the report of the experiments beside the one in `out` (its parent directory) and
+/// prints where it is; the experiment stands whether or not that works.
+fn update_report(out: &Path) {
+    let parent = match out.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    match crate::report::build(&[parent.to_path_buf()], None) {
+        Ok(index) => println!("report: {}", index.display()),
+        Err(e) => eprintln!("warning: the report was not updated: {e}"),
+    }
 }

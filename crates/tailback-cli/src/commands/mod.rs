@@ -3,8 +3,12 @@
 pub mod bench;
 pub mod check;
 pub mod experiment;
+pub mod merge;
 pub mod predict;
+pub mod report;
 pub mod run;
+pub mod shard;
+pub mod status;
 pub mod sweep;
 
 use std::path::Path;

@@ -1,20 +1,77 @@
 //! `tailback sweep`: a configuration over a grid of values, run in parallel, with results
 //! written as they finish, resumable, aggregated over seeds and plotted against offered load.
+//! With `--slurm` the points are submitted to a cluster instead (`crate::cluster`), and
+//! `tailback merge` writes the same outputs from the cluster's results ([`write_outputs`]).
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
+use tailback_core::stats::RunReport;
 use tailback_experiments::{Job, RunOptions, runner};
 
 use crate::cli::SweepArgs;
+use crate::cluster;
 use crate::describe;
 use crate::error::{CliError, CliResult};
-use crate::input::load_table;
-use crate::sweep::{self, CsvFile, Manifest, Record, parse_axis};
+use crate::input::load_table_and_slurm;
+use crate::sweep::{self, Axis, CsvFile, Manifest, Point, Record, parse_axis};
 
 pub fn run(args: SweepArgs) -> CliResult {
-    let base = load_table(Some(&args.config), &args.source)?;
-    let axes = args
-        .vary
+    let (base, slurm_table) = load_table_and_slurm(Some(&args.config), &args.source)?;
+    let (axes, _) = axes(&args.vary)?;
+    let points = plan(&base, &axes, args.seeds)?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("tailback-out/sweep"));
+    let manifest = Manifest {
+        config: base,
+        vary: args.vary.clone(),
+        seeds: args.seeds,
+    };
+    if args.slurm.slurm {
+        crate::cluster::refuse_jobs(args.jobs)?;
+        return cluster::submit_sweep(
+            &args.slurm,
+            slurm_table.as_ref(),
+            &out,
+            &manifest,
+            &jobs(&points),
+            args.resume,
+        );
+    }
+    let threads = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let configs = || points.iter().map(|p| &*p.config);
+    crate::budget::check_memory(configs(), threads.min(points.len()), args.memory.max_memory)?;
+    if let Some(largest) = configs().max_by_key(|c| {
+        (c.sim.warmup_cycles + c.sim.measure_cycles)
+            .saturating_mul(c.topology.layout.nodes() as u64)
+    }) {
+        crate::budget::warn_if_long(largest, points.len().div_ceil(threads.max(1)));
+    }
+    manifest.record(&out, args.resume)?;
+    let options = RunOptions {
+        out: out.clone(),
+        threads,
+        resume: args.resume,
+        // A sweep begun on a cluster and resumed here takes the shards' results.
+        donors: if args.resume {
+            cluster::shard_results(&out)?
+        } else {
+            Vec::new()
+        },
+        offline: false,
+    };
+    let mut csv = CsvFile::new(&out, &manifest, &points)?;
+    let reports = runner::run_jobs(&options, &jobs(&points), Some(&mut csv))?;
+    write_outputs(&out, &manifest, &points, &reports)
+}
+
+/// The axes of `--vary` arguments and their keys, refusing a key given twice.
+pub fn axes(vary: &[String]) -> CliResult<(Vec<Axis>, Vec<String>)> {
+    let axes = vary
         .iter()
         .map(|v| parse_axis(v))
         .collect::<Result<Vec<_>, _>>()
@@ -27,30 +84,25 @@ pub fn run(args: SweepArgs) -> CliResult {
     {
         return Err(CliError::Input(format!("--vary {key} is given twice")));
     }
-    let points = sweep::plan(&base, &axes, args.seeds).map_err(|issues| {
+    Ok((axes, keys))
+}
+
+/// Every point of the sweep, validated ([`sweep::plan`]).
+pub fn plan(base: &toml::Table, axes: &[Axis], seeds: u32) -> CliResult<Vec<Point>> {
+    sweep::plan(base, axes, seeds).map_err(|issues| {
         CliError::Input(tailback_core::config::ConfigError::Invalid(issues).to_string())
-    })?;
-    let threads = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let configs = || points.iter().map(|p| &*p.config);
-    crate::budget::check_memory(configs(), threads.min(points.len()), args.memory.max_memory)?;
-    if let Some(largest) = configs().max_by_key(|c| {
-        (c.sim.warmup_cycles + c.sim.measure_cycles)
-            .saturating_mul(c.topology.layout.nodes() as u64)
-    }) {
-        crate::budget::warn_if_long(largest, points.len().div_ceil(threads.max(1)));
-    }
-    let out = args
-        .out
-        .unwrap_or_else(|| PathBuf::from("tailback-out/sweep"));
-    let manifest = Manifest {
-        config: base,
-        vary: args.vary.clone(),
-        seeds: args.seeds,
-    };
-    manifest.record(&out, args.resume)?;
-    let jobs: Vec<Job> = points
+    })
+}
+
+/// The points of the sweep recorded in `manifest`.
+pub fn planned(manifest: &Manifest) -> CliResult<Vec<Point>> {
+    let (axes, _) = axes(&manifest.vary)?;
+    plan(&manifest.config, &axes, manifest.seeds)
+}
+
+/// The runner's job of each point, in plan order.
+pub fn jobs(points: &[Point]) -> Vec<Job> {
+    points
         .iter()
         .map(|p| Job {
             id: p.id(),
@@ -63,15 +115,19 @@ pub fn run(args: SweepArgs) -> CliResult {
                 .chain([("seed".to_string(), toml::Value::Integer(p.seed as i64))])
                 .collect(),
         })
-        .collect();
-    let options = RunOptions {
-        out: out.clone(),
-        threads,
-        resume: args.resume,
-        donors: Vec::new(),
-    };
-    let mut csv = CsvFile::new(&out, &manifest, &points)?;
-    let reports = runner::run_jobs(&options, &jobs, Some(&mut csv))?;
+        .collect()
+}
+
+/// The outputs of a sweep whose results are in (`results.jsonl` and `results.csv` written by
+/// the runner): prints the table of points, writes the curves and their plots, and prints each
+/// curve's saturation line and the files written.
+pub fn write_outputs(
+    out: &Path,
+    manifest: &Manifest,
+    points: &[Point],
+    reports: &BTreeMap<String, RunReport>,
+) -> CliResult {
+    let (_, keys) = axes(&manifest.vary)?;
     // Every result in plan order.
     let records: Vec<Record> = points
         .iter()
@@ -94,8 +150,8 @@ pub fn run(args: SweepArgs) -> CliResult {
             describe::pattern(first)
         )
     };
-    let mut written = sweep::write_curves(&out, &curves)?;
-    written.extend(sweep::plot(&out, &title, &describe::shape(first), &curves)?);
+    let mut written = sweep::write_curves(out, &curves)?;
+    written.extend(sweep::plot(out, &title, &describe::shape(first), &curves)?);
     for curve in &curves {
         println!("{}", sweep::saturation_line(curve));
     }

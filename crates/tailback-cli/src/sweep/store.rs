@@ -63,6 +63,18 @@ impl Manifest {
     }
 }
 
+impl Manifest {
+    /// The sweep recorded in `dir` (its `sweep.json`).
+    pub fn load(dir: &Path) -> CliResult<Manifest> {
+        let path = dir.join("sweep.json");
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| CliError::Input(format!("cannot read {}: {e}", path.display())))?;
+        serde_json::from_str(&text).map_err(|e| {
+            CliError::Input(format!("{} is not a sweep manifest ({e})", path.display()))
+        })
+    }
+}
+
 /// `results.csv`: a row per finished point.
 pub struct CsvFile<'a> {
     path: PathBuf,

@@ -65,6 +65,27 @@ impl OutputLock {
     }
 }
 
+/// Whether another process holds the lock of `dir` now (is writing there), found by trying to
+/// take it and letting go at once; a directory without a lock file is not held.
+pub fn is_held(dir: &Path) -> Result<bool> {
+    let path = dir.join(LOCK_FILE);
+    let file = match OpenOptions::new().read(true).open(&path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(Error::Input(format!("cannot open {}: {e}", path.display()))),
+    };
+    match file.try_lock_shared() {
+        Ok(()) => {
+            file.unlock()?;
+            Ok(false)
+        }
+        Err(TryLockError::WouldBlock) => Ok(true),
+        Err(TryLockError::Error(e)) => {
+            Err(Error::Input(format!("cannot lock {}: {e}", path.display())))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,6 +104,18 @@ mod tests {
             "{refused}"
         );
         drop(first);
+        OutputLock::acquire(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn a_held_lock_is_seen_held_and_a_free_one_is_left_free() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(!is_held(dir.path()).unwrap(), "no lock file");
+        let first = OutputLock::acquire(dir.path()).unwrap();
+        assert!(is_held(dir.path()).unwrap());
+        drop(first);
+        assert!(!is_held(dir.path()).unwrap());
+        // Looking did not keep it.
         OutputLock::acquire(dir.path()).unwrap();
     }
 }

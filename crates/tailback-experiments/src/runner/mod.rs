@@ -5,7 +5,7 @@
 //! with the same configuration (compared by fingerprint); every other job runs.
 
 mod jsonl;
-mod lock;
+pub mod lock;
 pub mod progress;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -31,6 +31,10 @@ pub struct RunOptions {
     /// `results.jsonl` files of other batches: a job found there with the same id and
     /// configuration is copied instead of run again (missing files are skipped).
     pub donors: Vec<PathBuf>,
+    /// Run nothing: gather the results stored in `out` (with `resume`) and the donors, and
+    /// fail, naming how many and which jobs have none, when any is missing (nothing is
+    /// written then). Merging the results of a cluster's tasks must never simulate.
+    pub offline: bool,
 }
 
 /// One simulation of a batch.
@@ -170,6 +174,49 @@ fn fnv(text: &str) -> String {
     format!("{hash:016x}")
 }
 
+/// The error of an offline batch with jobs that have no stored result: how many, and the
+/// first few ids.
+fn missing_message(missing: &[&str], total: usize, out: &Path) -> String {
+    const SHOWN: usize = 5;
+    let mut first: Vec<String> = missing
+        .iter()
+        .take(SHOWN)
+        .map(|id| format!("`{id}`"))
+        .collect();
+    if missing.len() > SHOWN {
+        first.push(format!("and {} more", missing.len() - SHOWN));
+    }
+    format!(
+        "{} of {total} points missing in {} and the files gathered with it ({}); nothing is run \
+         when only gathering results",
+        missing.len(),
+        out.display(),
+        first.join(", ")
+    )
+}
+
+/// The finished jobs stored in a `results.jsonl` file: id and configuration fingerprint (as
+/// [`fingerprint`] gives it) of each readable line, in file order. A missing file holds none.
+pub fn stored_points(path: &Path) -> Result<Vec<(String, String)>> {
+    #[derive(Deserialize)]
+    struct Point {
+        id: String,
+        config: String,
+    }
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    Ok(jsonl::read::<Point>(path)?
+        .into_iter()
+        .map(|(_, p)| (p.id, p.config))
+        .collect())
+}
+
+/// FNV-1a fingerprint of any text, as 16 hexadecimal digits (the hash [`fingerprint`] uses).
+pub fn fingerprint_text(text: &str) -> String {
+    fnv(text)
+}
+
 /// Runs `jobs` (skipping those already stored, on resume, or found in a donor) and returns
 /// every report by job id.
 pub fn run_jobs(
@@ -203,6 +250,21 @@ pub fn run_jobs(
         }
     }
     let kept: Vec<Stored> = found.into_results().collect();
+    if options.offline {
+        let done: BTreeSet<&str> = kept.iter().map(|s| s.id.as_str()).collect();
+        let missing: Vec<&str> = jobs
+            .iter()
+            .map(|j| j.id.as_str())
+            .filter(|id| !done.contains(id))
+            .collect();
+        if !missing.is_empty() {
+            return Err(Error::Input(missing_message(
+                &missing,
+                jobs.len(),
+                &options.out,
+            )));
+        }
+    }
     let lines = jsonl::JsonLines::create(&path, &kept)?;
     let mut sidecar = sidecar;
     if let Some(side) = sidecar.as_deref_mut() {
@@ -295,6 +357,7 @@ mod tests {
             threads: 1,
             resume: false,
             donors,
+            offline: false,
         }
     }
 
@@ -362,6 +425,40 @@ mod tests {
         let err = run_jobs(&opts, &jobs, None).unwrap_err().to_string();
         assert!(err.contains("conflicting results for point"), "{err}");
         assert!(err.contains("line 1") && err.contains("line 2"), "{err}");
+    }
+
+    #[test]
+    fn offline_gathers_stored_runs_and_refuses_naming_the_missing_without_running_or_writing() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = options(dir.path().join("first"), Vec::new());
+        let done = run_jobs(&first, &[job("a", 0.1), job("b", 0.1)], None).unwrap();
+        let mut merged = options(
+            dir.path().join("merged"),
+            vec![first.out.join("results.jsonl")],
+        );
+        merged.offline = true;
+        merged.resume = true;
+        let jobs = [job("a", 0.1), job("b", 0.1), job("c", 0.1), job("d", 0.2)];
+        let err = run_jobs(&merged, &jobs, None).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        let err = err.to_string();
+        assert!(err.starts_with("2 of 4 points missing"), "{err}");
+        assert!(err.contains("`c`") && err.contains("`d`"), "{err}");
+        assert!(
+            !merged.out.join("results.jsonl").exists(),
+            "nothing written"
+        );
+        // With every job stored somewhere, the reports are the stored ones.
+        let reports = run_jobs(&merged, &jobs[..2], None).unwrap();
+        let wall = |r: &RunReport| r.summary.wall_seconds;
+        assert_eq!(wall(&reports["a"]), wall(&done["a"]));
+        assert_eq!(wall(&reports["b"]), wall(&done["b"]));
+        let ids: Vec<String> = stored_points(&merged.out.join("results.jsonl"))
+            .unwrap()
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        assert_eq!(ids, ["a", "b"]);
     }
 
     #[test]
