@@ -18,9 +18,8 @@ pub fn run(args: ShardArgs) -> CliResult {
     plan.check_version(&dir)?;
     if args.task >= plan.shards {
         return Err(CliError::Input(format!(
-            "{} has {} shards (tasks 0 to {}); there is no task {}",
+            "{} is planned as tasks 0 to {}; there is no task {}",
             dir.display(),
-            plan.shards,
             plan.shards.saturating_sub(1),
             args.task
         )));
