@@ -5,7 +5,7 @@ mod common;
 use std::path::Path;
 
 use assert_cmd::Command;
-use common::results_without_timing;
+use common::{SMALL_TORUS, refused, results_without_timing};
 use serde_json::Value;
 
 /// A short run of the default torus, so tests stay fast.
@@ -136,52 +136,30 @@ fn bad_configurations_exit_2_listing_every_problem() {
 
 #[test]
 fn inconsistent_values_and_bad_overrides_exit_2() {
-    let needs_classes = tailback()
-        .args([
-            "check",
-            "/dev/null",
-            "--set",
-            "routing.datelines=[0,4]",
-            "--set",
-            "router.vcs=2",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(needs_classes.status.code(), Some(2));
-    let err = String::from_utf8(needs_classes.stderr).unwrap();
+    let err = refused(tailback().args([
+        "check",
+        "/dev/null",
+        "--set",
+        "routing.datelines=[0,4]",
+        "--set",
+        "router.vcs=2",
+    ]));
     assert!(
         err.contains("router.vcs = 2") && err.contains("needs at least 3 VCs"),
         "{err}"
     );
 
-    let cut_through = tailback()
-        .args(["run", "--set", "router.switching=virtual_cut_through"])
-        .args(["--set", "traffic.packet_flits=16"])
-        .output()
-        .unwrap();
-    assert_eq!(cut_through.status.code(), Some(2));
-    assert!(
-        String::from_utf8(cut_through.stderr)
-            .unwrap()
-            .contains("router.vc_buffer_flits = 8")
+    let cut_through = refused(
+        tailback()
+            .args(["run", "--set", "router.switching=virtual_cut_through"])
+            .args(["--set", "traffic.packet_flits=16"]),
     );
+    assert!(cut_through.contains("router.vc_buffer_flits = 8"));
 
-    let no_equals = tailback()
-        .args(["run", "--set", "router.vcs"])
-        .output()
-        .unwrap();
-    assert_eq!(no_equals.status.code(), Some(2));
+    refused(tailback().args(["run", "--set", "router.vcs"]));
 
-    let missing = tailback()
-        .args(["check", "/nonexistent.toml"])
-        .output()
-        .unwrap();
-    assert_eq!(missing.status.code(), Some(2));
-    assert!(
-        String::from_utf8(missing.stderr)
-            .unwrap()
-            .contains("cannot read config")
-    );
+    let missing = refused(tailback().args(["check", "/nonexistent.toml"]));
+    assert!(missing.contains("cannot read config"));
 }
 
 #[test]
@@ -402,14 +380,7 @@ fn a_topology_file_is_found_beside_its_config_and_checked() {
         "[topology]\nkind = \"file\"\nfile = \"ring.topo\"\n",
     );
     // Run from elsewhere: the file is read relative to the config.
-    let refused = tailback()
-        .current_dir(dir.path())
-        .arg("check")
-        .arg(&config)
-        .output()
-        .unwrap();
-    assert_eq!(refused.status.code(), Some(2));
-    let message = String::from_utf8(refused.stderr).unwrap();
+    let message = refused(tailback().current_dir(dir.path()).arg("check").arg(&config));
     assert!(
         message.contains("topology.file") && message.contains("cycle"),
         "{message}"
@@ -450,11 +421,7 @@ fn sweep(config: &Path, out: &Path, jobs: &str, extra: &[&str]) -> std::process:
 }
 
 fn small_sweep_config(dir: &Path) -> std::path::PathBuf {
-    write_config(
-        dir,
-        "sweep.toml",
-        "[topology]\nk = 4\n[sim]\nwarmup_cycles = 300\nmeasure_cycles = 1500\ndrain_cycles_max = 2000\n",
-    )
+    write_config(dir, "sweep.toml", SMALL_TORUS)
 }
 
 /// The rows of a CSV file, each by column name.
@@ -584,14 +551,13 @@ fn an_interrupted_sweep_resumes_with_only_the_missing_points() {
     );
     assert_eq!(results_without_timing(&full), results_without_timing(&cut));
     // A different sweep in the same directory is refused.
-    let other = tailback()
-        .arg("sweep")
-        .arg(&config)
-        .args(["--vary", "traffic.rate=0.2,0.4", "--resume", "--out"])
-        .arg(&cut)
-        .output()
-        .unwrap();
-    assert_eq!(other.status.code(), Some(2));
+    refused(
+        tailback()
+            .arg("sweep")
+            .arg(&config)
+            .args(["--vary", "traffic.rate=0.2,0.4", "--resume", "--out"])
+            .arg(&cut),
+    );
 }
 
 /// Runs `tailback sweep` on a small config in `dir` with `args`, expects it refused (exit
@@ -599,17 +565,16 @@ fn an_interrupted_sweep_resumes_with_only_the_missing_points() {
 fn refused_sweep(dir: &Path, args: &[&str]) -> String {
     let config = small_sweep_config(dir);
     let out = dir.join("out");
-    let output = tailback()
-        .arg("sweep")
-        .arg(&config)
-        .args(args)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
+    let output = refused(
+        tailback()
+            .arg("sweep")
+            .arg(&config)
+            .args(args)
+            .arg("--out")
+            .arg(&out),
+    );
     assert!(!out.join("results.jsonl").exists());
-    String::from_utf8(output.stderr).unwrap()
+    output
 }
 
 #[test]
@@ -658,16 +623,8 @@ fn bench_reports_speed_of_a_reference_configuration() {
     ] {
         assert!(mesh[field].as_f64().unwrap() > 0.0, "{field}");
     }
-    let unknown = tailback()
-        .args(["bench", "--only", "nope"])
-        .output()
-        .unwrap();
-    assert_eq!(unknown.status.code(), Some(2));
-    assert!(
-        String::from_utf8(unknown.stderr)
-            .unwrap()
-            .contains("torus16")
-    );
+    let unknown = refused(tailback().args(["bench", "--only", "nope"]));
+    assert!(unknown.contains("torus16"));
 }
 
 #[test]
@@ -704,15 +661,7 @@ fn a_bulk_synchronous_run_with_nifdy_reports_delivered_packets_and_pending_maps(
         assert!(out.join(file).is_file(), "{file} missing");
     }
     // The directory holds a run now: a second run into it needs --force.
-    let again = tailback()
-        .arg("run")
-        .arg(&config)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_eq!(again.status.code(), Some(2));
-    let err = String::from_utf8(again.stderr).unwrap();
+    let err = refused(tailback().arg("run").arg(&config).arg("--out").arg(&out));
     assert!(
         err.contains("earlier run") && err.contains("--force"),
         "{err}"
@@ -880,21 +829,19 @@ fn runs_too_large_for_the_memory_allowed_are_refused_before_they_start() {
     let config = small_sweep_config(dir.path());
     let out = dir.path().join("run");
     // A trillion cycles: warned about with an estimate, then refused for memory, never run.
-    let run = tailback()
-        .arg("run")
-        .arg(&config)
-        .args([
-            "--set",
-            "sim.measure_cycles=1000000000000",
-            "--max-memory",
-            "100K",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_eq!(run.status.code(), Some(2));
-    let err = String::from_utf8(run.stderr).unwrap();
+    let err = refused(
+        tailback()
+            .arg("run")
+            .arg(&config)
+            .args([
+                "--set",
+                "sim.measure_cycles=1000000000000",
+                "--max-memory",
+                "100K",
+                "--out",
+            ])
+            .arg(&out),
+    );
     assert!(
         err.contains("warning: a run simulates 1.000e12 cycles of 16 nodes"),
         "{err}"
@@ -918,18 +865,13 @@ fn runs_too_large_for_the_memory_allowed_are_refused_before_they_start() {
         ],
     );
     assert!(err.contains("2 runs at once need about"), "{err}");
-    let bad = tailback()
-        .arg("run")
-        .arg(&config)
-        .args(["--max-memory", "lots"])
-        .output()
-        .unwrap();
-    assert_eq!(bad.status.code(), Some(2));
-    assert!(
-        String::from_utf8(bad.stderr)
-            .unwrap()
-            .contains("`lots` is not a size")
+    let bad = refused(
+        tailback()
+            .arg("run")
+            .arg(&config)
+            .args(["--max-memory", "lots"]),
     );
+    assert!(bad.contains("`lots` is not a size"));
 }
 
 #[test]

@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use common::{comparisons, quick_fig4, results_without_timing, tailback};
+use common::{SMALL_TORUS, comparisons, quick_fig4, results_without_timing, tailback};
 use serde_json::Value;
 
 /// A 4x4 torus, short runs, and a `[slurm]` table (which must not reach config validation).
@@ -15,9 +15,10 @@ fn config(dir: &Path) -> PathBuf {
     let path = dir.join("sweep.toml");
     std::fs::write(
         &path,
-        "[topology]\nk = 4\n[sim]\nwarmup_cycles = 300\nmeasure_cycles = 1500\n\
-         drain_cycles_max = 2000\n\n[slurm]\npartition = \"long\"\ntime = \"0:20:00\"\n\
-         account = \"proj\"\nextra = [\"--qos=low\", \"--constraint=fast\"]\n",
+        format!(
+            "{SMALL_TORUS}\n[slurm]\npartition = \"long\"\ntime = \"0:20:00\"\n\
+             account = \"proj\"\nextra = [\"--qos=low\", \"--constraint=fast\"]\n"
+        ),
     )
     .unwrap();
     path

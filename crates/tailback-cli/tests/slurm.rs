@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
-use common::{comparisons, quick_fig4, results_without_timing, tailback};
+use common::{SMALL_TORUS, comparisons, quick_fig4, results_without_timing, tailback};
 
 fn ok(cmd: &mut Command) -> String {
     let out = cmd.output().unwrap();
@@ -116,12 +116,7 @@ fn sweeps_and_experiments_run_as_job_arrays_on_a_real_slurm_cluster() {
     let limit = Duration::from_secs(150);
 
     // (a) A sweep of 8 points in shards of 3, merged: exactly a local sweep.
-    let small = config(
-        dir.path(),
-        "small.toml",
-        "[topology]\nk = 4\n[sim]\nwarmup_cycles = 300\nmeasure_cycles = 1500\n\
-         drain_cycles_max = 2000\n",
-    );
+    let small = config(dir.path(), "small.toml", SMALL_TORUS);
     let vary = ["--vary", "traffic.rate=0.1,0.2,0.3,0.4", "--seeds", "2"];
     let out = dir.path().join("sweep");
     let job = submit(&small, &vary, &out, &["--shard-size", "3"]);

@@ -308,9 +308,8 @@ pub(crate) struct Collector {
     latency: Histogram<u64>,
     latency_sum: u128,
     network_latency_sum: u128,
-    queue_latency_sum: u128,
     /// Source-queue waits of the measured packets created in the window's first and second
-    /// halves: sum and count.
+    /// halves: sum and count (together, every delivered measured packet's).
     queue_wait_halves: [(u128, u64); 2],
     hops_sum: u64,
     /// The zero-load timing of the network, when known.
@@ -359,7 +358,6 @@ impl Collector {
             latency: Histogram::new(3).expect("3 significant digits is a valid precision"),
             latency_sum: 0,
             network_latency_sum: 0,
-            queue_latency_sum: 0,
             queue_wait_halves: [(0, 0); 2],
             hops_sum: 0,
             zero_load: None,
@@ -483,7 +481,6 @@ impl Collector {
             self.latency_sum += latency as u128;
             self.network_latency_sum += (now - packet.injected) as u128;
             let wait = packet.injected - packet.created;
-            self.queue_latency_sum += wait as u128;
             let half = &mut self.queue_wait_halves[usize::from(packet.created >= self.window_mid)];
             half.0 += wait as u128;
             half.1 += 1;
@@ -612,7 +609,7 @@ impl Collector {
                 mean: mean(self.network_latency_sum),
             },
             source_queue_latency: Mean {
-                mean: mean(self.queue_latency_sum),
+                mean: mean(self.queue_wait_halves[0].0 + self.queue_wait_halves[1].0),
             },
             hops: Mean {
                 mean: (delivered > 0).then(|| self.hops_sum as f64 / delivered as f64),

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use tailback_plot::{
-    Panel, PlotError, Point, Series, YScale, accepted_offered, latency_cdf_with_note,
-    latency_offered, lines, node_heatmap, panels_smoothed,
+    Panel, PlotError, Point, Series, YScale, accepted_offered, latency_cdf, latency_offered, lines,
+    node_heatmap, panels,
 };
 
 fn main() -> Result<(), PlotError> {
@@ -50,7 +50,7 @@ fn main() -> Result<(), PlotError> {
         .collect();
     println!(
         "{:?}",
-        latency_cdf_with_note(
+        latency_cdf(
             &dir.join("cdf"),
             "Latency distribution at load 0.3",
             &cdf,
@@ -216,7 +216,7 @@ fn main() -> Result<(), PlotError> {
             scale: YScale::Linear,
         },
     ];
-    let written = panels_smoothed(
+    let written = panels(
         &dir.join("panels"),
         "Global throttling over time",
         "cycle",

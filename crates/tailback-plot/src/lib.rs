@@ -21,11 +21,11 @@
 //!   point drawn (points that cannot be drawn are left out): the series'
 //!   label, the point's coordinates, its error bar's half-width, whether it
 //!   is marked (`true`/`false`) and the series' saturation;
-//! - stacked panels ([`panels`], [`panels_smoothed`]):
+//! - stacked panels ([`panels`]):
 //!   `panel,series,x,y,error,marked`, the same per point with the panel's y
 //!   label first; y is the smoothed value, and the points of panels left out
 //!   as constant are included;
-//! - latency distributions ([`latency_cdf`], [`latency_cdf_with_note`]):
+//! - latency distributions ([`latency_cdf`]):
 //!   `latency_cycles,cumulative_fraction`, a row per step drawn;
 //! - [`node_heatmap`]: `x,y,value`, a row per node;
 //! - [`node_time_heatmap`]: `time,node,value`, a row per node and sample
@@ -237,19 +237,8 @@ pub fn lines(
 }
 
 /// Panels stacked vertically over one shared x axis, e.g. time series of
-/// delivered throughput, threshold and throttled fraction over cycles:
-/// [`panels_smoothed`] without smoothing.
-pub fn panels(
-    stem: &Path,
-    title: &str,
-    x_label: &str,
-    panels: &[Panel],
-) -> Result<Vec<PathBuf>, PlotError> {
-    panels_smoothed(stem, title, x_label, panels, 1)
-}
-
-/// Panels stacked vertically over one shared x axis, each series smoothed
-/// by a centred moving average over `window` samples.
+/// delivered throughput, threshold and throttled fraction over cycles, each
+/// series smoothed by a centred moving average over `window` samples.
 ///
 /// Smoothing replaces each point's y by the mean y of the `window`
 /// consecutive (finite) points of its series centred on it: `(window - 1) /
@@ -279,7 +268,7 @@ pub fn panels(
 /// legend's rows if any; and `<stem>.data.csv` (columns
 /// `panel,series,x,y,error,marked`, see the [data files](crate#data-files)).
 /// Returns the three paths.
-pub fn panels_smoothed(
+pub fn panels(
     stem: &Path,
     title: &str,
     x_label: &str,
@@ -293,24 +282,13 @@ pub fn panels_smoothed(
 }
 
 /// Latency distribution: the CDF as (latency cycles, cumulative fraction)
-/// pairs, increasing, drawn as a step line: [`latency_cdf_with_note`]
-/// without a note.
-pub fn latency_cdf(
-    stem: &Path,
-    title: &str,
-    cdf: &[(u64, f64)],
-) -> Result<Vec<PathBuf>, PlotError> {
-    latency_cdf_with_note(stem, title, cdf, None)
-}
-
-/// Latency distribution: the CDF as (latency cycles, cumulative fraction)
 /// pairs, increasing, drawn as a step line, with `note` (if any) in a line
 /// under the title, e.g. to say which packets the distribution leaves out.
 ///
 /// Writes `<stem>.svg`, `<stem>.png` and `<stem>.data.csv` (columns
 /// `latency_cycles,cumulative_fraction`, a row per step drawn: finite
 /// fractions, clamped to 0..=1, by latency); returns the three paths.
-pub fn latency_cdf_with_note(
+pub fn latency_cdf(
     stem: &Path,
     title: &str,
     cdf: &[(u64, f64)],

@@ -5,8 +5,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use tailback_plot::{
-    Panel, PlotError, Point, Series, YScale, accepted_offered, latency_cdf, latency_cdf_with_note,
-    latency_offered, lines, node_heatmap, node_time_heatmap, panels, panels_smoothed,
+    Panel, PlotError, Point, Series, YScale, accepted_offered, latency_cdf, latency_offered, lines,
+    node_heatmap, node_time_heatmap, panels,
 };
 
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
@@ -207,7 +207,7 @@ fn latency_cdf_draws_distribution() {
     let cdf: Vec<(u64, f64)> = (0..50u32)
         .map(|i| (u64::from(20 + i * 3), f64::from(i + 1) / 50.0))
         .collect();
-    let paths = latency_cdf(&stem, "Latency CDF", &cdf).unwrap();
+    let paths = latency_cdf(&stem, "Latency CDF", &cdf, None).unwrap();
     assert_written(
         &paths,
         &stem,
@@ -230,7 +230,7 @@ fn latency_cdf_handles_degenerate_input() {
     ];
     for (name, cdf, no_data) in cases {
         let stem = dir.path().join(name);
-        let paths = latency_cdf(&stem, name, &cdf).unwrap();
+        let paths = latency_cdf(&stem, name, &cdf, None).unwrap();
         assert_written(&paths, &stem, &[name, "fraction of packets"]);
         assert_eq!(notes_no_data(&paths), no_data, "{name}");
     }
@@ -309,7 +309,7 @@ fn node_heatmap_rejects_wrong_length() {
 fn stem_keeps_dots_and_missing_directories_are_created() {
     let dir = tempfile::tempdir().unwrap();
     let stem = dir.path().join("nested/dir/load.0.5");
-    let paths = latency_cdf(&stem, "dots", &[(5, 1.0)]).unwrap();
+    let paths = latency_cdf(&stem, "dots", &[(5, 1.0)], None).unwrap();
     assert_written(&paths, &stem, &["dots"]);
 }
 
@@ -318,7 +318,7 @@ fn unwritable_output_is_an_error_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let stem = dir.path().join("taken");
     fs::create_dir(dir.path().join("taken.svg")).unwrap();
-    let error = latency_cdf(&stem, "t", &[(5, 1.0)]).unwrap_err();
+    let error = latency_cdf(&stem, "t", &[(5, 1.0)], None).unwrap_err();
     assert!(matches!(error, PlotError::Draw { .. }), "{error:?}");
     assert!(error.to_string().contains("taken.svg"), "{error}");
 }
@@ -558,7 +558,7 @@ fn panels_stack_charts_on_a_shared_x_axis() {
             YScale::Auto,
         ),
     ];
-    let paths = panels(&stem, "Throttling over time", "cycle", &stacked).unwrap();
+    let paths = panels(&stem, "Throttling over time", "cycle", &stacked, 1).unwrap();
     assert_written(
         &paths,
         &stem,
@@ -607,7 +607,7 @@ fn panels_share_one_legend_and_leave_out_empty_and_constant_panels() {
             YScale::Log,
         ),
     ];
-    let paths = panels(&stem, "Shared", "cycle", &stacked).unwrap();
+    let paths = panels(&stem, "Shared", "cycle", &stacked, 1).unwrap();
     assert_written(
         &paths,
         &stem,
@@ -656,12 +656,12 @@ fn smoothed_panels_draw_and_record_a_centred_moving_average() {
             .map(|r| number(&r[3]).unwrap())
             .collect()
     };
-    let paths = panels_smoothed(&dir.path().join("raw"), "raw", "cycle", &stacked, 1).unwrap();
+    let paths = panels(&dir.path().join("raw"), "raw", "cycle", &stacked, 1).unwrap();
     assert_eq!(y(&paths), [0.0, 3.0, 0.0, 3.0, 0.0, 3.0]);
-    let plain = panels(&dir.path().join("plain"), "raw", "cycle", &stacked).unwrap();
+    // A window of 0 leaves the series as they are too.
+    let plain = panels(&dir.path().join("plain"), "raw", "cycle", &stacked, 0).unwrap();
     assert_eq!(y(&plain), y(&paths));
-    let paths =
-        panels_smoothed(&dir.path().join("smooth"), "smooth", "cycle", &stacked, 3).unwrap();
+    let paths = panels(&dir.path().join("smooth"), "smooth", "cycle", &stacked, 3).unwrap();
     assert_eq!(y(&paths), [1.5, 1.0, 2.0, 1.0, 2.0, 1.5]);
     // x is kept.
     let xs: Vec<f64> = table(&paths)
@@ -683,6 +683,7 @@ fn panels_use_log_axis_for_values_spanning_more_than_20x() {
         "log",
         "cycle",
         &[panel("latency", vec![latency], YScale::Auto)],
+        1,
     )
     .unwrap();
     // 1-2-5 ticks of a log axis over 20..2000; a linear one has no tick at 50.
@@ -694,7 +695,7 @@ fn panels_use_log_axis_for_values_spanning_more_than_20x() {
 fn panels_handle_degenerate_input() {
     let dir = tempfile::tempdir().unwrap();
     let stem = dir.path().join("none");
-    let paths = panels(&stem, "no panels", "cycle", &[]).unwrap();
+    let paths = panels(&stem, "no panels", "cycle", &[], 1).unwrap();
     assert_written(&paths, &stem, &["no panels"]);
     assert!(notes_no_data(&paths));
     assert_eq!(png_size(&paths[1]), (900, 250 + 90));
@@ -763,7 +764,7 @@ fn panels_handle_degenerate_input() {
     ];
     for (name, stacked, no_data, drawn, legend) in cases {
         let stem = dir.path().join(name);
-        let paths = panels(&stem, name, "x", &stacked).unwrap();
+        let paths = panels(&stem, name, "x", &stacked, 1).unwrap();
         assert_written(&paths, &stem, &[name]);
         assert_eq!(notes_no_data(&paths), no_data, "{name}");
         assert!(!svg(&paths).contains("constant:"), "{name}");
@@ -896,7 +897,7 @@ fn line_data_files_round_trip_the_points_drawn() {
 fn cdf_and_heat_map_data_files_hold_the_values_drawn() {
     let dir = tempfile::tempdir().unwrap();
     let cdf = [(30, 0.5), (10, 0.25), (40, f64::NAN), (50, 1.5)];
-    let paths = latency_cdf(&dir.path().join("cdf"), "cdf", &cdf).unwrap();
+    let paths = latency_cdf(&dir.path().join("cdf"), "cdf", &cdf, None).unwrap();
     let (header, rows) = table(&paths);
     assert_eq!(header, ["latency_cycles", "cumulative_fraction"]);
     assert_eq!(rows, [["10", "0.25"], ["30", "0.5"], ["50", "1.0"]]);
@@ -1133,9 +1134,9 @@ fn latency_cdf_can_carry_a_note() {
     let cdf = [(10, 0.5), (20, 1.0)];
     let note = "3 of 40 measured packets undelivered: missing from this distribution";
     let stem = dir.path().join("noted");
-    let paths = latency_cdf_with_note(&stem, "Noted", &cdf, Some(note)).unwrap();
+    let paths = latency_cdf(&stem, "Noted", &cdf, Some(note)).unwrap();
     assert_written(&paths, &stem, &["Noted", note]);
-    let plain = latency_cdf(&dir.path().join("plain"), "Noted", &cdf).unwrap();
+    let plain = latency_cdf(&dir.path().join("plain"), "Noted", &cdf, None).unwrap();
     assert!(!svg(&plain).contains("undelivered"));
     assert_eq!(png_size(&paths[1]), png_size(&plain[1]));
 }
@@ -1317,8 +1318,8 @@ fn dense_lines_and_edge_markers_stay_inside_their_panels() {
             )
         })
         .collect();
-    let drawn = panels(&dir.path().join("dense"), "dense", "cycle", &dense).unwrap();
-    let plain = panels(&dir.path().join("plain"), "dense", "cycle", &reference).unwrap();
+    let drawn = panels(&dir.path().join("dense"), "dense", "cycle", &dense, 1).unwrap();
+    let plain = panels(&dir.path().join("plain"), "dense", "cycle", &reference, 1).unwrap();
     let (drawn, plain) = (Image::read(&drawn[1]), Image::read(&plain[1]));
     let areas = plot_areas(&plain);
     assert_eq!(areas.len(), 3, "{areas:?}");

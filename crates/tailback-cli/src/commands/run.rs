@@ -132,7 +132,7 @@ fn write_outputs(
     } else {
         None
     };
-    written.extend(tailback_plot::latency_cdf_with_note(
+    written.extend(tailback_plot::latency_cdf(
         &out.join("latency_cdf"),
         &format!("Packet latency: {title}"),
         &report.latency_cdf,
@@ -175,7 +175,7 @@ fn write_outputs(
             &out.join("series.csv"),
             &report.series,
         )?);
-        written.extend(tailback_experiments::files::series::plot_smoothed(
+        written.extend(tailback_experiments::files::series::plot(
             &out.join("series"),
             &format!("Time series: {title}"),
             &[(String::new(), report.series.as_slice())],

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -325,16 +325,10 @@ struct FirstLine {
 /// by a crash, is not counted.
 fn load_runs(path: &Path) -> anyhow::Result<Runs> {
     let mut runs = Runs::default();
-    let file = match File::open(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(runs),
-        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
-    };
-    for line in BufReader::new(file).lines() {
-        let line = line.with_context(|| format!("reading {}", path.display()))?;
-        let Ok(parsed) = serde_json::from_str::<Line>(&line) else {
-            continue;
-        };
+    if !path.exists() {
+        return Ok(runs);
+    }
+    tailback_experiments::runner::jsonl::read_each(path, |_, line, parsed: Line| {
         runs.count += 1;
         if let Some(seconds) = parsed
             .report
@@ -350,12 +344,13 @@ fn load_runs(path: &Path) -> anyhow::Result<Runs> {
             runs.configs.insert(text(Some(&config)));
         }
         if runs.first.is_none()
-            && let Ok(first) = serde_json::from_str::<FirstLine>(&line)
+            && let Ok(first) = serde_json::from_str::<FirstLine>(line)
             && let Some(config) = first.resolved_config
         {
             runs.first = Some((first.id.unwrap_or_default(), config));
         }
-    }
+    })
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(runs)
 }
 

@@ -7,6 +7,10 @@ use std::path::Path;
 use assert_cmd::Command;
 use serde_json::Value;
 
+/// A 4x4 torus with short runs: a sweep of a few points takes well under a second.
+pub const SMALL_TORUS: &str = "[topology]\nk = 4\n[sim]\nwarmup_cycles = 300\nmeasure_cycles = 1500\n\
+                               drain_cycles_max = 2000\n";
+
 /// The `tailback` binary of this build.
 pub fn tailback() -> Command {
     Command::cargo_bin("tailback").expect("the tailback binary is built")
@@ -46,4 +50,12 @@ pub fn results_without_timing(out: &Path) -> Vec<Value> {
     }
     rows.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
     rows
+}
+
+/// Runs `command`, expects it refused with exit status 2 (bad input), and returns what it
+/// printed on stderr.
+pub fn refused(command: &mut Command) -> String {
+    let output = command.output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    String::from_utf8(output.stderr).unwrap()
 }

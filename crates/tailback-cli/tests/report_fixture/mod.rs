@@ -24,12 +24,7 @@ pub struct Fixture {
 pub fn results(dir: &Path) -> Fixture {
     let results = dir.join("results");
     let config = dir.join("sweep.toml");
-    std::fs::write(
-        &config,
-        "[topology]\nk = 4\n[sim]\nwarmup_cycles = 300\nmeasure_cycles = 1500\n\
-         drain_cycles_max = 2000\n",
-    )
-    .unwrap();
+    std::fs::write(&config, crate::common::SMALL_TORUS).unwrap();
     let sweep = results.join("torus");
     let output = tailback()
         .arg("sweep")

@@ -49,26 +49,17 @@ pub fn write_csv(path: &Path, rows: &[SeriesRow]) -> anyhow::Result<PathBuf> {
     Ok(path.to_path_buf())
 }
 
-/// Plots labelled time series as stacked panels: [`plot_smoothed`] without smoothing.
-pub fn plot(
-    stem: &Path,
-    title: &str,
-    runs: &[(String, &[SeriesRow])],
-) -> anyhow::Result<Vec<PathBuf>> {
-    plot_smoothed(stem, title, runs, 1)
-}
-
 /// Plots labelled time series as stacked panels, a line per run: delivered and offered
 /// throughput, packets in flight, packets waiting in source queues, full buffers, throttled
 /// fraction, mean packet latency (logarithmic when it spans more than 20x), then each gauge
 /// of the mechanisms (threshold, estimate, ...). Panels whose values are all absent are left
 /// out, and so are those constant throughout (named with their value in a note under the
 /// title). Each line is a centred moving average over `window` rows (1: the rows as they
-/// are; see [`tailback_plot::panels_smoothed`]).
+/// are; see [`tailback_plot::panels`]).
 ///
 /// Writes `<stem>.svg`, `<stem>.png` and the data drawn, `<stem>.data.csv`; returns their
 /// paths.
-pub fn plot_smoothed(
+pub fn plot(
     stem: &Path,
     title: &str,
     runs: &[(String, &[SeriesRow])],
@@ -156,7 +147,7 @@ pub fn plot_smoothed(
             scale: *scale,
         })
         .collect();
-    Ok(tailback_plot::panels_smoothed(
+    Ok(tailback_plot::panels(
         stem, title, "cycle", &panels, window,
     )?)
 }
@@ -198,7 +189,7 @@ mod tests {
         let rows: Vec<SeriesRow> = (1..=20).map(row).collect();
         let dir = tempfile::tempdir().unwrap();
         let runs = [("run".to_string(), rows.as_slice())];
-        let paths = plot(&dir.path().join("series"), "t", &runs).unwrap();
+        let paths = plot(&dir.path().join("series"), "t", &runs, 1).unwrap();
         assert_eq!(paths.len(), 3);
         let svg = std::fs::read_to_string(&paths[0]).unwrap();
         for text in [
@@ -217,7 +208,7 @@ mod tests {
         let latency = drawn(&paths, "mean packet latency (cycles)");
         assert_eq!(latency.len(), 16, "windows without deliveries are left out");
 
-        let smoothed = plot_smoothed(&dir.path().join("smoothed"), "t", &runs, 3).unwrap();
+        let smoothed = plot(&dir.path().join("smoothed"), "t", &runs, 3).unwrap();
         let queued = drawn(&smoothed, "packets in source queues");
         assert_eq!(queued[2], (300.0, (4.0 + 9.0 + 16.0) / 3.0));
     }

@@ -958,6 +958,7 @@ fn fig11(ctx: &Context, _: &Grid, jobs: &[Job]) -> Result<Outcome> {
             &ctx.out().join(format!("series-{pattern}")),
             &format!("Collective, {pattern}: time series"),
             &runs,
+            1,
         )?);
         for (name, rows) in &runs {
             let safe: String = name

@@ -417,6 +417,7 @@ fn plot_series(
         &ctx.out().join(stem),
         title,
         runs,
+        1,
     )?)
 }
 

@@ -59,8 +59,18 @@ fn write_line<T: Serialize>(out: &mut impl Write, record: &T) -> std::io::Result
 /// The records of a JSON-lines file with their line numbers (from 1), skipping with a warning
 /// a line cut short by an interrupt or otherwise unreadable (not JSON, not UTF-8).
 pub fn read<T: DeserializeOwned>(path: &Path) -> Result<Vec<(usize, T)>> {
-    let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let mut records = Vec::new();
+    read_each(path, |line, _, record| records.push((line, record)))?;
+    Ok(records)
+}
+
+/// Calls `each` with the line number (from 1), the text and the record of every readable line
+/// of a JSON-lines file, skipping unreadable ones as [`read`] does.
+pub fn read_each<T: DeserializeOwned>(
+    path: &Path,
+    mut each: impl FnMut(usize, &str, T),
+) -> Result<()> {
+    let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     for (i, bytes) in BufReader::new(file).split(b'\n').enumerate() {
         let bytes = bytes.with_context(|| format!("reading {}", path.display()))?;
         let line = i + 1;
@@ -72,7 +82,7 @@ pub fn read<T: DeserializeOwned>(path: &Path) -> Result<Vec<(usize, T)>> {
             continue;
         };
         match serde_json::from_str::<T>(text) {
-            Ok(record) => records.push((line, record)),
+            Ok(record) => each(line, text, record),
             Err(_) if text.trim().is_empty() => {}
             Err(e) => eprintln!(
                 "warning: skipping unreadable line {line} of {} ({e})",
@@ -80,7 +90,7 @@ pub fn read<T: DeserializeOwned>(path: &Path) -> Result<Vec<(usize, T)>> {
             ),
         }
     }
-    Ok(records)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! On resume, and from donor result files, a stored result is reused when its job still exists
 //! with the same configuration (compared by fingerprint); every other job runs.
 
-mod jsonl;
+pub mod jsonl;
 pub mod lock;
 pub mod progress;
 
