@@ -432,3 +432,51 @@ fn an_experiment_run_in_shards_merges_into_the_comparisons_of_a_local_run() {
         "{stderr}"
     );
 }
+
+/// A newline in a Slurm option would end its `#SBATCH` line and run the rest as a shell line:
+/// every such value, from a flag or the `[slurm]` table, is refused before anything is written.
+#[test]
+fn a_newline_in_a_slurm_option_is_refused_and_no_script_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config(dir.path());
+    let marker = dir.path().join("injected");
+    let injected = format!("compute\ntouch {}", marker.display());
+    for flag in ["--partition", "--time", "--mem", "--account"] {
+        let out = dir.path().join(format!("o{flag}"));
+        let (success, code, _, stderr) = output(
+            tailback()
+                .arg("sweep")
+                .arg(&config)
+                .args(VARY)
+                .arg("--out")
+                .arg(&out)
+                .args(["--slurm", "--dry-run", flag, &injected]),
+        );
+        assert!(!success && code == Some(2), "{flag}: {stderr}");
+        assert!(stderr.contains(&flag[2..]), "{flag}: {stderr}");
+        assert!(!out.join("slurm/job.sh").exists(), "{flag}");
+    }
+    let table = dir.path().join("table.toml");
+    std::fs::write(
+        &table,
+        format!(
+            "{SMALL_TORUS}\n[slurm]\nextra = [{:?}]\n",
+            format!("--qos=x\ntouch {}", marker.display())
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("extra");
+    let (success, code, _, stderr) = output(
+        tailback()
+            .arg("sweep")
+            .arg(&table)
+            .args(VARY)
+            .arg("--out")
+            .arg(&out)
+            .args(["--slurm", "--dry-run"]),
+    );
+    assert!(!success && code == Some(2), "{stderr}");
+    assert!(stderr.contains("extra"), "{stderr}");
+    assert!(!out.join("slurm/job.sh").exists());
+    assert!(!marker.exists());
+}

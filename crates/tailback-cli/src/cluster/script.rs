@@ -1,5 +1,10 @@
 //! The job-array script: its `#SBATCH` options, from the command line's flags and a `[slurm]`
 //! table in the sweep's configuration file (flags win), and the command each task runs.
+//!
+//! Every value that reaches the script is checked against what sbatch accepts and written so that
+//! neither bash nor sbatch's reader of `#SBATCH` lines can take it for more than one argument: no
+//! value may hold a control character (a newline would end the `#SBATCH` line and start a shell
+//! line), and a value with characters beyond a plain set is quoted as sbatch unquotes it.
 
 use std::path::Path;
 
@@ -56,7 +61,42 @@ impl Options {
         if let Some(size) = flags.shard_size {
             options.shard_size = Some(size as usize);
         }
+        options.check()?;
         Ok(options)
+    }
+
+    /// Refuses a value sbatch would not accept, naming the option, the value and the form allowed.
+    fn check(&self) -> CliResult {
+        check_value(
+            "partition",
+            &self.partition,
+            is_partition_list,
+            "partition names of at most 128 letters, digits, '_', '.' and '-', separated by \
+             commas",
+        )?;
+        check_value(
+            "time",
+            &self.time,
+            is_time_limit,
+            "minutes, minutes:seconds, hours:minutes:seconds, days-hours, days-hours:minutes, \
+             days-hours:minutes:seconds, or UNLIMITED",
+        )?;
+        check_value(
+            "mem",
+            &self.mem,
+            is_memory_size,
+            "a whole number with an optional unit K, M, G or T (e.g. 4000 or 4G)",
+        )?;
+        check_value(
+            "account",
+            &self.account,
+            is_name,
+            "an account name of at most 128 letters, digits, '_', '.' and '-'",
+        )?;
+        for item in &self.extra {
+            extra_directive(item)?;
+        }
+        Ok(())
     }
 
     /// The `#SBATCH` lines of these options (after the array and names).
@@ -75,9 +115,173 @@ impl Options {
         if let Some(cpus) = self.cpus_per_task {
             lines.push(format!("--cpus-per-task={cpus}"));
         }
-        lines.extend(self.extra.iter().cloned());
+        lines.extend(
+            self.extra
+                .iter()
+                .map(|item| extra_directive(item).expect("checked by Options::resolve")),
+        );
         lines
     }
+}
+
+/// Refuses `value` of `option` unless `valid`, saying what is `allowed`.
+fn check_value(
+    option: &str,
+    value: &Option<String>,
+    valid: fn(&str) -> bool,
+    allowed: &str,
+) -> CliResult {
+    match value {
+        Some(value) if !valid(value) => Err(CliError::Input(format!(
+            "Slurm option {option} = {}: expected {allowed}",
+            shown(value)
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The longest value echoed whole in an error; longer ones are cut.
+const SHOWN_CHARS: usize = 80;
+
+/// `value` as an error shows it: quoted, control characters escaped, cut past [`SHOWN_CHARS`].
+fn shown(value: &str) -> String {
+    let count = value.chars().count();
+    if count <= SHOWN_CHARS {
+        format!("{value:?}")
+    } else {
+        let head: String = value.chars().take(SHOWN_CHARS).collect();
+        format!("{head:?}... ({count} characters)")
+    }
+}
+
+/// The longest partition or account name accepted.
+const LONGEST_NAME: usize = 128;
+
+/// A Slurm name: letters, digits, `_`, `.` and `-`, at most [`LONGEST_NAME`] of them.
+fn is_name(text: &str) -> bool {
+    !text.is_empty()
+        && text.len() <= LONGEST_NAME
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+}
+
+/// One partition name or several separated by commas.
+fn is_partition_list(text: &str) -> bool {
+    text.split(',').all(is_name)
+}
+
+/// A time limit as sbatch reads `--time`: `M`, `M:S`, `H:M:S`, `D-H`, `D-H:M`, `D-H:M:S`, or
+/// `UNLIMITED`/`INFINITE`.
+fn is_time_limit(text: &str) -> bool {
+    if text.eq_ignore_ascii_case("unlimited") || text.eq_ignore_ascii_case("infinite") {
+        return true;
+    }
+    let digits = |part: &str| {
+        !part.is_empty() && part.len() <= 9 && part.chars().all(|c| c.is_ascii_digit())
+    };
+    let (days, clock) = match text.split_once('-') {
+        Some((days, clock)) => (Some(days), clock),
+        None => (None, text),
+    };
+    // One to three clock fields, with or without days.
+    days.is_none_or(digits) && clock.split(':').count() <= 3 && clock.split(':').all(digits)
+}
+
+/// A memory size as sbatch reads `--mem`: a whole number with an optional unit.
+fn is_memory_size(text: &str) -> bool {
+    let number = text
+        .strip_suffix(['K', 'M', 'G', 'T', 'k', 'm', 'g', 't'])
+        .unwrap_or(text);
+    !number.is_empty() && number.len() <= 18 && number.chars().all(|c| c.is_ascii_digit())
+}
+
+/// The `#SBATCH` argument of an `extra` item: `--name` or `--name=value` (one dash for a
+/// one-letter option), the value quoted for sbatch where needed.
+fn extra_directive(item: &str) -> CliResult<String> {
+    let bad = |why: &str| {
+        CliError::Input(format!(
+            "Slurm option extra item {}: {why}; expected an sbatch option such as \"--qos=x\" or \
+             \"--exclusive\"",
+            shown(item)
+        ))
+    };
+    let (name, value) = match item.split_once('=') {
+        Some((name, value)) => (name, Some(value)),
+        None => (item, None),
+    };
+    let option = name
+        .strip_prefix("--")
+        .filter(|o| o.len() > 1)
+        .or_else(|| name.strip_prefix('-').filter(|o| o.len() == 1));
+    let Some(option) = option else {
+        return Err(bad("not an option name"));
+    };
+    if !option.starts_with(|c: char| c.is_ascii_alphabetic())
+        || !option
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-')
+    {
+        return Err(bad("an option name holds letters, digits and '-'"));
+    }
+    match value {
+        None => Ok(name.to_string()),
+        Some(value) if value.chars().any(char::is_control) => Err(bad(
+            "a value may not hold a control character such as a newline",
+        )),
+        Some(value) => Ok(format!("{name}={}", sbatch_quote(value))),
+    }
+}
+
+/// `text` as one argument of a `#SBATCH` line: as it is when plain, otherwise in double quotes
+/// with `"` and `\` escaped, which sbatch's reader of these lines undoes (it also ends an
+/// unquoted argument at white space or `#`). `text` holds no control character.
+fn sbatch_quote(text: &str) -> String {
+    if !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+    {
+        text.to_string()
+    } else {
+        let mut quoted = String::from("\"");
+        for c in text.chars() {
+            if c == '"' || c == '\\' {
+                quoted.push('\\');
+            }
+            quoted.push(c);
+        }
+        quoted.push('"');
+        quoted
+    }
+}
+
+/// Refuses a path the job script must carry when it holds a control character (a newline would
+/// end a `#SBATCH` or comment line).
+pub fn check_script_path(what: &str, path: &Path) -> CliResult {
+    let text = path.to_string_lossy();
+    if text.chars().any(char::is_control) {
+        return Err(CliError::Input(format!(
+            "{what} {}: a Slurm job script cannot carry a path with a control character such \
+             as a newline; choose another",
+            shown(&text)
+        )));
+    }
+    Ok(())
+}
+
+/// A job name sbatch shows plainly: `name` with every character but letters, digits, `_`, `.`
+/// and `-` replaced by `_`.
+pub fn job_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "_.-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// The options of a `[slurm]` table.
@@ -116,9 +320,7 @@ fn from_table(table: &toml::Value) -> CliResult<Options> {
                 };
                 for item in items {
                     match item {
-                        toml::Value::String(s) if s.starts_with('-') && !s.contains('\n') => {
-                            options.extra.push(s.clone());
-                        }
+                        toml::Value::String(s) => options.extra.push(s.clone()),
                         _ => {
                             return Err(bad(
                                 key,
@@ -169,7 +371,7 @@ pub fn array_spec(indices: &[usize]) -> String {
     parts.join(",")
 }
 
-/// `text` quoted for a POSIX shell.
+/// `text` quoted for a POSIX shell (single quotes keep every character, a newline too).
 pub fn shell_quote(text: &str) -> String {
     if !text.is_empty()
         && text
@@ -201,9 +403,12 @@ impl Script<'_> {
         let dir = self.dir.display().to_string();
         let mut text = String::from("#!/bin/bash\n");
         let mut directive = |line: String| text.push_str(&format!("#SBATCH {line}\n"));
-        directive(format!("--job-name={}", self.job_name));
+        directive(format!("--job-name={}", job_name(self.job_name)));
         directive(format!("--array={}", self.array));
-        directive(format!("--output={dir}/slurm/logs/%A_%a.out"));
+        directive(format!(
+            "--output={}",
+            sbatch_quote(&format!("{dir}/slurm/logs/%A_%a.out"))
+        ));
         for line in self.options.directives() {
             directive(line);
         }
@@ -266,6 +471,220 @@ mod tests {
             .to_string();
         assert!(
             err.contains("partiton") && err.contains("unknown key"),
+            "{err}"
+        );
+    }
+
+    /// The arguments sbatch reads from a `#SBATCH` line, as its own reader does: white space
+    /// separates them, `"` and `'` quote, `\\` escapes the next character, an unquoted `#` ends
+    /// the line.
+    fn sbatch_arguments(line: &str) -> Vec<String> {
+        let mut arguments = Vec::new();
+        let mut chars = line.chars().peekable();
+        loop {
+            while chars.peek().is_some_and(|c| c.is_whitespace()) {
+                chars.next();
+            }
+            if chars.peek().is_none() {
+                return arguments;
+            }
+            let (mut argument, mut quote, mut ended) = (String::new(), None, false);
+            while let Some(&c) = chars.peek() {
+                if quote.is_none() && c.is_whitespace() {
+                    break;
+                }
+                chars.next();
+                match (c, quote) {
+                    ('\\', _) => argument.extend(chars.next()),
+                    (c, Some(q)) if c == q => quote = None,
+                    (c, Some(_)) => argument.push(c),
+                    ('"' | '\'', None) => quote = Some(c),
+                    ('#', None) => {
+                        ended = true;
+                        break;
+                    }
+                    (c, None) => argument.push(c),
+                }
+            }
+            if !argument.is_empty() {
+                arguments.push(argument);
+            }
+            if ended {
+                return arguments;
+            }
+        }
+    }
+
+    /// The script of `options`; asserts that bash parses it without running a line but the
+    /// last and that its `#SBATCH` block is whole: one line per option, each one argument.
+    fn render_checked(options: &Options, dir: &Path) -> Vec<String> {
+        let text = Script {
+            job_name: "tailback-x",
+            array: "0-2",
+            dir,
+            binary: Path::new("/opt/tail back/tailback"),
+            options,
+            about: "a test",
+        }
+        .render();
+        let status = std::process::Command::new("bash")
+            .args(["-n", "-c", &text])
+            .status()
+            .expect("bash runs");
+        assert!(status.success(), "bash -n refused\n{text}");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "#!/bin/bash");
+        let block: Vec<&str> = lines[1..]
+            .iter()
+            .take_while(|l| l.starts_with("#SBATCH "))
+            .copied()
+            .collect();
+        assert_eq!(block.len(), 3 + options.directives().len(), "{text}");
+        // Only comments between the block and the one command.
+        let rest = &lines[1 + block.len()..];
+        assert!(
+            rest[..rest.len() - 1].iter().all(|l| l.starts_with('#')),
+            "{text}"
+        );
+        assert!(rest[rest.len() - 1].starts_with("exec "), "{text}");
+        block
+            .iter()
+            .map(|line| {
+                let arguments = sbatch_arguments(line.strip_prefix("#SBATCH ").unwrap());
+                assert_eq!(arguments.len(), 1, "{line}");
+                arguments[0].clone()
+            })
+            .collect()
+    }
+
+    /// Values with a newline, quotes, `$()` and backticks, in every option from flags and from
+    /// the table: refused with the option named, or written as one intact `#SBATCH` argument.
+    #[test]
+    fn hostile_values_are_refused_or_written_as_one_argument() {
+        let hostile = [
+            "compute\ntouch /tmp/X",
+            "compute\rtouch /tmp/X",
+            "a\"b",
+            "a'b",
+            "$(touch /tmp/X)",
+            "`touch /tmp/X`",
+            "a b",
+            "a#b",
+            "",
+        ];
+        for value in hostile {
+            for option in ["partition", "time", "mem", "account"] {
+                let mut flags = SlurmArgs::default();
+                let slot = match option {
+                    "partition" => &mut flags.partition,
+                    "time" => &mut flags.time,
+                    "mem" => &mut flags.mem,
+                    _ => &mut flags.account,
+                };
+                *slot = Some(value.to_string());
+                let err = Options::resolve(&flags, None).unwrap_err().to_string();
+                assert!(err.contains(option), "{option} = {value:?}: {err}");
+                if value.is_empty() {
+                    continue; // the table's "x" would be a fine name
+                }
+                let table = toml::Value::Table(toml::Table::from_iter([(
+                    option.to_string(),
+                    toml::Value::String(format!("x{value}")),
+                )]));
+                let err = Options::resolve(&SlurmArgs::default(), Some(&table))
+                    .unwrap_err()
+                    .to_string();
+                assert!(err.contains(option), "[slurm] {option} = x{value:?}: {err}");
+            }
+            let item = format!("--comment={value}");
+            let table: toml::Value = toml::Value::Table(toml::Table::from_iter([(
+                "extra".to_string(),
+                toml::Value::Array(vec![toml::Value::String(item.clone())]),
+            )]));
+            match Options::resolve(&SlurmArgs::default(), Some(&table)) {
+                Err(err) => {
+                    assert!(value.contains(char::is_control), "{item:?} refused: {err}");
+                    assert!(err.to_string().contains("extra"), "{err}");
+                }
+                Ok(options) => {
+                    let arguments = render_checked(&options, Path::new("/out/d"));
+                    assert_eq!(arguments.last().unwrap(), &item);
+                }
+            }
+            // An option name is never more than letters, digits and dashes.
+            let names = [format!("--qos{value}=x"), format!("{value}--qos=x")];
+            for item in names.iter().filter(|_| !value.is_empty()) {
+                let table: toml::Value = toml::Value::Table(toml::Table::from_iter([(
+                    "extra".to_string(),
+                    toml::Value::Array(vec![toml::Value::String(item.clone())]),
+                )]));
+                assert!(
+                    Options::resolve(&SlurmArgs::default(), Some(&table)).is_err(),
+                    "{item:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn sbatch_forms_are_accepted_and_written_plainly() {
+        let flags = SlurmArgs {
+            partition: Some("short,long.2".into()),
+            time: Some("1-12:30:00".into()),
+            mem: Some("4G".into()),
+            account: Some("proj_x-1".into()),
+            ..SlurmArgs::default()
+        };
+        let table: toml::Value =
+            toml::from_str("extra = [\"--qos=low\", \"--exclusive\", \"-N\"]").unwrap();
+        let options = Options::resolve(&flags, Some(&table)).unwrap();
+        let arguments = render_checked(&options, Path::new("/out/my sweep #1"));
+        assert_eq!(
+            arguments,
+            [
+                "--job-name=tailback-x",
+                "--array=0-2",
+                "--output=/out/my sweep #1/slurm/logs/%A_%a.out",
+                "--partition=short,long.2",
+                "--time=1-12:30:00",
+                "--mem=4G",
+                "--account=proj_x-1",
+                "--qos=low",
+                "--exclusive",
+                "-N",
+            ]
+        );
+        for time in ["30", "30:00", "2:00:00", "1-0", "1-2:3", "UNLIMITED"] {
+            assert!(is_time_limit(time), "{time}");
+        }
+        for time in ["", "1:2:3:4", "1-", "-1", "a", "1--2", "1-2:3:4:5", "1:"] {
+            assert!(!is_time_limit(time), "{time}");
+        }
+        for mem in ["4000", "4G", "0", "16t"] {
+            assert!(is_memory_size(mem), "{mem}");
+        }
+        for mem in ["", "G", "4GB", "-1", "4 G"] {
+            assert!(!is_memory_size(mem), "{mem}");
+        }
+    }
+
+    #[test]
+    fn job_names_and_paths_stay_on_their_lines() {
+        assert_eq!(job_name("tailback-a b\n$(x)"), "tailback-a_b___x_");
+        assert!(check_script_path("--out", Path::new("/a/b\nc")).is_err());
+        assert!(check_script_path("--out", Path::new("/a/b c'$(x)")).is_ok());
+        let long = "x".repeat(100_000);
+        let err = Options::resolve(
+            &SlurmArgs {
+                account: Some(long),
+                ..SlurmArgs::default()
+            },
+            None,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.len() < 400 && err.contains("100000 characters"),
             "{err}"
         );
     }

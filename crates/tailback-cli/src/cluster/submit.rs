@@ -154,6 +154,7 @@ fn submit(
     let dir = out
         .canonicalize()
         .with_context(|| format!("resolving {}", out.display()))?;
+    script::check_script_path("--out", &dir)?;
     let _lock = lock::OutputLock::acquire(&dir)?;
     let fingerprint = jobs_fingerprint(jobs)?;
     let earlier = if dir.join(PLAN).exists() {
@@ -208,6 +209,7 @@ fn submit(
     let binary = std::env::current_exe()
         .and_then(|p| p.canonicalize())
         .context("finding the tailback binary")?;
+    script::check_script_path("the tailback binary", &binary)?;
     let plan = Plan {
         kind: request.kind,
         experiment: request.experiment.clone(),
