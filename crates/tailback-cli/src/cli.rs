@@ -115,9 +115,13 @@ pub struct SweepArgs {
     /// Seeds per point: the configured seed and the next ones.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub seeds: u32,
-    /// Simulations run at once [default: number of cores].
-    #[arg(short = 'j', long = "jobs")]
-    pub jobs: Option<usize>,
+    /// Simulations run at once [default: number of cores; never more than the points].
+    #[arg(short = 'j', long = "jobs", value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
+    /// Most points the sweep may plan (every combination of the --vary values, times --seeds);
+    /// a larger sweep is refused before any point is made.
+    #[arg(long, value_name = "N", default_value_t = crate::workers::DEFAULT_MAX_POINTS, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_points: u64,
     /// Directory for results.csv, results.jsonl and plots [default: tailback-out/sweep].
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -264,9 +268,9 @@ pub struct ExperimentJobsArgs {
 pub struct ExperimentRunArgs {
     /// Experiment name (see `tailback experiment list`).
     pub name: String,
-    /// Simulations run at once [default: number of cores].
-    #[arg(short = 'j', long = "jobs")]
-    pub jobs: Option<usize>,
+    /// Simulations run at once [default: number of cores; never more than the points].
+    #[arg(short = 'j', long = "jobs", value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
     /// Output directory [default: tailback-out/experiments/NAME, or NAME-quick with
     /// --quick]. A directory holding a quick run is refused for a full run, and the reverse.
     #[arg(long)]

@@ -10,6 +10,9 @@ mod input;
 mod progress;
 mod report;
 mod sweep;
+mod workers;
+
+use std::io::Write;
 
 use clap::Parser;
 
@@ -17,8 +20,11 @@ use crate::cli::{Cli, Command};
 
 fn main() {
     quiet_broken_pipes();
-    report_stdout_failures();
-    let cli = Cli::parse();
+    report_output_failures();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => exit_after_clap(&error),
+    };
     let result = match cli.command {
         Command::Run(args) => commands::run::run(args),
         Command::Sweep(args) => commands::sweep::run(args),
@@ -31,9 +37,45 @@ fn main() {
         Command::Merge(args) => commands::merge::run(args),
         Command::Status(args) => commands::status::run(args),
     };
-    if let Err(error) = result {
-        eprintln!("error: {error}");
-        std::process::exit(error.exit_code());
+    let code = match result {
+        Ok(()) => 0,
+        Err(error) => {
+            // Standard error may be unwritable too (`2>/dev/full`): the status still tells.
+            let _ = writeln!(std::io::stderr(), "error: {error}");
+            error.exit_code()
+        }
+    };
+    if let Err(error) = std::io::stdout().flush()
+        && error.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        let _ = writeln!(
+            std::io::stderr(),
+            "error: cannot write to standard output: {error}"
+        );
+        std::process::exit(1);
+    }
+    std::process::exit(code);
+}
+
+/// Ends the process as clap would for `error` (help, version, or a usage error), except that
+/// help or version text that cannot be written ends with status 1 rather than 0.
+fn exit_after_clap(error: &clap::Error) -> ! {
+    let printed = error
+        .print()
+        .and_then(|()| std::io::stdout().flush())
+        .and_then(|()| std::io::stderr().flush());
+    match printed {
+        Err(e) if error.use_stderr() || e.kind() == std::io::ErrorKind::BrokenPipe => {
+            std::process::exit(error.exit_code())
+        }
+        Err(e) => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "error: cannot write to standard output: {e}"
+            );
+            std::process::exit(1);
+        }
+        Ok(()) => std::process::exit(error.exit_code()),
     }
 }
 
@@ -49,8 +91,9 @@ fn quiet_broken_pipes() {
 }
 
 /// Any other failure to write to standard output (a full disk) ends with a one-line error
-/// and exit status 1 rather than a panic message.
-fn report_stdout_failures() {
+/// and exit status 1 rather than a panic message; so does a failure to write a warning or
+/// progress to standard error, silently, since nothing can be said there.
+fn report_output_failures() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let message = info
@@ -60,7 +103,13 @@ fn report_stdout_failures() {
             .or_else(|| info.payload().downcast_ref::<&str>().copied())
             .unwrap_or("");
         if let Some(reason) = message.strip_prefix("failed printing to stdout: ") {
-            eprintln!("error: cannot write to standard output: {reason}");
+            let _ = writeln!(
+                std::io::stderr(),
+                "error: cannot write to standard output: {reason}"
+            );
+            std::process::exit(1);
+        }
+        if message.starts_with("failed printing to stderr: ") {
             std::process::exit(1);
         }
         default(info);

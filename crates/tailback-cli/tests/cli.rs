@@ -604,6 +604,96 @@ fn sweep_refuses_seeds_past_the_largest() {
     );
 }
 
+/// A sweep's size is counted before its points are made: 10^9 points are refused at once,
+/// naming the factors, unless --max-points allows them; -j 0 is refused and -j past the points
+/// starts no more threads than points.
+#[test]
+fn sweep_plans_and_jobs_are_bounded_before_anything_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = refused_sweep(
+        dir.path(),
+        &[
+            "--vary",
+            "traffic.rate=0:1:0.0001",
+            "--vary",
+            "seed=1:100000:1",
+        ],
+    );
+    assert!(
+        err.contains("1000100000 points")
+            && err.contains("10001 values of traffic.rate x 100000 values of seed")
+            && err.contains("--max-points"),
+        "{err}"
+    );
+    let err = refused_sweep(
+        dir.path(),
+        &[
+            "--vary",
+            "traffic.rate=0.1,0.2,0.3",
+            "--seeds",
+            "2",
+            "--max-points",
+            "5",
+        ],
+    );
+    assert!(err.contains("6 points") && err.contains("2 seeds"), "{err}");
+    let err = refused_sweep(dir.path(), &["--vary", "traffic.rate=0.1", "-j", "0"]);
+    assert!(err.contains("-j") || err.contains("jobs"), "{err}");
+
+    let config = small_sweep_config(dir.path());
+    let out = dir.path().join("many-jobs");
+    let output = sweep(&config, &out, "100000", &[]);
+    assert!(output.status.success(), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("more simulations at once than"), "{stderr}");
+    assert_eq!(read_csv(&out.join("results.csv")).len(), 10);
+}
+
+/// `run` holds the output directory's lock while it writes: a second writer is refused (exit
+/// status 1) and writes nothing; a sweep's directory is not overwritten without --force.
+#[test]
+fn run_takes_the_output_lock_and_keeps_out_of_a_sweeps_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(out.join(".tailback.lock"))
+        .unwrap();
+    lock.lock().unwrap();
+    let output = tailback()
+        .arg("run")
+        .args(SHORT)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("being written by another tailback"),
+        "{output:?}"
+    );
+    assert!(!out.join("summary.json").exists());
+    lock.unlock().unwrap();
+    let output = tailback()
+        .arg("run")
+        .args(SHORT)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+
+    let config = small_sweep_config(dir.path());
+    let swept = dir.path().join("swept");
+    assert!(sweep(&config, &swept, "2", &[]).status.success());
+    let err = refused(tailback().arg("run").args(SHORT).arg("--out").arg(&swept));
+    assert!(err.contains("a sweep") && err.contains("--force"), "{err}");
+    assert!(!swept.join("summary.json").exists());
+}
+
 #[test]
 fn bench_reports_speed_of_a_reference_configuration() {
     let output = tailback()
@@ -798,6 +888,40 @@ fn output_failures_end_quietly_or_with_a_clear_error() {
             err.starts_with("error: cannot write to standard output"),
             "{err}"
         );
+        let full = || {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap()
+        };
+        let status = |args: &[&str], stdout: bool, stderr: bool| {
+            let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("tailback"));
+            command.args(args).current_dir(dir.path());
+            if stdout {
+                command.stdout(full());
+            }
+            if stderr {
+                command.stderr(full());
+            }
+            command.status().unwrap().code()
+        };
+        // The error cannot be printed, but its status still says what happened.
+        assert_eq!(
+            status(&["check", "/nonexistent.toml"], false, true),
+            Some(2)
+        );
+        // Help that cannot be written is not a success.
+        assert_eq!(status(&["--help"], true, false), Some(1));
+        assert_eq!(status(&["run", "--help"], true, true), Some(1));
+        // Neither output writable: a failure, not an abort.
+        let run = [
+            "run",
+            "--set",
+            "sim.warmup_cycles=10",
+            "--set",
+            "sim.measure_cycles=200",
+        ];
+        assert_eq!(status(&run, true, true), Some(1));
     }
 }
 

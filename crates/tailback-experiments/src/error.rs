@@ -7,9 +7,12 @@ use tailback_core::config::ConfigError;
 /// A failure of an experiment, a sweep or a command.
 #[derive(Debug)]
 pub enum Error {
-    /// The user's input is wrong (configuration, arguments, output directory state): exit 2.
+    /// The user's input is wrong (configuration, flags, the files and directories given):
+    /// exit 2.
     Input(String),
-    /// Something else failed (I/O, plotting): exit 1.
+    /// Another tailback is writing the output directory (its lock is held): exit 1.
+    Busy(String),
+    /// Something else failed while running (I/O, plotting, simulation): exit 1.
     Failed(anyhow::Error),
 }
 
@@ -18,7 +21,7 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Input(_) => 2,
-            Error::Failed(_) => 1,
+            Error::Busy(_) | Error::Failed(_) => 1,
         }
     }
 }
@@ -26,7 +29,7 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Input(message) => f.write_str(message),
+            Error::Input(message) | Error::Busy(message) => f.write_str(message),
             Error::Failed(error) => write!(f, "{error:#}"),
         }
     }

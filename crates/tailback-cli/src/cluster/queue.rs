@@ -46,7 +46,7 @@ pub fn sbatch(script: &Path) -> CliResult<String> {
         .output()
         .map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => no_sbatch(),
-            _ => CliError::Input(format!("cannot run sbatch: {e}")),
+            _ => CliError::Failed(anyhow::anyhow!("cannot run sbatch: {e}")),
         })?;
     if !output.status.success() {
         return Err(CliError::Input(format!(

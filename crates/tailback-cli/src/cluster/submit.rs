@@ -18,7 +18,7 @@ use super::{
 };
 
 /// Refuses `-j` with `--slurm`: each array task runs `--cpus-per-task` simulations at once.
-pub fn refuse_jobs(jobs: Option<usize>) -> CliResult {
+pub fn refuse_jobs(jobs: Option<u32>) -> CliResult {
     match jobs {
         Some(_) => Err(CliError::Input(
             "-j does not apply to --slurm: each array task runs --cpus-per-task simulations at \
@@ -149,8 +149,7 @@ fn submit(
             "nothing to submit: no points planned".to_string(),
         ));
     }
-    std::fs::create_dir_all(out)
-        .map_err(|e| CliError::Input(format!("cannot create {}: {e}", out.display())))?;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let dir = out
         .canonicalize()
         .with_context(|| format!("resolving {}", out.display()))?;

@@ -124,9 +124,8 @@ fn run_one(args: ExperimentRunArgs) -> CliResult {
     let ctx = Context {
         runs: RunOptions {
             out,
-            threads: args
-                .jobs
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            // The runner starts no more threads than each stage has points.
+            threads: crate::workers::threads(args.jobs, None),
             resume: args.resume,
             donors,
             offline: false,

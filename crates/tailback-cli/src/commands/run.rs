@@ -13,7 +13,31 @@ use crate::describe;
 use crate::error::{CliError, CliResult};
 use crate::input::load_config;
 use crate::progress;
+use tailback_experiments::runner::lock::OutputLock;
 use tailback_experiments::runner::progress::LogLines;
+
+/// Files that show a directory holds earlier results, and whose they are.
+const EARLIER_RESULTS: [(&str, &str); 4] = [
+    ("summary.json", "an earlier run or experiment"),
+    ("results.jsonl", "a sweep or experiment"),
+    ("sweep.json", "a sweep"),
+    ("slurm/plan.json", "a Slurm submission"),
+];
+
+/// Refuses to write into `out` when it holds the results of an earlier run, sweep or experiment.
+fn refuse_earlier_results(out: &Path) -> CliResult {
+    match EARLIER_RESULTS
+        .iter()
+        .find(|(file, _)| out.join(file).exists())
+    {
+        Some((file, whose)) => Err(CliError::Input(format!(
+            "{} holds the results of {whose} ({file}); pass --force to write this run's over \
+             them or choose another --out",
+            out.display()
+        ))),
+        None => Ok(()),
+    }
+}
 
 /// What `summary.json` holds: the resolved configuration and the results.
 #[derive(Serialize)]
@@ -39,12 +63,12 @@ pub fn run(args: RunArgs) -> CliResult {
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from("tailback-out/run"));
-    if out.join("summary.json").exists() && !args.force {
-        return Err(CliError::Input(format!(
-            "{} holds the results of an earlier run (summary.json); pass --force to overwrite \
-             them or choose another --out",
-            out.display()
-        )));
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    // One writer at a time: a second run into the same directory is refused while this one
+    // holds it, so its summary and plots always come from one run.
+    let _lock = OutputLock::acquire(&out)?;
+    if !args.force {
+        refuse_earlier_results(&out)?;
     }
     let total = cfg.sim.warmup_cycles + cfg.sim.measure_cycles;
     let bar = progress::cycles_bar(total);

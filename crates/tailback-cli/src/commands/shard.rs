@@ -61,9 +61,7 @@ pub fn run(args: ShardArgs) -> CliResult {
     let mut tries = 0;
     let reports = loop {
         match runner::run_jobs(&options, mine, None) {
-            Err(CliError::Input(message))
-                if tries < 5 && message.contains("being written by another tailback") =>
-            {
+            Err(CliError::Busy(_)) if tries < 5 => {
                 tries += 1;
                 std::thread::sleep(Duration::from_millis(500));
             }

@@ -19,7 +19,7 @@ use crate::sweep::{self, Axis, CsvFile, Manifest, Point, Record, parse_axis};
 pub fn run(args: SweepArgs) -> CliResult {
     let (base, slurm_table) = load_table_and_slurm(Some(&args.config), &args.source)?;
     let (axes, _) = axes(&args.vary)?;
-    let points = plan(&base, &axes, args.seeds)?;
+    let points = plan(&base, &axes, args.seeds, args.max_points)?;
     let out = args
         .out
         .clone()
@@ -40,11 +40,9 @@ pub fn run(args: SweepArgs) -> CliResult {
             args.resume,
         );
     }
-    let threads = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = crate::workers::threads(args.jobs, Some(points.len()));
     let configs = || points.iter().map(|p| &*p.config);
-    crate::budget::check_memory(configs(), threads.min(points.len()), args.memory.max_memory)?;
+    crate::budget::check_memory(configs(), threads, args.memory.max_memory)?;
     if let Some(largest) = configs().max_by_key(|c| {
         (c.sim.warmup_cycles + c.sim.measure_cycles)
             .saturating_mul(c.topology.layout.nodes() as u64)
@@ -87,17 +85,38 @@ pub fn axes(vary: &[String]) -> CliResult<(Vec<Axis>, Vec<String>)> {
     Ok((axes, keys))
 }
 
-/// Every point of the sweep, validated ([`sweep::plan`]).
-pub fn plan(base: &toml::Table, axes: &[Axis], seeds: u32) -> CliResult<Vec<Point>> {
+/// Every point of the sweep, validated ([`sweep::plan`]); refused, before any point is made,
+/// when there would be more than `max_points`.
+pub fn plan(
+    base: &toml::Table,
+    axes: &[Axis],
+    seeds: u32,
+    max_points: u64,
+) -> CliResult<Vec<Point>> {
+    let count = crate::workers::point_count(axes.iter().map(|a| a.values.len()), seeds);
+    if count.is_none_or(|count| count > max_points) {
+        let factors: Vec<String> = axes
+            .iter()
+            .map(|a| format!("{} values of {}", a.values.len(), a.key))
+            .chain((seeds > 1).then(|| format!("{seeds} seeds")))
+            .collect();
+        return Err(CliError::Input(format!(
+            "the sweep would run {} points ({}), more than the {max_points} allowed; sweep \
+             fewer values, or pass --max-points N to allow more",
+            count.map_or_else(|| "more than 2^64".to_string(), |c| c.to_string()),
+            factors.join(" x ")
+        )));
+    }
     sweep::plan(base, axes, seeds).map_err(|issues| {
         CliError::Input(tailback_core::config::ConfigError::Invalid(issues).to_string())
     })
 }
 
-/// The points of the sweep recorded in `manifest`.
+/// The points of the sweep recorded in `manifest` (accepted, with their count, when it was
+/// recorded).
 pub fn planned(manifest: &Manifest) -> CliResult<Vec<Point>> {
     let (axes, _) = axes(&manifest.vary)?;
-    plan(&manifest.config, &axes, manifest.seeds)
+    plan(&manifest.config, &axes, manifest.seeds, u64::MAX)
 }
 
 /// The runner's job of each point, in plan order.

@@ -27,7 +27,7 @@ impl OutputLock {
             .create(true)
             .truncate(false)
             .open(&path)
-            .map_err(|e| Error::Input(format!("cannot open {}: {e}", path.display())))?;
+            .map_err(|e| Error::Failed(anyhow::anyhow!("cannot open {}: {e}", path.display())))?;
         match file.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
@@ -35,7 +35,7 @@ impl OutputLock {
                 // The holder may be rewriting it; an empty or partial name is still an answer.
                 let _ = file.read_to_string(&mut holder);
                 let holder = holder.trim();
-                return Err(Error::Input(format!(
+                return Err(Error::Busy(format!(
                     "{} is being written by another tailback ({}); wait for it to finish, or \
                      write elsewhere with --out",
                     dir.display(),
@@ -47,7 +47,10 @@ impl OutputLock {
                 )));
             }
             Err(TryLockError::Error(e)) => {
-                return Err(Error::Input(format!("cannot lock {}: {e}", path.display())));
+                return Err(Error::Failed(anyhow::anyhow!(
+                    "cannot lock {}: {e}",
+                    path.display()
+                )));
             }
         }
         let holder = format!(
@@ -72,7 +75,12 @@ pub fn is_held(dir: &Path) -> Result<bool> {
     let file = match OpenOptions::new().read(true).open(&path) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-        Err(e) => return Err(Error::Input(format!("cannot open {}: {e}", path.display()))),
+        Err(e) => {
+            return Err(Error::Failed(anyhow::anyhow!(
+                "cannot open {}: {e}",
+                path.display()
+            )));
+        }
     };
     match file.try_lock_shared() {
         Ok(()) => {
@@ -80,9 +88,10 @@ pub fn is_held(dir: &Path) -> Result<bool> {
             Ok(false)
         }
         Err(TryLockError::WouldBlock) => Ok(true),
-        Err(TryLockError::Error(e)) => {
-            Err(Error::Input(format!("cannot lock {}: {e}", path.display())))
-        }
+        Err(TryLockError::Error(e)) => Err(Error::Failed(anyhow::anyhow!(
+            "cannot lock {}: {e}",
+            path.display()
+        ))),
     }
 }
 

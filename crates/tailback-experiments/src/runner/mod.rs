@@ -224,8 +224,12 @@ pub fn run_jobs(
     jobs: &[Job],
     sidecar: Option<&mut dyn Sidecar>,
 ) -> Result<BTreeMap<String, RunReport>> {
-    std::fs::create_dir_all(&options.out)
-        .map_err(|e| Error::Input(format!("cannot create {}: {e}", options.out.display())))?;
+    std::fs::create_dir_all(&options.out).map_err(|e| {
+        Error::Failed(anyhow::anyhow!(
+            "cannot create {}: {e}",
+            options.out.display()
+        ))
+    })?;
     let _lock = lock::OutputLock::acquire(&options.out)?;
     let path = options.out.join("results.jsonl");
     let configs: BTreeMap<&str, String> = jobs
@@ -283,7 +287,8 @@ pub fn run_jobs(
         eprintln!("{} of {} points already done", kept.len(), jobs.len());
     }
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.threads.max(1))
+        // Never more threads than points to run (`-j 2000` on two points starts two).
+        .num_threads(options.threads.clamp(1, pending.len().max(1)))
         .build()
         .map_err(anyhow::Error::from)?;
     let bar = progress::points_bar(pending.len() as u64);
