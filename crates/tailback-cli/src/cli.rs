@@ -77,7 +77,8 @@ pub struct ConfigSource {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Configuration file (TOML, or JSON); the built-in default when omitted.
+    /// Configuration file (TOML, or JSON; `-` reads standard input); the built-in default when
+    /// omitted.
     pub config: Option<PathBuf>,
     #[command(flatten)]
     pub source: ConfigSource,
@@ -104,7 +105,7 @@ pub struct RunArgs {
 
 #[derive(Debug, Args)]
 pub struct SweepArgs {
-    /// Configuration file (TOML, or JSON).
+    /// Configuration file (TOML, or JSON; `-` reads standard input).
     pub config: PathBuf,
     #[command(flatten)]
     pub source: ConfigSource,
@@ -190,7 +191,8 @@ pub struct StatusArgs {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Configuration file (TOML, or JSON); the built-in default when omitted.
+    /// Configuration file (TOML, or JSON; `-` reads standard input); the built-in default when
+    /// omitted.
     pub config: Option<PathBuf>,
     #[command(flatten)]
     pub source: ConfigSource,
@@ -205,8 +207,8 @@ pub struct CheckArgs {
 
 #[derive(Debug, Args)]
 pub struct PredictArgs {
-    /// Configuration file (TOML, or JSON): a pattern at a rate, or a trace to replay; the
-    /// built-in default when omitted.
+    /// Configuration file (TOML, or JSON; `-` reads standard input): a pattern at a rate, or a
+    /// trace to replay; the built-in default when omitted.
     pub config: Option<PathBuf>,
     #[command(flatten)]
     pub source: ConfigSource,

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use tailback_core::config::{self, Spec};
+use tailback_core::files;
 
 use crate::cli::ConfigSource;
 use crate::error::{CliError, CliResult};
@@ -23,9 +24,7 @@ pub fn load_table_and_slurm(
     let mut table = match path {
         None => toml::Table::new(),
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| {
-                CliError::Input(format!("cannot read config {}: {e}", path.display()))
-            })?;
+            let text = read_config_text(path)?;
             let mut table = config::parse_table(&text, &path.display().to_string())?;
             slurm = table.remove("slurm");
             resolve_relative_paths(&mut table, path);
@@ -41,6 +40,17 @@ pub fn load_table_and_slurm(
         config::set_path(&mut table, &key, value)?;
     }
     Ok((table, slurm))
+}
+
+/// The text of the configuration at `path`: a regular file, or standard input for `-`, of at
+/// most [`MAX_CONFIG_BYTES`](files::MAX_CONFIG_BYTES) either way.
+fn read_config_text(path: &Path) -> CliResult<String> {
+    let text = if path == Path::new("-") {
+        files::read_limited(std::io::stdin().lock(), files::MAX_CONFIG_BYTES)
+    } else {
+        files::read_text(path, files::MAX_CONFIG_BYTES)
+    };
+    text.map_err(|why| CliError::Input(format!("cannot read config {}: {why}", path.display())))
 }
 
 /// Makes relative file paths in the config at `config_path` (`topology.file`,

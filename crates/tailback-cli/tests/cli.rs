@@ -138,7 +138,6 @@ fn bad_configurations_exit_2_listing_every_problem() {
 fn inconsistent_values_and_bad_overrides_exit_2() {
     let err = refused(tailback().args([
         "check",
-        "/dev/null",
         "--set",
         "routing.datelines=[0,4]",
         "--set",
@@ -692,6 +691,62 @@ fn run_takes_the_output_lock_and_keeps_out_of_a_sweeps_directory() {
     let err = refused(tailback().arg("run").args(SHORT).arg("--out").arg(&swept));
     assert!(err.contains("a sweep") && err.contains("--force"), "{err}");
     assert!(!swept.join("summary.json").exists());
+}
+
+/// Where a file is expected, a device, an empty path or an oversized file is refused naming the
+/// key; nothing is read until memory runs out and no stand-in network is simulated. A config
+/// may come from standard input as `-`.
+#[test]
+fn files_that_are_not_regular_or_too_large_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for command in ["check", "run"] {
+        let err = refused(tailback().arg(command).arg("/dev/zero"));
+        assert!(
+            err.contains("config /dev/zero") && err.contains("not a regular file"),
+            "{err}"
+        );
+        let err = refused(tailback().arg(command).args([
+            "--set",
+            "topology.kind=file",
+            "--set",
+            "topology.file=\"\"",
+        ]));
+        assert!(
+            err.contains("topology.file") && err.contains("empty path"),
+            "{err}"
+        );
+        let err = refused(tailback().arg(command).args([
+            "--set",
+            "topology.kind=file",
+            "--set",
+            "topology.file=\"/dev/zero\"",
+        ]));
+        assert!(
+            err.contains("topology.file") && err.contains("not a regular file"),
+            "{err}"
+        );
+        let err = refused(tailback().arg(command).args([
+            "--set",
+            "traffic.process=\"trace\"",
+            "--set",
+            "traffic.trace_file=\"/dev/null\"",
+        ]));
+        assert!(
+            err.contains("traffic.trace_file") && err.contains("not a regular file"),
+            "{err}"
+        );
+    }
+    let huge = dir.path().join("huge.toml");
+    std::fs::write(&huge, "#".repeat((16 << 20) + 1)).unwrap();
+    let err = refused(tailback().arg("check").arg(&huge));
+    assert!(err.contains("larger than 16 MiB"), "{err}");
+    let output = tailback()
+        .args(["check", "-", "--format", "json"])
+        .write_stdin("[topology]\nk = 4\n")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(stdout_json(&output)["nodes"], 16);
 }
 
 #[test]

@@ -1,5 +1,5 @@
-//! Crash consistency of resumable sweeps: a sweep is killed (SIGKILL) at pseudo-random moments
-//! and resumed, again and again. After every kill `results.jsonl` must still be a file the runner
+//! Crash consistency of everything that resumes: a sweep, an experiment and a Slurm shard run by
+//! hand are each killed (SIGKILL) at pseudo-random moments and resumed, again and again. After every kill `results.jsonl` must still be a file the runner
 //! accepts (whole records, but for a last line cut short) holding every point finished before,
 //! once and unchanged; when a resume finally completes, the results must equal those of an
 //! uninterrupted run, wall-clock time aside.
@@ -8,8 +8,9 @@
 //! lock and, on resume, the rewrite of `results.jsonl`), the others anywhere in the time a whole
 //! run takes. The delays come from a fixed seed, so every campaign kills at the same moments
 //! relative to the length of the uninterrupted run. When a sweep completes the campaign starts
-//! over in a fresh directory until the kills are used up. By default there are 12 kills; for a
-//! longer campaign set `TAILBACK_CRASH_ROUNDS`, e.g.
+//! over in a fresh directory until the kills are used up. By default there are 12 kills of the
+//! sweep and 6 each of the experiment and the shard; for a longer campaign set
+//! `TAILBACK_CRASH_ROUNDS` (kills of each), e.g.
 //! `TAILBACK_CRASH_ROUNDS=200 cargo test --release -p tailback-cli --test crash_consistency`.
 #![cfg(unix)]
 
@@ -38,7 +39,7 @@ const POINTS: usize = 40;
 /// Starts the sweep writing to `out`, resuming when results are there, with its standard error
 /// going to `stderr`.
 fn start_sweep(config: &Path, out: &Path, stderr: &Path) -> Child {
-    let mut command = Command::cargo_bin("tailback").expect("the tailback binary is built");
+    let mut command = tailback();
     command
         .arg("sweep")
         .arg(config)
@@ -48,6 +49,59 @@ fn start_sweep(config: &Path, out: &Path, stderr: &Path) -> Child {
     if out.join("results.jsonl").exists() {
         command.arg("--resume");
     }
+    spawn(command, stderr)
+}
+
+/// An experiment whose quick run has several points of a few seconds in all.
+const EXPERIMENT: &str = "self-tuned-fig4";
+
+/// Starts the quick run of [`EXPERIMENT`] into `out`, resuming when results are there.
+fn start_experiment(out: &Path, stderr: &Path) -> Child {
+    let mut command = tailback();
+    command
+        .args(["experiment", "run", EXPERIMENT, "--quick", "--out"])
+        .arg(out);
+    if out.join("results.jsonl").exists() {
+        command.arg("--resume");
+    }
+    spawn(command, stderr)
+}
+
+/// Plans the sweep into `out` as one Slurm shard (`--dry-run`: nothing is submitted).
+fn plan_shard(config: &Path, out: &Path, stderr: &Path) {
+    let mut command = tailback();
+    command
+        .arg("sweep")
+        .arg(config)
+        .args(&SWEEP[..4])
+        .arg("--out")
+        .arg(out)
+        .args(["--slurm", "--dry-run", "--shard-size", "40"]);
+    let status = spawn(command, stderr).wait().unwrap();
+    assert!(
+        status.success(),
+        "{}",
+        std::fs::read_to_string(stderr).unwrap()
+    );
+}
+
+/// Starts task 0 of the sweep planned in `out` (a shard always resumes its own results).
+fn start_shard(out: &Path, stderr: &Path) -> Child {
+    let mut command = tailback();
+    command.arg("shard").arg(out).args(["--task", "0"]);
+    spawn(command, stderr)
+}
+
+/// Where shard 0 of `out` keeps its results.
+fn shard_dir(out: &Path) -> PathBuf {
+    out.join("shards/task-0")
+}
+
+fn tailback() -> Command {
+    Command::cargo_bin("tailback").expect("the tailback binary is built")
+}
+
+fn spawn(mut command: Command, stderr: &Path) -> Child {
     command
         .stdout(Stdio::null())
         .stderr(File::create(stderr).unwrap())
@@ -147,69 +201,124 @@ fn write_config(dir: &Path) -> PathBuf {
     config
 }
 
-#[test]
-fn killed_sweeps_resume_with_every_finished_point_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = write_config(dir.path());
-    let stderr = dir.path().join("stderr.txt");
-    let log = || std::fs::read_to_string(&stderr).unwrap();
-
-    let started = Instant::now();
-    let reference_out = dir.path().join("reference");
-    let status = start_sweep(&config, &reference_out, &stderr)
-        .wait()
-        .unwrap();
-    assert!(status.success(), "{}", log());
-    let full_run = started.elapsed();
-    let reference = numbers(&reference_out);
-    assert_eq!(reference.len(), POINTS);
-
-    let rounds: usize = std::env::var("TAILBACK_CRASH_ROUNDS").map_or(12, |n| {
+/// The kills of each campaign: `TAILBACK_CRASH_ROUNDS`, or `default`.
+fn rounds(default: usize) -> usize {
+    std::env::var("TAILBACK_CRASH_ROUNDS").map_or(default, |n| {
         n.parse().expect("TAILBACK_CRASH_ROUNDS is a number")
-    });
+    })
+}
+
+/// What a kill-and-resume campaign runs.
+struct Target<'a> {
+    /// Prepares a fresh output directory (plans a shard) before its first start.
+    prepare: &'a dyn Fn(&Path),
+    /// Starts it into an output directory, resuming what is there.
+    start: &'a dyn Fn(&Path) -> Child,
+    /// The directory holding the `results.jsonl` it writes, within the output directory.
+    results: &'a dyn Fn(&Path) -> PathBuf,
+}
+
+/// Kills `target` `kills` times at delays from a fixed seed (relative to `full_run`, an
+/// uninterrupted run) and resumes it, in fresh directories under `dir` until the kills are used
+/// up: after each kill every point finished before is still there, once and unchanged; each
+/// completed campaign's results equal `reference`. Returns the completed output directories.
+fn campaign(
+    dir: &Path,
+    name: &str,
+    target: &Target,
+    kills: usize,
+    full_run: Duration,
+    reference: &BTreeMap<String, Value>,
+    log: &dyn Fn() -> String,
+) -> Vec<PathBuf> {
     let mut delays = Delays(0x7a11_bac4);
     // Kills after which `results.jsonl.new` remains: that kill or an earlier one cut a rewrite.
-    let (mut kills, mut campaigns, mut mid_rewrite) = (0, 0, 0);
-    while kills < rounds {
-        campaigns += 1;
-        let out = dir.path().join(format!("campaign-{campaigns}"));
+    let (mut killed, mut mid_rewrite, mut done) = (0, 0, Vec::new());
+    while killed < kills {
+        let out = dir.join(format!("{name}-{}", done.len() + 1));
+        (target.prepare)(&out);
         let mut finished = BTreeMap::new();
         loop {
-            let mut child = start_sweep(&config, &out, &stderr);
-            let status = if kills < rounds {
+            let mut child = (target.start)(&out);
+            let status = if killed < kills {
                 kill_after(&mut child, delays.delay(full_run))
             } else {
                 child.wait().unwrap()
             };
-            let now = read_results(&out);
+            let now = read_results(&(target.results)(&out));
             for (id, record) in &finished {
                 assert_eq!(
                     now.get(id),
                     Some(record),
-                    "point {id} lost or changed by a run ending with {status} after {kills} kills"
+                    "{name}: point {id} lost or changed by a run ending with {status} after \
+                     {killed} kills"
                 );
             }
             finished = now;
             match status.code() {
                 Some(0) => break,
                 None => {
-                    kills += 1;
-                    mid_rewrite += usize::from(out.join("results.jsonl.new").exists());
+                    killed += 1;
+                    mid_rewrite +=
+                        usize::from((target.results)(&out).join("results.jsonl.new").exists());
                 }
-                Some(_) => panic!("the sweep after kill {kills} failed:\n{}", log()),
+                Some(_) => panic!("{name}: the run after kill {killed} failed:\n{}", log()),
             }
         }
-
-        let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+        let results_dir = (target.results)(&out);
+        let text = std::fs::read_to_string(results_dir.join("results.jsonl")).unwrap();
         assert!(
-            text.ends_with('\n') && text.lines().count() == POINTS,
-            "{text}"
+            text.ends_with('\n') && text.lines().count() == reference.len(),
+            "{name}: {text}"
         );
-        let results = numbers(&out);
+        let results = numbers(&results_dir);
         assert!(results.keys().eq(reference.keys()), "{:?}", results.keys());
         for (id, record) in results {
-            assert_eq!(record, reference[&id], "point {id}");
+            assert_eq!(record, reference[&id], "{name}: point {id}");
         }
+        done.push(out);
+    }
+    eprintln!(
+        "{name}: {killed} kills ({mid_rewrite} leaving results.jsonl.new) over {} campaigns; an \
+         uninterrupted run took {full_run:?}",
+        done.len()
+    );
+    done
+}
+
+/// Runs `start` into `out` to the end; returns how long it took.
+fn uninterrupted(start: &dyn Fn(&Path) -> Child, out: &Path, log: &dyn Fn() -> String) -> Duration {
+    let started = Instant::now();
+    let status = start(out).wait().unwrap();
+    assert!(status.success(), "{}", log());
+    started.elapsed()
+}
+
+#[test]
+fn killed_sweeps_resume_with_every_finished_point_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path());
+    let stderr = dir.path().join("stderr.txt");
+    let log = || std::fs::read_to_string(&stderr).unwrap();
+    let start = |out: &Path| start_sweep(&config, out, &stderr);
+    let reference_out = dir.path().join("reference");
+    let full_run = uninterrupted(&start, &reference_out, &log);
+    let reference = numbers(&reference_out);
+    assert_eq!(reference.len(), POINTS);
+    let target = Target {
+        prepare: &|_| {},
+        start: &start,
+        results: &|out| out.to_path_buf(),
+    };
+    for out in campaign(
+        dir.path(),
+        "sweep",
+        &target,
+        rounds(12),
+        full_run,
+        &reference,
+        &log,
+    ) {
         let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
         // Rows start with the swept rate and the seed.
         let points: BTreeSet<Vec<&str>> = csv
@@ -220,9 +329,69 @@ fn killed_sweeps_resume_with_every_finished_point_once() {
         assert_eq!(csv.lines().count(), POINTS + 1, "{csv}");
         assert_eq!(points.len(), POINTS, "{csv}");
     }
-    eprintln!(
-        "{kills} kills ({mid_rewrite} leaving results.jsonl.new) over {campaigns} campaigns; \
-         an uninterrupted run took {full_run:?}"
+}
+
+/// An experiment killed and resumed ends with the results and the comparisons of one that ran
+/// through.
+#[test]
+fn killed_experiments_resume_with_every_finished_point_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let stderr = dir.path().join("stderr.txt");
+    let log = || std::fs::read_to_string(&stderr).unwrap();
+    let start = |out: &Path| start_experiment(out, &stderr);
+    let reference_out = dir.path().join("reference");
+    let full_run = uninterrupted(&start, &reference_out, &log);
+    let reference = numbers(&reference_out);
+    assert!(reference.len() >= 2, "{reference:?}");
+    let comparisons = |out: &Path| {
+        let text = std::fs::read_to_string(out.join("summary.json")).unwrap();
+        serde_json::from_str::<Value>(&text).unwrap()["comparisons"].clone()
+    };
+    let target = Target {
+        prepare: &|_| {},
+        start: &start,
+        results: &|out| out.to_path_buf(),
+    };
+    for out in campaign(
+        dir.path(),
+        "experiment",
+        &target,
+        rounds(6),
+        full_run,
+        &reference,
+        &log,
+    ) {
+        assert_eq!(comparisons(&out), comparisons(&reference_out));
+    }
+}
+
+/// A Slurm shard run by hand, killed and resumed, ends with the points of the sweep it is cut
+/// from, numbers unchanged.
+#[test]
+fn killed_shards_resume_with_every_finished_point_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path());
+    let stderr = dir.path().join("stderr.txt");
+    let log = || std::fs::read_to_string(&stderr).unwrap();
+    let reference_out = dir.path().join("reference");
+    plan_shard(&config, &reference_out, &stderr);
+    let start = |out: &Path| start_shard(out, &stderr);
+    let full_run = uninterrupted(&start, &reference_out, &log);
+    let reference = numbers(&shard_dir(&reference_out));
+    assert_eq!(reference.len(), POINTS);
+    let target = Target {
+        prepare: &|out| plan_shard(&config, out, &stderr),
+        start: &start,
+        results: &|out| shard_dir(out),
+    };
+    campaign(
+        dir.path(),
+        "shard",
+        &target,
+        rounds(6),
+        full_run,
+        &reference,
+        &log,
     );
 }
 

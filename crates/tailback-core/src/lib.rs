@@ -29,6 +29,7 @@ pub mod cam_cost;
 pub mod config;
 pub mod congestion;
 pub mod fabric;
+pub mod files;
 pub mod hooks;
 pub mod ids;
 pub mod packet;

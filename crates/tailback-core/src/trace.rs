@@ -138,15 +138,37 @@ pub fn read(path: &Path, nodes: usize) -> Result<Vec<TraceRecord>, TraceError> {
         path: path.to_path_buf(),
         source,
     };
+    crate::files::check_regular(path)
+        .map_err(|message| io_error(io::Error::new(io::ErrorKind::InvalidInput, message)))?;
     let file = File::open(path).map_err(io_error)?;
-    let reader: Box<dyn BufRead> = if is_gzip(path) {
+    let mut reader: Box<dyn BufRead> = if is_gzip(path) {
         Box::new(BufReader::new(MultiGzDecoder::new(file)))
     } else {
         Box::new(BufReader::new(file))
     };
     let mut records = Vec::new();
-    for (i, line) in reader.lines().enumerate() {
-        let line = line.map_err(io_error)?;
+    let mut bytes = Vec::new();
+    // Streamed a line at a time, each line bounded: an endless line is refused, not held.
+    for i in 0.. {
+        let line_error = |message: String| TraceError::Line {
+            path: path.to_path_buf(),
+            line: i + 1,
+            message,
+        };
+        let more = crate::files::read_line_limited(
+            &mut reader,
+            &mut bytes,
+            crate::files::MAX_TRACE_LINE_BYTES,
+        )
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::InvalidData => line_error(e.to_string()),
+            _ => io_error(e),
+        })?;
+        if !more {
+            break;
+        }
+        let line =
+            std::str::from_utf8(&bytes).map_err(|_| line_error("not UTF-8 text".to_string()))?;
         let text = line.trim();
         if text.is_empty() || text.starts_with('#') {
             continue;
@@ -166,11 +188,16 @@ pub fn read(path: &Path, nodes: usize) -> Result<Vec<TraceRecord>, TraceError> {
 /// floating point, exact up to 2^53.
 pub const LATEST_CYCLE: u64 = 1 << 53;
 
-/// Checks that every packet of `records` (sorted by creation) is created by
-/// [`LATEST_CYCLE`] once its time is scaled by `time_scale`.
+/// Checks that every packet of `records` (sorted by creation) is created by [`LATEST_CYCLE`],
+/// as written and once its time is scaled by `time_scale`.
 pub fn check_times(records: &[TraceRecord], time_scale: f64) -> Result<(), String> {
+    // Past 2^53 a creation time is no longer exact as a float, scaled or not: compared as an
+    // integer first, so cycle 2^53 + 1 is not taken for 2^53.
     match records.last() {
-        Some(last) if (last.created as f64 * time_scale).round() > LATEST_CYCLE as f64 => {
+        Some(last)
+            if last.created > LATEST_CYCLE
+                || (last.created as f64 * time_scale).round() > LATEST_CYCLE as f64 =>
+        {
             Err(format!(
                 "its last packet, created at cycle {} and scaled by {time_scale}, would be \
                  created after cycle {LATEST_CYCLE}, the latest a replay can reach",
@@ -232,6 +259,43 @@ fn parse(text: &str, nodes: usize) -> Result<TraceRecord, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Cycle 2^53 + 1 is not a float: it must be refused, not replayed at 2^53.
+    #[test]
+    fn the_latest_cycle_is_compared_exactly() {
+        let at = |created| {
+            [TraceRecord {
+                created,
+                src: 0,
+                dst: 1,
+                flits: 1,
+                injected: 0,
+                delivered: 0,
+            }]
+        };
+        assert!(check_times(&at(LATEST_CYCLE), 1.0).is_ok());
+        assert!(check_times(&at(LATEST_CYCLE + 1), 1.0).is_err());
+        assert!(check_times(&at(LATEST_CYCLE + 1), 0.5).is_err());
+        assert!(check_times(&at(LATEST_CYCLE / 2 + 1), 2.0).is_err());
+        assert!(check_times(&at(LATEST_CYCLE / 2), 2.0).is_ok());
+    }
+
+    /// A device or an endless line is refused, never read into memory whole.
+    #[test]
+    fn devices_and_endless_lines_are_refused() {
+        let err = read(Path::new("/dev/zero"), 4).unwrap_err().to_string();
+        assert!(err.contains("not a regular file"), "{err}");
+        let err = read(Path::new("/dev/null"), 4).unwrap_err().to_string();
+        assert!(err.contains("not a regular file"), "{err}");
+        let dir = tempfile::tempdir().unwrap();
+        let long = dir.path().join("long.trace");
+        std::fs::write(&long, format!("1 0 1 1\n{}\n", "7".repeat(10_000))).unwrap();
+        let err = read(&long, 4).unwrap_err().to_string();
+        assert!(
+            err.contains("line 2") && err.contains("longer than 4096"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn written_records_read_back_in_creation_order_plain_and_gzipped() {

@@ -848,3 +848,36 @@ fn forest_settings_are_checked() {
     assert_eq!(issue.message.matches("hotspots,").count(), 1, "{issue:?}");
     assert_eq!(issue.message.matches("posting").count(), 1, "{issue:?}");
 }
+
+/// A count past 2^64 is said to be so, not printed as the saturated 18446744073709551615; a
+/// huge value is cut in the message, its length given.
+#[test]
+fn huge_counts_and_values_are_shown_readably() {
+    let issue = single_issue("[topology]\nkind = \"kary_ntree\"\nk = 32\nn = 22\n");
+    assert!(
+        issue.message.contains("more than 2^64") && !issue.message.contains("18446744073709551615"),
+        "{issue}"
+    );
+    let long = "x".repeat(100_000);
+    let issue = single_issue(&format!("[traffic]\npattern = \"{long}\"\n"));
+    let shown = issue.to_string();
+    assert!(
+        shown.len() < 1_000 && shown.contains("(100002 characters)"),
+        "{}",
+        &shown[..shown.len().min(300)]
+    );
+}
+
+/// A hot node listed twice would silently double its share; it is refused.
+#[test]
+fn a_hot_node_listed_twice_is_refused() {
+    let issue = single_issue(
+        "[topology]\nk = 4\n[traffic]\npattern = \"hotspot\"\nhotspot_nodes = [3, 5, 3]\n",
+    );
+    assert_issue(
+        &issue,
+        "traffic.hotspot_nodes",
+        Some("[3, 5, 3]"),
+        &["node 3 is listed twice"],
+    );
+}

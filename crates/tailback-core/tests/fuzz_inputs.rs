@@ -4,7 +4,9 @@
 //!
 //! - **Config trees** start from every `experiments/**/*.toml` (four in five cases from one
 //!   that is a valid configuration), the default configuration (empty and written out in full),
-//!   `base.toml` overlays and the seeds in `tests/fixtures/fuzz/`, and mutate them
+//!   `base.toml` overlays and the seeds in `tests/fixtures/fuzz/` (among them a valid
+//!   configuration of every congestion mechanism and every queue scheme of the buffered fabric,
+//!   which `fuzz_seeds_are_valid` checks), and mutate them
 //!   structurally: one to three keys at any depth are set, replaced, deleted, grafted from
 //!   another seed or set through `--set` text (`parse_assignment` + `set_path`), taking
 //!   documented keys (read from `docs/config.md`), keys of the seeds and unknown keys, and
@@ -1216,6 +1218,7 @@ impl ConfigContext {
             "sixteen-nodes.trace",
             "/nonexistent/file",
             "/dev/null",
+            "/dev/zero",
             "/",
         ]
         .iter()
@@ -2235,6 +2238,11 @@ fn fuzz_seeds_are_valid() {
     }
     let trace = fixtures_dir().join("sixteen-nodes.trace");
     assert_eq!(trace::read(&trace, 16).unwrap().len(), 7);
+    seeds_cover_every_choice("[congestion]\nmechanism = \"?\"\n", "mechanism = ");
+    seeds_cover_every_choice(
+        "[fabric]\nkind = \"buffered\"\nqueues = \"?\"\n",
+        "queues = ",
+    );
     let context = ConfigContext::load();
     assert!(
         context.known.len() > 100,
@@ -2248,6 +2256,37 @@ fn fuzz_seeds_are_valid() {
         "{valid} of {} seeds valid",
         context.seeds.len()
     );
+}
+
+/// Asserts that the valid seeds of `tests/fixtures/fuzz/` hold every name the configuration
+/// accepts for a key, so that every mechanism's keys and every queue scheme of the buffered
+/// fabric are fuzzed from a configuration that runs. The names come from the error for the
+/// value `?` in `probe`; a seed holds a name when a line starts with `line_start` and the
+/// quoted name.
+fn seeds_cover_every_choice(probe: &str, line_start: &str) {
+    let err = Spec::from_toml_str(probe, "<probe>")
+        .unwrap_err()
+        .to_string();
+    let names: Vec<&str> = err
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .filter(|name| *name != "?")
+        .collect();
+    assert!(names.len() >= 5, "no choices in {err}");
+    let seeds: Vec<String> = files_under(&fixtures_dir(), ".toml")
+        .iter()
+        .map(|path| std::fs::read_to_string(path).unwrap())
+        .collect();
+    for name in names {
+        let line = format!("{line_start}\"{name}\"");
+        assert!(
+            seeds
+                .iter()
+                .any(|seed| seed.lines().any(|l| l.trim() == line)),
+            "no fuzz seed in tests/fixtures/fuzz has `{line}`"
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -84,15 +84,21 @@ impl Plan {
         }
     }
 
-    /// The command that submits the shards with missing points again.
-    pub fn resubmit_command(&self) -> String {
-        let mut words: Vec<String> = self
-            .command
-            .iter()
-            .skip(1)
-            .filter(|w| *w != "--dry-run")
-            .map(|w| script::shell_quote(w))
-            .collect();
+    /// The command that submits the shards with missing points of `dir` again: the command
+    /// that planned them, with `--resume`, and `--out` naming `dir` (which may have been moved
+    /// or copied since).
+    pub fn resubmit_command(&self, dir: &Path) -> String {
+        let mut words: Vec<String> = Vec::new();
+        let mut args = self.command.iter().skip(1).filter(|w| *w != "--dry-run");
+        while let Some(word) = args.next() {
+            if word == "--out" {
+                args.next();
+            } else if !word.starts_with("--out=") {
+                words.push(script::shell_quote(word));
+            }
+        }
+        words.push("--out".to_string());
+        words.push(script::shell_quote(&dir.display().to_string()));
         if !words.iter().any(|w| w == "--resume") {
             words.push("--resume".to_string());
         }
@@ -108,7 +114,7 @@ impl Plan {
                  the same version (install it where all nodes see it, then resubmit with `{}`)",
                 dir.join(PLAN).display(),
                 self.tailback_version,
-                self.resubmit_command()
+                self.resubmit_command(dir)
             )));
         }
         Ok(())
@@ -157,4 +163,49 @@ pub fn planned_jobs(dir: &Path, plan: &Plan) -> CliResult<Vec<Job>> {
         )));
     }
     Ok(jobs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(command: &[&str]) -> Plan {
+        Plan {
+            kind: Kind::Sweep,
+            experiment: None,
+            quick: false,
+            points: 8,
+            shards: 3,
+            shard_size: 3,
+            jobs_fingerprint: String::new(),
+            tailback_version: env!("CARGO_PKG_VERSION").to_string(),
+            binary: PathBuf::from("/bin/tailback"),
+            command: command.iter().map(|w| w.to_string()).collect(),
+        }
+    }
+
+    /// A directory moved or copied since it was planned is named as it is now.
+    #[test]
+    fn resubmission_names_the_directory_as_it_is_now() {
+        let copied = Path::new("/new place/s");
+        for command in [
+            &[
+                "tailback",
+                "sweep",
+                "c.toml",
+                "--out",
+                "/old/s",
+                "--slurm",
+                "--dry-run",
+            ][..],
+            &["tailback", "sweep", "c.toml", "--out=/old/s", "--slurm"],
+            &["tailback", "sweep", "c.toml", "--slurm"],
+        ] {
+            assert_eq!(
+                plan(command).resubmit_command(copied),
+                "tailback sweep c.toml --slurm --out '/new place/s' --resume",
+                "{command:?}"
+            );
+        }
+    }
 }

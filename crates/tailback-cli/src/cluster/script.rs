@@ -626,6 +626,76 @@ mod tests {
         }
     }
 
+    /// Fuzzing of every Slurm option, from flags and from the table, with strings of shell and
+    /// sbatch metacharacters, control characters and non-ASCII: each is refused naming its
+    /// option, or its script passes `bash -n` with every value one intact `#SBATCH` argument.
+    #[test]
+    fn fuzzed_options_are_refused_or_written_intact() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, TestRunner};
+
+        let piece = prop::sample::select(vec![
+            "a", "Z", "9", "-", "_", ".", ",", ":", "=", "%", "@", "+", "/", " ", "\t", "\n", "\r",
+            "\0", "\x1b", "'", "\"", "\\", "$", "$(", ")", "`", ";", "&", "|", "#", "*", "?", "[",
+            "]", "{", "}", "<", ">", "!", "~", "é", "\u{202e}", "--", "G", "1-2:3",
+        ]);
+        let text = prop::collection::vec(piece, 0..12).prop_map(|parts| parts.concat());
+        let case = (0usize..6, text.clone(), text);
+        let mut runner = TestRunner::new_with_rng(
+            Config {
+                cases: 300,
+                failure_persistence: None,
+                ..Config::default()
+            },
+            proptest::test_runner::TestRng::deterministic_rng(
+                proptest::test_runner::RngAlgorithm::ChaCha,
+            ),
+        );
+        runner
+            .run(&case, |(which, name, value)| {
+                let mut flags = SlurmArgs::default();
+                let mut table = toml::Table::new();
+                let option = ["partition", "time", "mem", "account", "extra", "extra"][which];
+                match which {
+                    0 => flags.partition = Some(value.clone()),
+                    1 => flags.time = Some(value.clone()),
+                    2 => flags.mem = Some(value.clone()),
+                    3 => {
+                        table.insert("account".into(), toml::Value::String(value.clone()));
+                    }
+                    4 => {
+                        let item = format!("--{name}={value}");
+                        table.insert("extra".into(), toml::Value::Array(vec![item.into()]));
+                    }
+                    _ => {
+                        table.insert(
+                            "extra".into(),
+                            toml::Value::Array(vec![value.clone().into()]),
+                        );
+                    }
+                }
+                let table = toml::Value::Table(table);
+                match Options::resolve(&flags, Some(&table)) {
+                    Err(err) => prop_assert!(err.to_string().contains(option), "{err}"),
+                    Ok(options) => {
+                        let arguments = render_checked(&options, Path::new("/out/d"));
+                        let expected = options.directives();
+                        let expected: Vec<String> = expected
+                            .iter()
+                            .map(|d| sbatch_arguments(d).concat())
+                            .collect();
+                        prop_assert_eq!(&arguments[3..], &expected[..]);
+                        if which >= 4 {
+                            let given = table["extra"][0].as_str().unwrap().to_string();
+                            prop_assert_eq!(arguments.last().unwrap(), &given);
+                        }
+                    }
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
+
     #[test]
     fn sbatch_forms_are_accepted_and_written_plainly() {
         let flags = SlurmArgs {

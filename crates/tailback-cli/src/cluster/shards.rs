@@ -181,7 +181,7 @@ pub fn missing_error(dir: &Path, plan: &Plan, survey: &Survey) -> CliError {
                 busy.join(", ")
             )
         },
-        plan.resubmit_command(),
+        plan.resubmit_command(dir),
         dir.display()
     ))
 }

@@ -82,7 +82,7 @@ pub fn run(args: StatusArgs) -> CliResult {
     } else if missing > 0 && !survey.shards.iter().any(|s| s.missing() > 0 && s.busy()) {
         println!(
             "resubmit the missing points with `{}`",
-            plan.resubmit_command()
+            plan.resubmit_command(&dir)
         );
     }
     Ok(())

@@ -101,8 +101,9 @@ impl Sidecar for CsvFile<'_> {
         let file = File::create(path).with_context(|| format!("creating {}", path.display()))?;
         let mut csv = csv::Writer::from_writer(file);
         csv.write_record(&self.header)
-            .map_err(anyhow::Error::from)?;
-        csv.flush()?;
+            .map_err(anyhow::Error::from)
+            .and_then(|()| Ok(csv.flush()?))
+            .with_context(|| format!("writing {}", path.display()))?;
         self.csv = Some(csv);
         Ok(())
     }
@@ -115,8 +116,9 @@ impl Sidecar for CsvFile<'_> {
             )));
         };
         csv.write_record(csv_row(&Record::new(point, report.summary.clone())))
-            .map_err(anyhow::Error::from)?;
-        csv.flush()?;
+            .map_err(anyhow::Error::from)
+            .and_then(|()| Ok(csv.flush()?))
+            .with_context(|| format!("writing {}", self.path.display()))?;
         Ok(())
     }
 }

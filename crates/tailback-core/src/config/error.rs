@@ -16,11 +16,23 @@ pub struct ConfigIssue {
 impl fmt::Display for ConfigIssue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.value {
+            Some(v) if v.chars().count() > SHOWN_CHARS => {
+                let head: String = v.chars().take(SHOWN_CHARS).collect();
+                let count = v.chars().count();
+                write!(
+                    f,
+                    "{} = {head}... ({count} characters): {}",
+                    self.path, self.message
+                )
+            }
             Some(v) => write!(f, "{} = {}: {}", self.path, v, self.message),
             None => write!(f, "{}: {}", self.path, self.message),
         }
     }
 }
+
+/// The most characters of a value an issue shows; a longer value is cut, its length given.
+const SHOWN_CHARS: usize = 100;
 
 /// A configuration that could not be accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

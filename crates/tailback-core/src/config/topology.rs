@@ -218,27 +218,30 @@ fn read_path(s: &Section<'_>) -> String {
     }
 }
 
-/// The topology file at `path`; a problem with it is reported on `file` (naming its line) and
-/// replaced by two nodes on one switch.
+/// The topology file at `path`. A problem with it (an empty path, a file that is missing, not
+/// a regular file, over [`MAX_TOPOLOGY_BYTES`](crate::files::MAX_TOPOLOGY_BYTES) or not a
+/// topology) is reported on `file`, naming its line; the section is then invalid, and the
+/// layout returned only lets the remaining keys be checked: it is never simulated.
 fn read_file(s: &Section<'_>, path: &str, deadlock: DeadlockCheck) -> Layout {
-    let fallback = || {
-        CustomShape::parse("switch s ports 2\nnode a s.0\nnode b s.1\n")
-            .expect("the fallback topology is valid")
+    let parsed = if path.is_empty() {
+        Err("an empty path names no topology file".to_string())
+    } else {
+        crate::files::read_text(std::path::Path::new(path), crate::files::MAX_TOPOLOGY_BYTES)
+            .map_err(|why| format!("cannot read {path}: {why}"))
+            .and_then(|text| CustomShape::parse(&text).map_err(|e| format!("{path}: {e}")))
     };
-    if path.is_empty() {
-        return Layout::File(fallback());
-    }
-    let parsed = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {path}: {e}"))
-        .and_then(|text| CustomShape::parse(&text).map_err(|e| format!("{path}: {e}")));
     match parsed {
         Ok(shape) => check_file(s, path, Layout::File(shape), deadlock),
         Err(message) => {
             s.problem("file", message);
-            Layout::File(fallback())
+            Layout::File(CustomShape::parse(PLACEHOLDER).expect("the placeholder is a topology"))
         }
     }
 }
+
+/// The smallest topology, standing in for a topology file that could not be read while the
+/// section's other keys are checked; the section has a problem recorded, so it never runs.
+const PLACEHOLDER: &str = "switch s ports 2\nnode a s.0\nnode b s.1\n";
 
 /// Refuses the parsed topology file at `path` when its routes can deadlock and `deadlock`
 /// says so.
@@ -267,9 +270,14 @@ fn read_layout(s: &Section<'_>, kind: TopologyKind) -> Layout {
     let fits = |key: &str, nodes: u64| {
         let ok = nodes <= MAX_NODES;
         if !ok {
+            // Counts are multiplied saturating: the largest means the product overflowed.
+            let count = match nodes {
+                u64::MAX => "more than 2^64".to_string(),
+                n => n.to_string(),
+            };
             s.problem(
                 key,
-                format!("the network would have {nodes} nodes; at most {MAX_NODES} are supported"),
+                format!("the network would have {count} nodes; at most {MAX_NODES} are supported"),
             );
         }
         ok

@@ -564,6 +564,16 @@ impl TrafficConfig {
                 "the hotspot pattern needs at least one hot node",
             );
         }
+        if let Some(node) = hotspot_nodes
+            .iter()
+            .enumerate()
+            .find_map(|(i, n)| hotspot_nodes[..i].contains(n).then_some(n))
+        {
+            s.problem(
+                "hotspot_nodes",
+                format!("node {node} is listed twice; list each hot node once"),
+            );
+        }
         let cfg = TrafficConfig {
             pattern,
             include_self: Some(s.boolean("include_self", false)).filter(|_| uniform),
@@ -710,8 +720,8 @@ fn read_trace_file(s: &Section<'_>, process: ProcessKind) -> Option<String> {
             None
         }
         Some(toml::Value::String(path)) => {
-            if !std::path::Path::new(path).is_file() {
-                s.problem("trace_file", "no such file");
+            if let Err(why) = crate::files::check_regular(std::path::Path::new(path)) {
+                s.problem("trace_file", why);
             }
             Some(path.clone())
         }

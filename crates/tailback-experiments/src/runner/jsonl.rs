@@ -5,7 +5,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use serde::Serialize;
@@ -16,6 +16,8 @@ use crate::Result;
 /// An open JSON-lines file.
 pub struct JsonLines {
     file: File,
+    /// Where it is, for errors (a full disk names the file).
+    path: PathBuf,
 }
 
 impl JsonLines {
@@ -34,18 +36,17 @@ impl JsonLines {
             .append(true)
             .open(path)
             .with_context(|| format!("opening {}", path.display()))?;
-        Ok(JsonLines { file })
+        Ok(JsonLines {
+            file,
+            path: path.to_path_buf(),
+        })
     }
 
     /// Appends one record and flushes it to disk.
     pub fn append<T: Serialize>(&mut self, record: &T) -> Result {
-        self.write(record)?;
-        self.file.flush()?;
-        Ok(())
-    }
-
-    fn write<T: Serialize>(&mut self, record: &T) -> Result {
-        write_line(&mut self.file, record)?;
+        write_line(&mut self.file, record)
+            .and_then(|()| self.file.flush())
+            .with_context(|| format!("writing {}", self.path.display()))?;
         Ok(())
     }
 }
@@ -96,6 +97,23 @@ pub fn read_each<T: DeserializeOwned>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A full disk (`/dev/full` stands in) is an error naming the file being written.
+    #[test]
+    fn a_failed_append_names_the_file() {
+        let Ok(file) = OpenOptions::new().append(true).open("/dev/full") else {
+            return;
+        };
+        let mut lines = JsonLines {
+            file,
+            path: PathBuf::from("/out/results.jsonl"),
+        };
+        let err = lines.append(&1).unwrap_err().to_string();
+        assert!(
+            err.contains("writing /out/results.jsonl") && err.contains("No space left"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn unreadable_lines_are_skipped_and_the_rest_kept_with_their_numbers() {
