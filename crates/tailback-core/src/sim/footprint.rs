@@ -8,8 +8,9 @@
 //!
 //! Nothing grows with the square of the nodes unless the configuration asks for it (VOQnet's
 //! queue per port and destination, a topology file's routes): adapters keep a queue only for
-//! destinations with packets waiting, and InfiniBand congestion control keeps a queue pair's
-//! state only while it differs from a fresh one.
+//! destinations with packets waiting, InfiniBand congestion control keeps a queue pair's
+//! state only while it differs from a fresh one, and a CAM line of isolation keeps its
+//! destinations only while claimed.
 
 use crate::config::{Config, FabricConfig, NicQueues, QueueKind};
 use crate::congestion::CongestionConfig;
@@ -33,9 +34,9 @@ const PER_QUEUE: f64 = 12.0;
 const PER_READY_LIST: f64 = 8.0;
 /// Bytes per (input lane, destination) of VOQnet besides its queue: the room reserved.
 const PER_VOQNET_ROOM: f64 = 4.0;
-/// Bytes per CAM line of an input lane with isolation (`nfq_cfq`, `voq_hpq`): the line, its
-/// destinations and the upstream copy's (each room for the most destinations a line may hold).
-const PER_CAM_LINE: f64 = 276.0;
+/// Bytes per CAM line of an input lane with isolation (`nfq_cfq`, `voq_hpq`): the line (its
+/// destinations and the upstream copy's are kept only while claimed, few at light load).
+const PER_CAM_LINE: f64 = 12.0;
 /// Bytes per input lane with isolation besides its lines: the masks of copies in use and
 /// stopped.
 const PER_CAM_LANE: f64 = 32.0;
