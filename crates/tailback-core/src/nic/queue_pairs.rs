@@ -7,14 +7,21 @@ use rustc_hash::FxHashMap;
 
 use crate::traffic::Offered;
 
-/// A NIC's requests, one queue per destination, and the queues with packets in round-robin
-/// order.
+/// A NIC's requests, one queue per destination with packets waiting, and those queues in
+/// round-robin order.
+///
+/// Only destinations with packets waiting hold a queue: a queue that empties goes back to a
+/// free list (keeping its buffer) for the next destination, so a NIC holds as many queues as
+/// destinations it had waiting at once, not one per destination it ever sent to (which over a
+/// long run grows to one per node, nodes² in all), and steady traffic allocates nothing.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct QueuePairs {
-    /// The queue of each destination that ever had one (an index into `queues`).
+    /// The queue of each destination with packets waiting (an index into `queues`).
     index: FxHashMap<u32, u32>,
-    /// Packets by queue; a queue is kept once created, so steady traffic allocates nothing.
+    /// Packets by queue.
     queues: Vec<VecDeque<Offered>>,
+    /// Empty queues, free for the next destination.
+    free: Vec<u32>,
     /// Queues holding packets, next to serve first.
     ready: VecDeque<u32>,
     len: usize,
@@ -52,10 +59,12 @@ impl QueuePairs {
 
     /// Appends a packet to its destination's queue.
     pub(crate) fn push(&mut self, packet: Offered) {
-        let queues = &mut self.queues;
+        let (queues, free) = (&mut self.queues, &mut self.free);
         let q = *self.index.entry(packet.dst).or_insert_with(|| {
-            queues.push(VecDeque::new());
-            (queues.len() - 1) as u32
+            free.pop().unwrap_or_else(|| {
+                queues.push(VecDeque::new());
+                (queues.len() - 1) as u32
+            })
         });
         let queue = &mut self.queues[q as usize];
         if queue.is_empty() {
@@ -76,7 +85,10 @@ impl QueuePairs {
         let q = self.ready.remove(turn).expect("the position is in range");
         let queue = &mut self.queues[q as usize];
         let packet = queue.pop_front().expect("a ready queue holds a packet");
-        if !queue.is_empty() {
+        if queue.is_empty() {
+            self.index.remove(&packet.dst);
+            self.free.push(q);
+        } else {
             self.ready.push_back(q);
         }
         self.len -= 1;
@@ -113,6 +125,20 @@ mod tests {
             std::iter::from_fn(|| qp.pop_next(|_| true).map(|p| (p.dst, p.created))).collect();
         assert_eq!(order, [(5, 0), (2, 3), (7, 4), (5, 1), (5, 2)]);
         assert_eq!(qp.len(), 0);
+    }
+
+    #[test]
+    fn only_destinations_with_packets_waiting_hold_a_queue() {
+        let mut qp = QueuePairs::default();
+        for dst in 0..1000 {
+            qp.push(packet(dst, u64::from(dst)));
+            qp.push(packet(dst + 1, u64::from(dst)));
+            assert!(qp.pop_next(|_| true).is_some() && qp.pop_next(|_| true).is_some());
+        }
+        // Two destinations at a time: two queues, reused; the emptied ones forgotten.
+        assert_eq!((qp.queues.len(), qp.index.len(), qp.len()), (2, 0, 0));
+        qp.push(packet(7, 0));
+        assert_eq!((qp.queued(7), qp.queued(8)), (1, 0));
     }
 
     #[test]

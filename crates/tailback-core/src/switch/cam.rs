@@ -17,6 +17,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use rustc_hash::FxHashMap;
+
 use crate::config::{Detection, IsolatingQueues, IsolationConfig, Propagate};
 use crate::table::Table;
 
@@ -66,6 +68,38 @@ impl DestSet {
             self.dests[self.len as usize] = dst;
             self.len += 1;
         }
+    }
+}
+
+/// Destination sets by CAM line (an index of [`Cams::at`]), kept only for the lines that hold
+/// some: most lines are free most of the time, and a dense table took 132 bytes per line and
+/// input lane (most of a `voq_hpq` run's memory).
+#[derive(Debug, Clone, Default)]
+pub(super) struct SparseSets(FxHashMap<usize, DestSet>);
+
+impl SparseSets {
+    /// Sets the destinations of line `i` (an empty set is dropped).
+    pub(super) fn set(&mut self, i: usize, dests: DestSet) {
+        if dests.len() == 0 {
+            self.0.remove(&i);
+        } else {
+            self.0.insert(i, dests);
+        }
+    }
+
+    /// Adds `dst` to the destinations of line `i` (the caller checks there is room).
+    pub(super) fn insert(&mut self, i: usize, dst: u32) {
+        self.0.entry(i).or_insert(DestSet::EMPTY).insert(dst);
+    }
+}
+
+impl std::ops::Index<usize> for SparseSets {
+    type Output = DestSet;
+
+    /// The destinations of line `i` (empty if it holds none).
+    #[inline]
+    fn index(&self, i: usize) -> &DestSet {
+        self.0.get(&i).unwrap_or(&DestSet::EMPTY)
     }
 }
 
@@ -220,12 +254,12 @@ pub(super) struct Cams {
     pub(super) in_band: bool,
     /// Per input VC slot and line: the line and its destinations.
     pub(super) lines: Table<Line>,
-    pub(super) line_dests: Table<DestSet>,
+    pub(super) line_dests: SparseSets,
     /// Per input VC slot and line, the upstream neighbour's copy of the line (a line of an
     /// output port's CAM, or of the CAM of the adapter that feeds the input): the
     /// destinations it lists, and per slot a bit per line for the copies in use and those
     /// stopped, so that lookups read only those copies.
-    pub(super) copies: Table<DestSet>,
+    pub(super) copies: SparseSets,
     copies_in_use: Table<u128>,
     copies_stopped: Table<u128>,
     messages: BinaryHeap<Reverse<Message>>,
@@ -288,8 +322,8 @@ impl Cams {
             control_delay: u64::from(s.control_delay),
             in_band: s.control_in_band,
             lines: Table::filled(Line::FREE, slots * per_pool),
-            line_dests: Table::filled(DestSet::EMPTY, slots * per_pool),
-            copies: Table::filled(DestSet::EMPTY, slots * per_pool),
+            line_dests: SparseSets::default(),
+            copies: SparseSets::default(),
             copies_in_use: Table::filled(0, slots),
             copies_stopped: Table::filled(0, slots),
             ..Cams::default()
@@ -346,13 +380,13 @@ impl Cams {
         let bit = 1u128 << line;
         match say {
             Say::Allocate(dests) => {
-                self.copies[i] = dests;
+                self.copies.set(i, dests);
                 self.copies_in_use[slot] |= bit;
             }
             Say::Stop => self.copies_stopped[slot] |= bit,
             Say::Go => self.copies_stopped[slot] &= !bit,
             Say::Deallocate => {
-                self.copies[i] = DestSet::EMPTY;
+                self.copies.set(i, DestSet::EMPTY);
                 self.copies_in_use[slot] &= !bit;
                 self.copies_stopped[slot] &= !bit;
             }

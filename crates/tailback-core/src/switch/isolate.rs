@@ -372,7 +372,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     fn claim_root(&mut self, slot: usize, line: usize, out: u8, dst: u32, now: u64) {
         let i = self.cams.at(slot, line);
         self.cams.lines[i].claim = Claim::Root { out };
-        self.cams.line_dests[i] = DestSet::of(dst);
+        self.cams.line_dests.set(i, DestSet::of(dst));
         self.cams.totals.root_claims += 1;
         if self.cams.telling != Telling::WithFirstStop {
             self.tell_tree(slot, line, now);
@@ -383,7 +383,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     /// upstream of its grown tree if it had told it of the tree.
     fn add_destination(&mut self, slot: usize, line: usize, dst: u32, now: u64) {
         let i = self.cams.at(slot, line);
-        self.cams.line_dests[i].insert(dst);
+        self.cams.line_dests.insert(i, dst);
         if self.cams.lines[i].told {
             self.tell_tree(slot, line, now);
         }
@@ -440,7 +440,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             self.send(slot, line, Say::Deallocate, now);
         }
         self.cams.lines[i] = Line::FREE;
-        self.cams.line_dests[i] = DestSet::EMPTY;
+        self.cams.line_dests.set(i, DestSet::EMPTY);
     }
 
     /// Tells upstream the destinations of line `line` of `slot` (its own for a root line, its
@@ -557,7 +557,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                             },
                             None => Claim::Orphan { out: local },
                         };
-                        self.cams.line_dests[i] = dests;
+                        self.cams.line_dests.set(i, dests);
                         self.release_if_drained(slot, l, now);
                     }
                     Say::Go => self.release_if_drained(slot, l, now),

@@ -5,8 +5,13 @@
 //! and the timer's period, so no event is scheduled per flow; delays keep fractions of a cycle,
 //! so that delays below a cycle add up instead of vanishing.
 
+use rustc_hash::FxHashMap;
+
 use super::settings::{CctKind, IbCcConfig, Ird, Level, TimerKind};
 use crate::ids::NodeId;
+
+/// Queue-pair flows kept before the first sweep for flows back at rest.
+const FIRST_SWEEP: usize = 4096;
 
 /// One flow's congestion control state.
 #[derive(Debug, Clone, Copy)]
@@ -39,7 +44,18 @@ pub(super) struct AdapterSide {
     mtu_blocks: u32,
     /// Cycles per block on each node's link.
     link_period: Vec<u64>,
+    /// The largest delay of the table, cycles.
+    cct_max: f64,
+    /// A flow that never had a packet or a BECN.
+    fresh: Flow,
+    /// Per service level: every adapter's flow (empty at the queue-pair level).
     flows: Vec<Flow>,
+    /// Per queue pair (node, destination), only the flows not at rest (a flow at rest behaves
+    /// as a fresh one from then on): kept dense, a flow per node pair would take nodes² flows
+    /// (8.6 GB at 16,384 nodes). Flows at rest are swept out whenever the map has doubled
+    /// since the last sweep.
+    pairs: FxHashMap<usize, Flow>,
+    sweep_at: usize,
 }
 
 impl AdapterSide {
@@ -54,9 +70,16 @@ impl AdapterSide {
         let nodes = link_period.len();
         let cycles = |us: f64| us * 1000.0 / cycle_ns;
         let limit = settings.ccti_limit;
-        let cct = (0..=limit).map(|i| cycles(cct_us(settings, i))).collect();
+        let cct: Vec<f64> = (0..=limit).map(|i| cycles(cct_us(settings, i))).collect();
+        let cct_max = cct.iter().copied().fold(0.0, f64::max);
+        let fresh = Flow {
+            ccti: settings.ccti_min,
+            since: 0,
+            anchor: f64::NEG_INFINITY,
+            scale: 1.0,
+        };
         let flows = match settings.level {
-            Level::Qp => nodes * nodes,
+            Level::Qp => 0,
             Level::Sl => nodes,
         };
         AdapterSide {
@@ -71,16 +94,54 @@ impl AdapterSide {
             ird: settings.ird,
             mtu_blocks,
             link_period,
-            flows: vec![
-                Flow {
-                    ccti: settings.ccti_min,
-                    since: 0,
-                    anchor: f64::NEG_INFINITY,
-                    scale: 1.0,
-                };
-                flows
-            ],
+            cct_max,
+            fresh,
+            flows: vec![fresh; flows],
+            pairs: FxHashMap::default(),
+            sweep_at: FIRST_SWEEP,
         }
+    }
+
+    /// The state of flow `i` (see [`flow`](Self::flow)).
+    #[inline]
+    fn get(&self, i: usize) -> Flow {
+        match self.level {
+            Level::Qp => self.pairs.get(&i).copied().unwrap_or(self.fresh),
+            Level::Sl => self.flows[i],
+        }
+    }
+
+    /// The state of flow `i` to change at cycle `now` (a queue pair's is kept from now on).
+    #[inline]
+    fn get_mut(&mut self, i: usize, now: u64) -> &mut Flow {
+        match self.level {
+            Level::Qp => {
+                if self.pairs.len() >= self.sweep_at && !self.pairs.contains_key(&i) {
+                    self.sweep(now);
+                }
+                self.pairs.entry(i).or_insert(self.fresh)
+            }
+            Level::Sl => &mut self.flows[i],
+        }
+    }
+
+    /// Drops the queue-pair flows at rest by cycle `now`; the next sweep comes when the map
+    /// has doubled.
+    #[cold]
+    fn sweep(&mut self, now: u64) {
+        let mut pairs = std::mem::take(&mut self.pairs);
+        pairs.retain(|_, flow| !self.at_rest(flow, now));
+        self.pairs = pairs;
+        self.sweep_at = (2 * self.pairs.len()).max(FIRST_SWEEP);
+    }
+
+    /// Whether `flow` behaves as a fresh flow from a cycle before `now` on: its index has
+    /// fallen to the minimum (it only falls until a BECN), and even the largest delay since
+    /// its last packet has passed, so that no index it may reach holds a packet back. (One
+    /// cycle of margin: a packet sent at `now` looks at the delay as of `now - 1`.)
+    fn at_rest(&self, flow: &Flow, now: u64) -> bool {
+        let t = now.saturating_sub(2) as f64;
+        self.ccti_at(flow, t) == self.min && flow.anchor + self.cct_max * flow.scale <= t
     }
 
     /// Index of the flow of `node`'s packets to `dst`.
@@ -126,8 +187,8 @@ impl AdapterSide {
 
     /// The index of `node`'s flow to `dst` at cycle `now`.
     pub(super) fn ccti(&self, node: NodeId, dst: u32, now: u64) -> u32 {
-        let flow = &self.flows[self.flow(node, dst)];
-        self.ccti_at(flow, now as f64)
+        let flow = self.get(self.flow(node, dst));
+        self.ccti_at(&flow, now as f64)
     }
 
     /// The earliest (fractional) cycle, not before `now`, at which the flow's delay since its
@@ -154,9 +215,9 @@ impl AdapterSide {
     /// The first cycle `node` may start a packet to `dst`, at or after `now`.
     #[inline]
     pub(super) fn send_time(&self, node: NodeId, dst: u32, now: u64) -> u64 {
-        let flow = &self.flows[self.flow(node, dst)];
+        let flow = self.get(self.flow(node, dst));
         // Tolerate rounding, so that a delay ending on a cycle is on time.
-        (self.due(flow, now as f64) - 1e-9).ceil().max(now as f64) as u64
+        (self.due(&flow, now as f64) - 1e-9).ceil().max(now as f64) as u64
     }
 
     /// `node` started a packet of `blocks` blocks to `dst` at `now`: the next delay counts from
@@ -164,27 +225,29 @@ impl AdapterSide {
     /// carry over).
     pub(super) fn sent(&mut self, node: NodeId, dst: u32, blocks: u32, now: u64) {
         let i = self.flow(node, dst);
-        let due = self.due(&self.flows[i], now as f64 - 1.0);
+        let due = self.due(&self.get(i), now as f64 - 1.0);
         let start = if due > now as f64 - 1.0 {
             due.min(now as f64)
         } else {
             now as f64
         };
         let wire = (u64::from(blocks) * self.link_period[node.index()]) as f64;
-        let flow = &mut self.flows[i];
-        (flow.anchor, flow.scale) = match self.ird {
+        let (anchor, scale) = match self.ird {
             Ird::GapAfter => (start + wire, f64::from(blocks) / f64::from(self.mtu_blocks)),
             Ird::StartToStart => (start, 1.0),
         };
+        let flow = self.get_mut(i, now);
+        (flow.anchor, flow.scale) = (anchor, scale);
     }
 
     /// A BECN for `node`'s flow to `dst` arrived at `now`: its index rises by CCTI_Increase
     /// (at most to CCTI_Limit), and its timer starts again if timers restart.
     pub(super) fn becn(&mut self, node: NodeId, dst: u32, now: u64) {
         let i = self.flow(node, dst);
-        let current = self.ccti_at(&self.flows[i], now as f64);
-        let flow = &mut self.flows[i];
-        flow.ccti = (current + self.increase).min(self.limit);
+        let current = self.ccti_at(&self.get(i), now as f64);
+        let ccti = (current + self.increase).min(self.limit);
+        let flow = self.get_mut(i, now);
+        flow.ccti = ccti;
         flow.since = now;
     }
 
@@ -192,6 +255,7 @@ impl AdapterSide {
     pub(super) fn max_ccti(&self, now: u64) -> u32 {
         self.flows
             .iter()
+            .chain(self.pairs.values())
             .map(|f| self.ccti_at(f, now as f64))
             .max()
             .unwrap_or(self.min)
@@ -319,6 +383,47 @@ mod tests {
             assert!(
                 (per_packet / expected - 1.0).abs() < 0.005,
                 "{ird:?}: {per_packet} cycles per packet, expected {expected}"
+            );
+        }
+    }
+
+    #[test]
+    fn sweeping_queue_pairs_at_rest_changes_no_send_time() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
+        for timer in [TimerKind::PerSl, TimerKind::PerFlowRestart] {
+            let settings = IbCcConfig {
+                timer,
+                ccti_timer: 0.5,
+                ..IbCcConfig::default()
+            };
+            let mut swept = AdapterSide::new(&settings, vec![2; 200], 16.0, 32);
+            let mut kept = AdapterSide::new(&settings, vec![2; 200], 16.0, 32);
+            kept.sweep_at = usize::MAX;
+            let mut now = 0;
+            for _ in 0..200_000 {
+                now += rng.random_range(0..3);
+                let (node, dst) = (
+                    NodeId::new(rng.random_range(0..200)),
+                    rng.random_range(0..200),
+                );
+                let at = swept.send_time(node, dst, now);
+                assert_eq!(at, kept.send_time(node, dst, now), "{timer:?} at {now}");
+                assert_eq!(swept.ccti(node, dst, now), kept.ccti(node, dst, now));
+                if rng.random_bool(0.1) {
+                    swept.becn(node, dst, now);
+                    kept.becn(node, dst, now);
+                } else if at == now {
+                    let blocks = rng.random_range(1..=32);
+                    swept.sent(node, dst, blocks, now);
+                    kept.sent(node, dst, blocks, now);
+                }
+            }
+            assert_eq!(swept.max_ccti(now), kept.max_ccti(now));
+            // The swept map holds the flows not at rest, not every pair that ever sent.
+            assert!(
+                swept.pairs.len() < kept.pairs.len() / 2,
+                "{}",
+                swept.pairs.len()
             );
         }
     }
