@@ -327,8 +327,14 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .trim()
         .parse()
         .map_err(|_| format!("`{text}` is not a size; give bytes or e.g. 512M, 16G, 1T"))?;
-    if !(value.is_finite() && value > 0.0 && value * scale as f64 <= u64::MAX as f64) {
+    if !(value.is_finite() && value > 0.0) {
         return Err(format!("`{text}` is not a size above zero"));
+    }
+    if value * scale as f64 > u64::MAX as f64 {
+        return Err(format!(
+            "`{text}` is more than this machine can address ({}); give a smaller size",
+            size(u64::MAX as f64)
+        ));
     }
     Ok((value * scale as f64) as u64)
 }
@@ -464,5 +470,9 @@ mod tests {
         for bad in ["", "G", "-1G", "0", "lots", "1e30T"] {
             assert!(parse_size(bad).is_err(), "{bad}");
         }
+        // Too large is said to be too large, not "not above zero".
+        let err = parse_size("99999999999999999999G").unwrap_err();
+        assert!(err.contains("more than this machine can address"), "{err}");
+        assert!(parse_size("0G").unwrap_err().contains("above zero"));
     }
 }
