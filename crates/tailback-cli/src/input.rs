@@ -2,7 +2,8 @@
 
 use std::path::Path;
 
-use tailback_core::config::{self, Spec};
+use tailback_core::config;
+use tailback_core::spec::Spec;
 
 use crate::cli::ConfigSource;
 use crate::error::{CliError, CliResult};

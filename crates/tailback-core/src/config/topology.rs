@@ -4,8 +4,8 @@ use serde::Serialize;
 
 use super::Choice;
 use super::reader::{Section, choice_enum};
-use super::{MAX_LATENCY, MAX_NODES, MAX_PERIOD};
-use crate::topology::{CubeShape, CustomShape, FlyShape, Layout, TreeShape};
+use super::{Config, MAX_LATENCY, MAX_NODES, MAX_PERIOD};
+use crate::topology::{CubeShape, CustomShape, FlyShape, Layout, Timing, Topology, TreeShape};
 
 choice_enum! {
     /// The network family.
@@ -165,8 +165,8 @@ impl TopologyConfig {
         };
         let known_file = known.filter(|k| k.parsed_file.is_some() && k.parsed_file == file);
         let layout = match (&file, known_file) {
-            (Some(path), Some(known)) => check_file(&s, path, known.layout.clone(), deadlock_check),
-            (Some(path), None) => read_file(&s, path, deadlock_check),
+            (Some(_), Some(known)) => known.layout.clone(),
+            (Some(path), None) => read_file(&s, path),
             (None, _) => read_layout(&s, kind),
         };
         let dims = match &layout {
@@ -200,6 +200,23 @@ impl TopologyConfig {
     }
 }
 
+impl Topology {
+    /// The network a configuration describes: its `[topology]`, with the terminal channels of
+    /// its `[nic]`.
+    pub fn from_config(cfg: &Config) -> Topology {
+        let (section, nic) = (&cfg.topology, &cfg.nic);
+        let links = Timing {
+            latency: section.link_latency,
+            period: section.link_period,
+        };
+        let terminals = Timing {
+            latency: nic.ejection_latency,
+            period: nic.link_period,
+        };
+        Topology::new(&section.layout, links, terminals, cfg.seed)
+    }
+}
+
 /// The required `file` key.
 fn read_path(s: &Section<'_>) -> String {
     match s.value("file") {
@@ -219,8 +236,9 @@ fn read_path(s: &Section<'_>) -> String {
 }
 
 /// The topology file at `path`; a problem with it is reported on `file` (naming its line) and
-/// replaced by two nodes on one switch.
-fn read_file(s: &Section<'_>, path: &str, deadlock: DeadlockCheck) -> Layout {
+/// replaced by two nodes on one switch. Whether its routes can deadlock is checked by the
+/// [`Spec`](crate::spec::Spec).
+fn read_file(s: &Section<'_>, path: &str) -> Layout {
     let fallback = || {
         CustomShape::parse("switch s ports 2\nnode a s.0\nnode b s.1\n")
             .expect("the fallback topology is valid")
@@ -232,33 +250,12 @@ fn read_file(s: &Section<'_>, path: &str, deadlock: DeadlockCheck) -> Layout {
         .map_err(|e| format!("cannot read {path}: {e}"))
         .and_then(|text| CustomShape::parse(&text).map_err(|e| format!("{path}: {e}")));
     match parsed {
-        Ok(shape) => check_file(s, path, Layout::File(shape), deadlock),
+        Ok(shape) => Layout::File(shape),
         Err(message) => {
             s.problem("file", message);
             Layout::File(fallback())
         }
     }
-}
-
-/// Refuses the parsed topology file at `path` when its routes can deadlock and `deadlock`
-/// says so.
-fn check_file(s: &Section<'_>, path: &str, layout: Layout, deadlock: DeadlockCheck) -> Layout {
-    if let Layout::File(shape) = &layout
-        && let Some(cycle) = shape.cycle_channels()
-        && deadlock == DeadlockCheck::Refuse
-    {
-        s.problem(
-            "file",
-            format!(
-                "{path}: the routes' channel dependency graph has a cycle ({} -> {}), so \
-                 packets can deadlock; add `route` lines that break it, or set \
-                 topology.deadlock_check = \"warn\" to run anyway",
-                cycle.join(" -> "),
-                cycle[0]
-            ),
-        );
-    }
-    layout
 }
 
 /// The shape of `kind` from its keys; a network over [`MAX_NODES`] is reported (on `key`) and

@@ -5,7 +5,7 @@
 //! and the timer's period, so no event is scheduled per flow; delays keep fractions of a cycle,
 //! so that delays below a cycle add up instead of vanishing.
 
-use super::settings::{CctKind, IbCcConfig, Ird, Level, TimerKind};
+use crate::config::{CctKind, IbCcConfig, Ird, Level, TimerKind};
 use crate::ids::NodeId;
 
 /// One flow's congestion control state.
