@@ -2,8 +2,9 @@
 
 use std::path::Path;
 
-use tailback_core::config::{self, Spec};
+use tailback_core::config;
 use tailback_core::files;
+use tailback_core::spec::Spec;
 
 use crate::cli::ConfigSource;
 use crate::error::{CliError, CliResult};

@@ -5,7 +5,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::traffic::NEVER;
+/// A cycle that never comes.
+pub const NEVER: u64 = u64::MAX;
 
 /// Ids (nodes, output ports) to wake at given cycles. Wake-ups less than a horizon ahead of
 /// the calendar's cursor wait in per-cycle buckets (a push and a visit each); later ones wait

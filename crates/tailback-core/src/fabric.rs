@@ -7,33 +7,20 @@
 //! a router slot is handed to the fabric, a credit arriving at one returns to it, and a fabric
 //! schedules the flits and credits it sends on the same wheels. Mechanisms and the invariant
 //! checker see a fabric only through the queries of this trait (mechanisms through
-//! [`NetworkView`](crate::view::NetworkView)).
+//! [`NetworkView`](crate::view::NetworkView) and its [`SwitchState`]).
 //!
-//! Today's fabric is the input-queued virtual-channel router ([`RouterSet`]);
+//! Today's fabric is the input-queued virtual-channel router (`router::RouterSet`);
 //! `docs/architecture.md` lists what a second fabric must provide.
 
-pub use crate::router::RouterSet;
-
-use crate::config::Config;
 use crate::event::{CreditBatch, FlitArrival, VcSlots, Wheel};
 use crate::flit::Flit;
 use crate::hooks::{CongestionControl, Context, HookState};
 use crate::ids::PortId;
 use crate::packet::PacketSlab;
 use crate::routing::Routing;
+use crate::spec::Spec;
 use crate::topology::Topology;
-
-/// What one credit stands for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CreditUnit {
-    /// One flit (the virtual-channel router's buffers count flits).
-    Flit,
-    /// One buffer block of `bytes` bytes (a fabric whose packets occupy whole blocks).
-    Block {
-        /// Bytes per block.
-        bytes: u32,
-    },
-}
+use crate::view::SwitchState;
 
 /// Flits and credits on their way to every VC slot (input of the invariant checks).
 #[derive(Debug, Clone, Default)]
@@ -129,17 +116,17 @@ pub(crate) struct Buffered {
     pub(crate) occupancy: u32,
 }
 
-/// A set of switches: the engine side (flits and credits in, a step per cycle) and the queries
-/// mechanisms, the recorder and the invariant checker ask.
+/// A set of switches: the engine side (flits and credits in, a step per cycle) and, beside the
+/// [`SwitchState`] mechanisms look at, the queries the recorder and the invariant checker ask.
 ///
 /// Ports and VCs are numbered as in [`Topology`](crate::topology::Topology); a fabric's buffers
 /// are per (input port, VC) and its credits per (output port, VC), counted in
 /// [`credit_unit`](Self::credit_unit)s.
-pub(crate) trait Fabric {
+pub(crate) trait Fabric: SwitchState {
     /// Empty switches with full credits, wired as `topology` says; `port_vl_events`: the
     /// mechanism watches the traffic queued for each output port and VC
     /// ([`CongestionControl::PORT_VL_EVENTS`]).
-    fn build(cfg: &Config, topology: &Topology, port_vl_events: bool) -> Self
+    fn build(spec: &Spec, topology: &Topology, port_vl_events: bool) -> Self
     where
         Self: Sized;
 
@@ -189,36 +176,11 @@ pub(crate) trait Fabric {
     /// Deadlock recoveries started so far.
     fn recoveries(&self) -> u64;
 
-    /// Virtual channels per port.
-    fn vcs(&self) -> usize;
-
-    /// Credits per VC buffer (its capacity).
-    fn buffer_credits(&self) -> u32;
-
-    /// What a credit stands for.
-    fn credit_unit(&self) -> CreditUnit;
-
-    /// Flits buffered at input VC `vc` of `port`.
-    fn input_occupancy(&self, port: PortId, vc: usize) -> u32;
-
-    /// Credits held for output VC `vc` of `port`.
-    fn output_credits(&self, port: PortId, vc: usize) -> u32;
-
-    /// Whether output VC `vc` of `port` may be allocated to a new packet.
-    fn output_vc_free(&self, port: PortId, vc: usize) -> bool;
-
     /// Whether its inputs keep a queue per destination with room of its own, or may hold
     /// back single destinations, which senders (NICs included) must ask
     /// [`admits`](Self::admits) about before starting a packet.
     fn room_per_destination(&self) -> bool {
         false
-    }
-
-    /// Whether the input at router VC slot `slot` takes `flits` more flits for node `dst` now
-    /// (fabrics whose queues per destination have room of their own, or that hold back
-    /// destinations; always otherwise).
-    fn admits(&self, _slot: usize, _dst: u32, _flits: u32) -> bool {
-        true
     }
 
     /// Hands `wake` the nodes whose adapters may send again because the fabric lifted a
@@ -234,9 +196,6 @@ pub(crate) trait Fabric {
     fn gauges(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
     }
-
-    /// Flits buffered in all switches.
-    fn buffered_flits(&self) -> u64;
 
     /// Flits of the packets being sent as trains: they hold their room in their input buffer
     /// until their last block has left, and are on their way downstream already (so the flit

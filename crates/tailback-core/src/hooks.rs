@@ -49,7 +49,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 
 use crate::ids::{NodeId, PortId, RouterId};
-use crate::packet::{LogicalNetwork, Packet};
+use crate::packet::{LogicalNetwork, Packet, PacketSlab};
 use crate::traffic::Offered;
 use crate::view::NetworkView;
 
@@ -351,8 +351,14 @@ impl Flows {
 /// Packets in flight and committed at the NICs, for a mechanism's self-check
 /// ([`CongestionControl::check`]).
 pub struct Inspection<'a> {
-    pub(crate) packets: &'a crate::packet::PacketSlab,
-    pub(crate) nics: &'a crate::nic::NicSet,
+    pub(crate) packets: &'a PacketSlab,
+    pub(crate) nics: &'a dyn Committed,
+}
+
+/// What the NICs have committed to send (for an [`Inspection`]).
+pub(crate) trait Committed {
+    /// Packets `node` has committed to send and not started.
+    fn committed(&self, node: usize) -> Box<dyn Iterator<Item = &Offered> + '_>;
 }
 
 impl Inspection<'_> {

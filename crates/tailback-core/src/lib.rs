@@ -1,13 +1,13 @@
 //! Tailback core: a cycle-driven, flit-level simulator of lossless interconnection networks.
 //!
-//! Data flows one way: a configuration is read and validated once into a [`Spec`](config::Spec), the network is built
+//! Data flows one way: a configuration is read and validated once into a [`Spec`](spec::Spec), the network is built
 //! ([`Topology`](topology::Topology), [`Routing`](routing::Routing), routers, NICs and the
 //! [`Workload`](traffic::Workload)), the [`Simulation`](sim::Simulation) runs warm-up,
 //! measurement and drain, and returns a [`RunReport`](stats::RunReport) whose
 //! [`RunSummary`](stats::RunSummary) holds the headline numbers.
 //!
 //! ```
-//! use tailback_core::config::Spec;
+//! use tailback_core::spec::Spec;
 //!
 //! let spec = Spec::from_toml_str(
 //!     "[topology]\nk = 4\n[traffic]\nrate = 0.1\n[sim]\nwarmup_cycles = 200\nmeasure_cycles = 500",
@@ -39,6 +39,7 @@ pub mod reference;
 pub mod rng;
 pub mod routing;
 pub mod sim;
+pub mod spec;
 pub mod stats;
 pub mod topology;
 pub mod trace;
@@ -57,10 +58,11 @@ mod table;
 
 use std::io::{self, Write};
 
-use config::{ConfigError, Spec};
+use config::ConfigError;
 use congestion::registry::{Registered, WithMechanism};
 use sim::Progress;
 use sim::Simulation;
+use spec::Spec;
 use stats::RunReport;
 
 /// Runs one simulation with the configured congestion mechanism.
@@ -97,12 +99,15 @@ fn run_with(
     use config::{FabricConfig, QueueKind};
     use switch::{Fifo, NfqCfq, Voq, VoqHpq, VoqNet};
     match &spec.fabric {
-        FabricConfig::Vc => spec.congestion.apply(Run {
-            spec,
-            every,
-            observer,
-            trace,
-        }),
+        FabricConfig::Vc => congestion::apply(
+            &spec.congestion,
+            Run {
+                spec,
+                every,
+                observer,
+                trace,
+            },
+        ),
         FabricConfig::Buffered(b) => match b.queues {
             QueueKind::Voq => run_buffered::<Voq>(spec, every, observer, trace),
             QueueKind::Fifo => run_buffered::<Fifo>(spec, every, observer, trace),

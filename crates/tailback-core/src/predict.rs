@@ -29,9 +29,10 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::analysis::ZeroLoad;
-use crate::config::{Config, ConfigError, ProcessConfig, Spec};
+use crate::config::{Config, ConfigError, ProcessConfig};
 use crate::ids::{NodeId, PortId};
 use crate::routing::Routing;
+use crate::spec::Spec;
 use crate::topology::{Link, Topology};
 use crate::trace::{TraceError, TraceRecord};
 use crate::traffic::{Destinations, Workload};

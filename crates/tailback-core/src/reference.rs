@@ -1,6 +1,6 @@
 //! The reference configurations that speed is measured on (`tailback bench`, `cargo bench`).
 
-use crate::config::Spec;
+use crate::spec::Spec;
 
 /// A named benchmark configuration.
 #[derive(Debug, Clone)]

@@ -1,14 +1,57 @@
 //! A read-only view of network state for congestion management mechanisms.
 
-use crate::fabric::{CreditUnit, Fabric};
 use crate::ids::PortId;
 use crate::routing::Routing;
 use crate::topology::Topology;
 
+/// What one credit stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CreditUnit {
+    /// One flit (the virtual-channel router's buffers count flits).
+    Flit,
+    /// One buffer block of `bytes` bytes (a fabric whose packets occupy whole blocks).
+    Block {
+        /// Bytes per block.
+        bytes: u32,
+    },
+}
+
+/// The state of a set of switches a mechanism may look at (through a [`NetworkView`]); every
+/// fabric answers these queries.
+pub(crate) trait SwitchState {
+    /// Virtual channels per port.
+    fn vcs(&self) -> usize;
+
+    /// Credits per VC buffer (its capacity).
+    fn buffer_credits(&self) -> u32;
+
+    /// What a credit stands for.
+    fn credit_unit(&self) -> CreditUnit;
+
+    /// Flits buffered at input VC `vc` of `port`.
+    fn input_occupancy(&self, port: PortId, vc: usize) -> u32;
+
+    /// Credits held for output VC `vc` of `port`.
+    fn output_credits(&self, port: PortId, vc: usize) -> u32;
+
+    /// Whether output VC `vc` of `port` may be allocated to a new packet.
+    fn output_vc_free(&self, port: PortId, vc: usize) -> bool;
+
+    /// Whether the input at router VC slot `slot` takes `flits` more flits for node `dst` now
+    /// (fabrics whose queues per destination have room of their own, or that hold back
+    /// destinations; always otherwise).
+    fn admits(&self, _slot: usize, _dst: u32, _flits: u32) -> bool {
+        true
+    }
+
+    /// Flits buffered in all switches.
+    fn buffered_flits(&self) -> u64;
+}
+
 /// What a mechanism may look at: buffer occupancy and credit state of every switch port.
 #[derive(Clone, Copy)]
 pub struct NetworkView<'a> {
-    fabric: &'a dyn Fabric,
+    fabric: &'a dyn SwitchState,
     topology: &'a Topology,
     routing: &'a Routing,
     now: u64,
@@ -24,7 +67,7 @@ impl std::fmt::Debug for NetworkView<'_> {
 
 impl<'a> NetworkView<'a> {
     pub(crate) fn new(
-        fabric: &'a dyn Fabric,
+        fabric: &'a dyn SwitchState,
         topology: &'a Topology,
         routing: &'a Routing,
         now: u64,

@@ -7,7 +7,7 @@ mod common;
 
 use common::config;
 use proptest::prelude::*;
-use tailback_core::config::Spec;
+use tailback_core::spec::Spec;
 use tailback_core::stats::RunReport;
 use tailback_core::trace::TraceRecord;
 

@@ -4,7 +4,8 @@
 
 use std::collections::BTreeSet;
 
-use tailback_core::config::{Config, ConfigError, ConfigIssue, Spec, parse_assignment, set_path};
+use tailback_core::config::{Config, ConfigError, ConfigIssue, parse_assignment, set_path};
+use tailback_core::spec::Spec;
 
 /// The problems `Spec::from_toml_str` reports for `text` (which must be invalid).
 fn issues(text: &str) -> Vec<ConfigIssue> {

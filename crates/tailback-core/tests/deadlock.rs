@@ -12,12 +12,12 @@ use common::{analysed_channel_load, checked_config, config, network};
 use petgraph::algo::is_cyclic_directed;
 use petgraph::graphmap::DiGraphMap;
 use tailback_core::analysis::{dependency_graph, has_cycle, is_deadlock_free};
-use tailback_core::config::Spec;
 use tailback_core::hooks::{CongestionControl, Context};
 use tailback_core::ids::NodeId;
 use tailback_core::packet::Packet;
 use tailback_core::routing::Routing;
 use tailback_core::sim::Simulation;
+use tailback_core::spec::Spec;
 use tailback_core::topology::{Link, Topology};
 
 /// The two VC schemes of the 8x8 torus runs: the default wrap scheme, and datelines at 0 and 4

@@ -4,7 +4,8 @@
 mod common;
 
 use common::{checked_config, comparable};
-use tailback_core::config::{AllocatorKind, Config, Spec, Switching, TieBreak};
+use tailback_core::config::{AllocatorKind, Config, Switching, TieBreak};
+use tailback_core::spec::Spec;
 use tailback_core::stats::RunReport;
 
 /// A small torus under moderate or heavy load (`extra` adds or overrides sections).

@@ -9,7 +9,7 @@
 mod common;
 
 use common::{config, with_sets};
-use tailback_core::config::Spec;
+use tailback_core::spec::Spec;
 use tailback_core::stats::{RunReport, RunSummary, injection_waves};
 
 const NETWORK: &str = include_str!("../../../experiments/entropy/network.toml");

@@ -5,8 +5,8 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use tailback_core::config::Spec;
 use tailback_core::sim::estimated_bytes;
+use tailback_core::spec::Spec;
 
 struct Counting;
 

@@ -77,10 +77,11 @@ use proptest::test_runner::{
 use tailback_core::analysis::{ZeroLoad, bisection_links, channel_load, is_deadlock_free};
 use tailback_core::cam_cost::CamCost;
 use tailback_core::config::{
-    BufferedConfig, Choice, ConfigError, FabricConfig, IsolatingQueues, ProcessConfig, Spec,
+    BufferedConfig, Choice, ConfigError, FabricConfig, IsolatingQueues, ProcessConfig,
 };
 use tailback_core::predict::{self, PredictOptions};
 use tailback_core::routing::Routing;
+use tailback_core::spec::Spec;
 use tailback_core::topology::{CustomShape, Topology};
 use tailback_core::trace;
 use tailback_core::traffic::Workload;

@@ -8,11 +8,11 @@ mod common;
 use std::collections::HashMap;
 
 use common::{checked_config, drive_until_idle, node};
-use tailback_core::config::Spec;
 use tailback_core::hooks::{BufferEvent, CongestionControl, Context, ForwardEvent};
 use tailback_core::ids::NodeId;
 use tailback_core::packet::Packet;
 use tailback_core::sim::Simulation;
+use tailback_core::spec::Spec;
 use tailback_core::traffic::Offered;
 use tailback_core::view::NetworkView;
 

@@ -10,7 +10,7 @@
 mod common;
 
 use common::{analysed_channel_load, checked_config, min_hops};
-use tailback_core::config::Spec;
+use tailback_core::spec::Spec;
 use tailback_core::topology::Topology;
 
 /// Mean distance along one dimension, self included.

@@ -9,7 +9,7 @@ use common::comparable;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{TestCaseError, TestRunner};
-use tailback_core::config::Spec;
+use tailback_core::spec::Spec;
 use tailback_core::stats::RunReport;
 
 /// Patterns that the network with radices `dims` can host.

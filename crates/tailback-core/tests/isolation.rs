@@ -206,14 +206,12 @@ fn resolved_isolation_configs_read_back_to_themselves() {
         ),
     ] {
         let flows = format!("{ONE_TREE}, {{ src = 6, dst = \"uniform\", stop_us = 100 }}");
-        let spec = tailback_core::config::Spec::from_toml_str(
-            &network(queues, &flows, isolation),
-            "<test>",
-        )
-        .unwrap();
+        let spec =
+            tailback_core::spec::Spec::from_toml_str(&network(queues, &flows, isolation), "<test>")
+                .unwrap();
         let table = toml::Table::try_from(&*spec).unwrap();
         assert_eq!(
-            tailback_core::config::Spec::from_table(&table).unwrap(),
+            tailback_core::spec::Spec::from_table(&table).unwrap(),
             spec,
             "{table}"
         );

@@ -5,11 +5,12 @@
 mod common;
 
 use common::{checked_config, config, node};
-use tailback_core::config::{ConfigError, Spec};
+use tailback_core::config::ConfigError;
 use tailback_core::hooks::{CongestionControl, Context};
 use tailback_core::ids::NodeId;
 use tailback_core::packet::{LogicalNetwork, Packet};
 use tailback_core::sim::{OfferError, Simulation};
+use tailback_core::spec::Spec;
 
 /// Records when packets from `watched` are delivered, with their network.
 struct Watch {

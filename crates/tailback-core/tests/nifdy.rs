@@ -7,9 +7,9 @@
 mod common;
 
 use common::{checked_config, config, drive_until_idle, node};
-use tailback_core::config::Spec;
 use tailback_core::congestion::Nifdy;
 use tailback_core::sim::Simulation;
+use tailback_core::spec::Spec;
 
 /// The heavy bulk-synchronous workload of `phase` packets per phase on `topology` (TOML of the
 /// `[topology]` and `[routing]` tables), 8-flit packets, processors with short overheads so the

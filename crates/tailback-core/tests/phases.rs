@@ -4,7 +4,8 @@
 
 use std::collections::BTreeSet;
 
-use tailback_core::config::{ConfigError, ConfigIssue, Spec};
+use tailback_core::config::{ConfigError, ConfigIssue};
+use tailback_core::spec::Spec;
 use tailback_core::topology::CubeShape;
 use tailback_core::traffic::{NEVER, Offered, Workload};
 

@@ -74,7 +74,7 @@ fn every_channel_model_can_be_listed() {
 }
 
 /// The predicted mean wait of `cfg`'s workload, with or without the correction.
-fn waiting(cfg: &tailback_core::config::Spec, correction: bool) -> f64 {
+fn waiting(cfg: &tailback_core::spec::Spec, correction: bool) -> f64 {
     let p = predict(cfg, &PredictOptions::new(correction)).unwrap();
     p.latency.waiting.unwrap()
 }

@@ -5,11 +5,11 @@
 mod common;
 
 use common::{checked_config, config, drive_until_idle, node};
-use tailback_core::config::Spec;
 use tailback_core::hooks::{CongestionControl, Context};
 use tailback_core::ids::NodeId;
 use tailback_core::packet::Packet;
 use tailback_core::sim::Simulation;
+use tailback_core::spec::Spec;
 
 /// A 4x4 torus with the default router and a processor with these overheads.
 fn with_processor(send: u32, receive: u32, poll: u32, extra: &str) -> Spec {

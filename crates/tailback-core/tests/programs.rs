@@ -6,11 +6,11 @@
 mod common;
 
 use common::{checked_config, comparable, config};
-use tailback_core::config::Spec;
 use tailback_core::hooks::{CongestionControl, Context};
 use tailback_core::ids::NodeId;
 use tailback_core::packet::{LogicalNetwork, Packet};
 use tailback_core::sim::Simulation;
+use tailback_core::spec::Spec;
 
 const PROCESSOR: &str = "[processor]\nsend_overhead = 6\nreceive_overhead = 8\npoll_overhead = 3\n";
 

@@ -12,7 +12,8 @@ mod common;
 use std::sync::OnceLock;
 
 use common::config;
-use tailback_core::config::{Spec, merge_tables, parse_assignment, parse_table, set_path};
+use tailback_core::config::{merge_tables, parse_assignment, parse_table, set_path};
+use tailback_core::spec::Spec;
 use tailback_core::stats::RunSummary;
 
 const NETWORK: &str = include_str!("../../../experiments/self-tuned/network.toml");

@@ -16,9 +16,9 @@ use std::sync::OnceLock;
 
 use common::{checked_config, config};
 use tailback_core::analysis::channel_load;
-use tailback_core::config::Spec;
 use tailback_core::routing::Routing;
 use tailback_core::sim::Simulation;
+use tailback_core::spec::Spec;
 use tailback_core::stats::RunReport;
 use tailback_core::topology::Topology;
 use tailback_core::traffic::Destinations;

@@ -8,7 +8,8 @@ use std::path::PathBuf;
 
 use common::{all_to_all, analysed_channel_load, network};
 use tailback_core::analysis::is_deadlock_free;
-use tailback_core::config::{ConfigError, ConfigIssue, Spec};
+use tailback_core::config::{ConfigError, ConfigIssue};
+use tailback_core::spec::Spec;
 use tailback_core::topology::{CustomShape, FileError};
 
 /// Four switches in a row, a node on each end switch and one in the middle, plus a branch.

@@ -7,7 +7,8 @@ mod common;
 use std::path::Path;
 
 use common::config;
-use tailback_core::config::{ConfigError, Spec};
+use tailback_core::config::ConfigError;
+use tailback_core::spec::Spec;
 use tailback_core::trace::{self, TraceRecord};
 
 /// An 8x8 torus offering uniform traffic at 0.3 for 3,000 cycles, then nothing (so every packet

@@ -9,11 +9,11 @@
 mod common;
 
 use common::{checked_config, drive_until_idle, min_hops, node};
-use tailback_core::config::Spec;
 use tailback_core::hooks::{CongestionControl, Context};
 use tailback_core::ids::NodeId;
 use tailback_core::packet::Packet;
 use tailback_core::sim::Simulation;
+use tailback_core::spec::Spec;
 use tailback_core::topology::Topology;
 
 /// Router, channel and NIC delays, in cycles.

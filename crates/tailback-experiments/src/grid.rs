@@ -29,7 +29,8 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use tailback_core::config::{Spec, merge_tables, parse_assignment, parse_table, set_path};
+use tailback_core::config::{merge_tables, parse_assignment, parse_table, set_path};
+use tailback_core::spec::Spec;
 use toml::{Table, Value};
 
 use crate::runner::Job;

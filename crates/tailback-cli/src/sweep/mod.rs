@@ -10,7 +10,8 @@ pub use curves::{plain, series, table};
 pub use report::{plot, saturation_line, write_curves};
 pub use store::{CsvFile, Manifest, Record};
 
-use tailback_core::config::{ConfigIssue, Spec, set_path};
+use tailback_core::config::{ConfigIssue, set_path};
+use tailback_core::spec::Spec;
 
 /// One simulation of a sweep.
 #[derive(Debug, Clone)]

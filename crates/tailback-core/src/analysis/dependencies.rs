@@ -6,8 +6,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::bitset::bits64;
 use crate::ids::{NodeId, RouterId};
-use crate::routing::Routing;
-use crate::topology::{Link, Topology};
+use crate::routing::{Routing, TableRouting};
+use crate::topology::{CustomShape, Link, Topology};
 
 /// A channel of a dependency graph: (router output port, VC class).
 pub type Channel = (u32, u8);
@@ -258,6 +258,21 @@ pub fn is_deadlock_free(topology: &Topology, routing: &Routing) -> bool {
 /// routing function is not free of deadlock by it (see [`is_deadlock_free`]).
 pub fn deadlock_cycle(topology: &Topology, routing: &Routing) -> Option<Vec<Channel>> {
     find_cycle(&dependency_graph(topology, routing))
+}
+
+/// A cycle of the dependency graph of a topology file's routes (their packets can deadlock),
+/// its switch-to-switch channels in order as `SWITCH.PORT`.
+pub fn file_cycle(file: &CustomShape) -> Option<Vec<String>> {
+    // Built ports are numbered as the file's, switch after switch.
+    let topology = file.build(1, 1);
+    let routing = Routing::Table(TableRouting::new(file, &topology, 1));
+    let cycle = deadlock_cycle(&topology, &routing)?;
+    Some(
+        cycle
+            .into_iter()
+            .map(|(port, _)| file.channel_name(port))
+            .collect(),
+    )
 }
 
 /// Whether `graph` has a directed cycle.

@@ -260,7 +260,7 @@ fn summarize(topology: &Topology, mut load: Vec<f64>) -> ChannelLoad {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Spec;
+    use crate::spec::Spec;
 
     /// Both methods on `toml`'s network under its pattern, loads compared port by port.
     fn methods_agree(toml: &str) {

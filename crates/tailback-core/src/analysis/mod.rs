@@ -7,7 +7,7 @@ mod load;
 mod work;
 
 pub use dependencies::{
-    Channel, deadlock_cycle, dependency_graph, find_cycle, has_cycle, is_deadlock_free,
+    Channel, deadlock_cycle, dependency_graph, file_cycle, find_cycle, has_cycle, is_deadlock_free,
 };
 pub use load::{ChannelLoad, channel_load};
 pub use work::{channel_load_steps, dependency_graph_steps};

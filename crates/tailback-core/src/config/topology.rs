@@ -4,8 +4,8 @@ use serde::Serialize;
 
 use super::Choice;
 use super::reader::{Section, choice_enum};
-use super::{MAX_LATENCY, MAX_NODES, MAX_PERIOD};
-use crate::topology::{CubeShape, CustomShape, FlyShape, Layout, TreeShape};
+use super::{Config, MAX_LATENCY, MAX_NODES, MAX_PERIOD};
+use crate::topology::{CubeShape, CustomShape, FlyShape, Layout, Timing, Topology, TreeShape};
 
 choice_enum! {
     /// The network family.
@@ -165,8 +165,8 @@ impl TopologyConfig {
         };
         let known_file = known.filter(|k| k.parsed_file.is_some() && k.parsed_file == file);
         let layout = match (&file, known_file) {
-            (Some(path), Some(known)) => check_file(&s, path, known.layout.clone(), deadlock_check),
-            (Some(path), None) => read_file(&s, path, deadlock_check),
+            (Some(_), Some(known)) => known.layout.clone(),
+            (Some(path), None) => read_file(&s, path),
             (None, _) => read_layout(&s, kind),
         };
         let dims = match &layout {
@@ -200,6 +200,23 @@ impl TopologyConfig {
     }
 }
 
+impl Topology {
+    /// The network a configuration describes: its `[topology]`, with the terminal channels of
+    /// its `[nic]`.
+    pub fn from_config(cfg: &Config) -> Topology {
+        let (section, nic) = (&cfg.topology, &cfg.nic);
+        let links = Timing {
+            latency: section.link_latency,
+            period: section.link_period,
+        };
+        let terminals = Timing {
+            latency: nic.ejection_latency,
+            period: nic.link_period,
+        };
+        Topology::new(&section.layout, links, terminals, cfg.seed)
+    }
+}
+
 /// The required `file` key.
 fn read_path(s: &Section<'_>) -> String {
     match s.value("file") {
@@ -221,8 +238,9 @@ fn read_path(s: &Section<'_>) -> String {
 /// The topology file at `path`. A problem with it (an empty path, a file that is missing, not
 /// a regular file, over [`MAX_TOPOLOGY_BYTES`](crate::files::MAX_TOPOLOGY_BYTES) or not a
 /// topology) is reported on `file`, naming its line; the section is then invalid, and the
-/// layout returned only lets the remaining keys be checked: it is never simulated.
-fn read_file(s: &Section<'_>, path: &str, deadlock: DeadlockCheck) -> Layout {
+/// layout returned only lets the remaining keys be checked: it is never simulated. Whether its
+/// routes can deadlock is checked by the [`Spec`](crate::spec::Spec).
+fn read_file(s: &Section<'_>, path: &str) -> Layout {
     let parsed = if path.is_empty() {
         Err("an empty path names no topology file".to_string())
     } else {
@@ -231,7 +249,7 @@ fn read_file(s: &Section<'_>, path: &str, deadlock: DeadlockCheck) -> Layout {
             .and_then(|text| CustomShape::parse(&text).map_err(|e| format!("{path}: {e}")))
     };
     match parsed {
-        Ok(shape) => check_file(s, path, Layout::File(shape), deadlock),
+        Ok(shape) => Layout::File(shape),
         Err(message) => {
             s.problem("file", message);
             Layout::File(CustomShape::parse(PLACEHOLDER).expect("the placeholder is a topology"))
@@ -242,27 +260,6 @@ fn read_file(s: &Section<'_>, path: &str, deadlock: DeadlockCheck) -> Layout {
 /// The smallest topology, standing in for a topology file that could not be read while the
 /// section's other keys are checked; the section has a problem recorded, so it never runs.
 const PLACEHOLDER: &str = "switch s ports 2\nnode a s.0\nnode b s.1\n";
-
-/// Refuses the parsed topology file at `path` when its routes can deadlock and `deadlock`
-/// says so.
-fn check_file(s: &Section<'_>, path: &str, layout: Layout, deadlock: DeadlockCheck) -> Layout {
-    if let Layout::File(shape) = &layout
-        && let Some(cycle) = shape.cycle_channels()
-        && deadlock == DeadlockCheck::Refuse
-    {
-        s.problem(
-            "file",
-            format!(
-                "{path}: the routes' channel dependency graph has a cycle ({} -> {}), so \
-                 packets can deadlock; add `route` lines that break it, or set \
-                 topology.deadlock_check = \"warn\" to run anyway",
-                cycle.join(" -> "),
-                cycle[0]
-            ),
-        );
-    }
-    layout
-}
 
 /// The shape of `kind` from its keys; a network over [`MAX_NODES`] is reported (on `key`) and
 /// replaced by the smallest of its kind.

@@ -31,8 +31,6 @@ impl Registered for Alo {
     type Settings = ();
     type Control = Alo;
 
-    fn read(_: &crate::config::reader::Section<'_>) {}
-
     fn build(_: &(), _: &Config, _: &Topology) -> Alo {
         Alo::new()
     }

@@ -9,9 +9,8 @@
 //! - [`IbCc`]: InfiniBand congestion control, on the buffered (InfiniBand) fabric.
 //!
 //! A mechanism is one module: it implements [`CongestionControl`] and the crate's registration
-//! trait (its settings with their keys, reader and checks, its description, how to build it),
-//! and takes one line in the list below, which generates [`Mechanism`] and
-//! [`CongestionConfig`].
+//! trait (its description, how to build it), and takes one line in `apply` below; its
+//! settings, keys and checks live in `config/congestion/`.
 
 mod alo;
 mod entropy;
@@ -21,53 +20,38 @@ pub(crate) mod registry;
 mod self_tuned;
 mod sideband;
 
-pub(crate) use entropy::settings as entropy_settings;
-pub(crate) use ib::settings as ib_settings;
-pub(crate) use nifdy::settings as nifdy_settings;
-pub(crate) use self_tuned::settings as self_tuned_settings;
-
 pub use alo::{Alo, alo_allows};
 pub use entropy::{EntropyThrottling, refresh_cycles as entropy_refresh_cycles};
 pub use ib::IbCc;
-pub use ib::settings::IbCcConfig;
 pub use nifdy::Nifdy;
 pub use self_tuned::SelfTuned;
 pub use sideband::{SideBand, Snapshot};
 
-use crate::config::reader::Section;
-use crate::config::{Config, EntropyConfig, NifdyConfig, SelfTunedConfig};
+use crate::config::{Choice, Config, CongestionConfig};
 #[cfg(doc)]
 use crate::hooks::CongestionControl;
 use crate::hooks::NoControl;
 use crate::topology::Topology;
-use registry::{Registered, WithMechanism, mechanisms};
+use registry::{Registered, WithMechanism};
 
-// The mechanisms `congestion.mechanism` chooses from: a mechanism implements
-// `registry::Registered` in its own module and is added here with one line.
-mechanisms! {
-    /// No congestion management.
-    None = "none" => NoControl, ();
-    /// At-Least-One (Baydal et al.): local injection limitation at the source router.
-    Alo = "alo" => Alo, ();
-    /// Self-tuned global source throttling (Thottethodi et al.).
-    SelfTuned = "self_tuned" => SelfTuned, SelfTunedConfig;
-    /// Entropy throttling on the global packet mobility ratio (Yokota et al.).
-    Entropy = "entropy" => EntropyThrottling, EntropyConfig;
-    /// NIFDY (Callahan and Goldstein): admission control and in-order delivery at the
-    /// network interface (needs `[processor]` and two logical networks).
-    Nifdy = "nifdy" => Nifdy, NifdyConfig;
-    /// NIFDY's buffering with its protocol off: the same total packet buffers, no acks.
-    NifdyBuffersOnly = "nifdy_buffers_only" => nifdy::BuffersOnly, NifdyConfig;
-    /// InfiniBand congestion control (FECN marking at switches, BECN notifications, injection
-    /// rate delays at channel adapters; needs the buffered fabric).
-    IbCc = "ib_cc" => IbCc, IbCcConfig;
+/// Does `work` for the configured mechanism, with the type that runs it: one line per
+/// mechanism of `config::Mechanism`.
+pub(crate) fn apply<W: WithMechanism>(congestion: &CongestionConfig, work: W) -> W::Output {
+    let name = congestion.mechanism().name();
+    match congestion {
+        CongestionConfig::None(s) => work.apply::<NoControl>(name, s),
+        CongestionConfig::Alo(s) => work.apply::<Alo>(name, s),
+        CongestionConfig::SelfTuned(s) => work.apply::<SelfTuned>(name, s),
+        CongestionConfig::Entropy(s) => work.apply::<EntropyThrottling>(name, s),
+        CongestionConfig::Nifdy(s) => work.apply::<Nifdy>(name, s),
+        CongestionConfig::NifdyBuffersOnly(s) => work.apply::<nifdy::BuffersOnly>(name, s),
+        CongestionConfig::IbCc(s) => work.apply::<IbCc>(name, s),
+    }
 }
 
 impl Registered for NoControl {
     type Settings = ();
     type Control = NoControl;
-
-    fn read(_: &Section<'_>) {}
 
     fn describe(_: &(), _: &str) -> Option<String> {
         None
@@ -88,7 +72,7 @@ pub fn describe(congestion: &CongestionConfig) -> Option<String> {
             R::describe(settings, name)
         }
     }
-    congestion.apply(Describe)
+    apply(congestion, Describe)
 }
 
 /// How stale a global mechanism's view of the network can be on `topology`: what the delay
@@ -101,5 +85,5 @@ pub fn view_staleness(congestion: &CongestionConfig, topology: &Topology) -> Opt
             R::staleness(settings, self.0)
         }
     }
-    congestion.apply(Staleness(topology))
+    apply(congestion, Staleness(topology))
 }

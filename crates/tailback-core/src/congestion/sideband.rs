@@ -13,7 +13,7 @@
 
 use std::collections::VecDeque;
 
-use super::self_tuned_settings::{SidebandKind, sideband_hops};
+use crate::config::{SidebandKind, sideband_hops};
 use crate::topology::CubeShape;
 
 /// Global totals of one sample.

@@ -33,7 +33,7 @@ use crate::calendar::Calendar;
 use crate::config::{Multiplexing, NicConfig, NicQueues, RouterConfig};
 use crate::event::{CreditBatch, FlitArrival, VcSlots, Wheel};
 use crate::flit::Flit;
-use crate::hooks::{Arrived, CongestionControl, Context, Flows, HookState};
+use crate::hooks::{Arrived, Committed, CongestionControl, Context, Flows, HookState};
 use crate::ids::NodeId;
 use crate::packet::{LogicalNetwork, Packet, PacketSlab};
 use crate::rng::{self, Purpose, StreamRng};
@@ -428,13 +428,6 @@ impl NicSet {
         if !self.nics[node].rx.is_empty() {
             self.active.insert(node);
         }
-    }
-
-    /// Packets `node` has committed to send and not started: requests chosen from its flows
-    /// (or all its requests), control packets and replies.
-    pub(crate) fn committed(&self, node: usize) -> impl Iterator<Item = &Offered> {
-        let nic = &self.nics[node];
-        nic.queue.iter().chain(&nic.control).chain(&nic.replies)
     }
 
     /// A flit arrives from the router on ejection VC `vc`.
@@ -878,5 +871,14 @@ impl NicSet {
         }
         nic.current[network as usize] = current;
         Injection::Sent
+    }
+}
+
+/// Packets a node has committed to send and not started: requests chosen from its flows (or all
+/// its requests), control packets and replies.
+impl Committed for NicSet {
+    fn committed(&self, node: usize) -> Box<dyn Iterator<Item = &Offered> + '_> {
+        let nic = &self.nics[node];
+        Box::new(nic.queue.iter().chain(&nic.control).chain(&nic.replies))
     }
 }

@@ -2,13 +2,14 @@
 //! recorder and the invariant checker.
 
 use super::RouterSet;
-use crate::config::Config;
-use crate::fabric::{Buffered, CreditUnit, Fabric, InFlight, StepContext};
+use crate::fabric::{Buffered, Fabric, InFlight, StepContext};
 use crate::flit::Flit;
 use crate::hooks::CongestionControl;
 use crate::ids::PortId;
 use crate::packet::PacketSlab;
+use crate::spec::Spec;
 use crate::topology::Topology;
+use crate::view::{CreditUnit, SwitchState};
 
 impl RouterSet {
     /// The VC slot of (`port`, `vc`); panics on a port or VC the network does not have.
@@ -24,8 +25,8 @@ impl RouterSet {
 }
 
 impl Fabric for RouterSet {
-    fn build(cfg: &Config, topology: &Topology, _port_vl_events: bool) -> RouterSet {
-        RouterSet::new(cfg, topology)
+    fn build(spec: &Spec, topology: &Topology, _port_vl_events: bool) -> RouterSet {
+        RouterSet::new(spec, topology)
     }
 
     #[inline(always)]
@@ -59,6 +60,18 @@ impl Fabric for RouterSet {
         self.recovery.as_ref().map_or(0, |r| r.recoveries)
     }
 
+    fn check(
+        &self,
+        _now: u64,
+        in_flight: &InFlight,
+        nic_held: &dyn Fn(usize) -> u64,
+        packets: &PacketSlab,
+    ) -> Result<(), String> {
+        self.check_bookkeeping(in_flight, nic_held, packets)
+    }
+}
+
+impl SwitchState for RouterSet {
     fn vcs(&self) -> usize {
         self.vcs
     }
@@ -86,15 +99,5 @@ impl Fabric for RouterSet {
 
     fn buffered_flits(&self) -> u64 {
         self.ivc.iter().map(|s| s.len as u64).sum()
-    }
-
-    fn check(
-        &self,
-        _now: u64,
-        in_flight: &InFlight,
-        nic_held: &dyn Fn(usize) -> u64,
-        packets: &PacketSlab,
-    ) -> Result<(), String> {
-        self.check_bookkeeping(in_flight, nic_held, packets)
     }
 }

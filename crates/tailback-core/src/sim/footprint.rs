@@ -12,8 +12,8 @@
 //! state only while it differs from a fresh one, and a CAM line of isolation keeps its
 //! destinations only while claimed.
 
+use crate::config::CongestionConfig;
 use crate::config::{Config, FabricConfig, NicQueues, QueueKind};
-use crate::congestion::CongestionConfig;
 
 /// Bytes for the engine's fixed structures (statistics, histograms, wheels).
 const FIXED: f64 = 200e3;

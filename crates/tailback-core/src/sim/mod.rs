@@ -20,8 +20,7 @@ use std::time::Instant;
 use std::path::Path;
 
 use crate::config::{
-    Choice, Config, ConfigError, ConfigIssue, FabricKind, ProcessConfig, ProcessKind, Spec,
-    TraceReplay,
+    Choice, Config, ConfigError, ConfigIssue, FabricKind, ProcessConfig, ProcessKind, TraceReplay,
 };
 use crate::event::{CreditBatch, FlitArrival, VcSlots, Wheel};
 use crate::fabric::{Fabric, StepContext};
@@ -32,6 +31,7 @@ use crate::packet::{LogicalNetwork, PacketSlab};
 use crate::processor::{ProcessorContext, ProcessorSet};
 use crate::router::RouterSet;
 use crate::routing::Routing;
+use crate::spec::Spec;
 use crate::stats::{Collector, Gauges, RunReport, RunSummary, SeriesRow};
 use crate::topology::Topology;
 use crate::trace::{TraceRecord, TraceSink};
@@ -167,7 +167,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         make: impl FnOnce(&Topology, &Routing) -> C,
     ) -> Result<Self, ConfigError> {
         let cfg = spec.config();
-        let topology = Topology::new(&cfg.topology, &cfg.nic, cfg.seed);
+        let topology = Topology::from_config(cfg);
         let routing = Routing::new(&cfg.routing, &topology, cfg.router.network_vcs());
         let control = make(&topology, &routing);
         let mut workload = Workload::new(&cfg.traffic, topology.addresses(), cfg.seed);
@@ -188,7 +188,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             }
             _ => {}
         }
-        let fabric = F::build(cfg, &topology, C::PORT_VL_EVENTS);
+        let fabric = F::build(spec, &topology, C::PORT_VL_EVENTS);
         let flows = C::FLOWS.then(|| control.flow_capacity(cfg.nic.source_queue_packets));
         let mut nics = NicSet::new(
             &cfg.nic,
@@ -199,7 +199,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             fabric.room_per_destination(),
             F::trains(),
         );
-        if let Some(lane) = cfg.priority_lane() {
+        if let Some(lane) = spec.priority_lane() {
             nics.reserve_control_lane(lane);
         }
         if workload.closed_loop() {

@@ -2,13 +2,15 @@
 //! the invariant checker.
 
 use super::{BufferedSwitches, QueueScheme};
-use crate::config::{BLOCK_BYTES, Config};
-use crate::fabric::{Buffered, CreditUnit, Fabric, InFlight, StepContext};
+use crate::config::BLOCK_BYTES;
+use crate::fabric::{Buffered, Fabric, InFlight, StepContext};
 use crate::flit::Flit;
 use crate::hooks::CongestionControl;
 use crate::ids::PortId;
 use crate::packet::PacketSlab;
+use crate::spec::Spec;
 use crate::topology::Topology;
+use crate::view::{CreditUnit, SwitchState};
 
 impl<S: QueueScheme> BufferedSwitches<S> {
     /// The VC slot of (`port`, `vl`); panics on a port or VL the network does not have.
@@ -28,8 +30,8 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
         S::OWN_ROOM || S::ISOLATION
     }
 
-    fn build(cfg: &Config, topology: &Topology, port_vl_events: bool) -> Self {
-        BufferedSwitches::new(cfg, topology, port_vl_events)
+    fn build(spec: &Spec, topology: &Topology, port_vl_events: bool) -> Self {
+        BufferedSwitches::new(spec, topology, port_vl_events)
     }
 
     fn trains() -> bool {
@@ -82,37 +84,6 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
         0
     }
 
-    fn vcs(&self) -> usize {
-        self.vls
-    }
-
-    fn buffer_credits(&self) -> u32 {
-        self.capacity
-    }
-
-    fn credit_unit(&self) -> CreditUnit {
-        CreditUnit::Block { bytes: BLOCK_BYTES }
-    }
-
-    fn input_occupancy(&self, port: PortId, vc: usize) -> u32 {
-        self.pools[self.slot(port, vc)]
-    }
-
-    fn output_credits(&self, port: PortId, vc: usize) -> u32 {
-        self.credits[self.slot(port, vc)]
-    }
-
-    fn output_vc_free(&self, port: PortId, vc: usize) -> bool {
-        self.slot(port, vc);
-        let p = &self.ports[port.index()];
-        p.stream == super::NONE || self.slots.vc(p.stream_from as usize) != vc
-    }
-
-    fn admits(&self, slot: usize, dst: u32, flits: u32) -> bool {
-        self.has_room(slot, dst, flits)
-            && !(S::ISOLATION && self.slots.is_router(slot) && self.cams.stops(slot, dst))
-    }
-
     fn wake_adapters(&mut self, wake: &mut dyn FnMut(usize)) {
         for slot in self.cams.woken_nics.drain(..) {
             wake(self.slots.owner(slot as usize));
@@ -149,10 +120,6 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
         ]
     }
 
-    fn buffered_flits(&self) -> u64 {
-        self.pools.iter().map(|&b| u64::from(b)).sum()
-    }
-
     fn departing_flits(&self) -> u64 {
         self.ports
             .iter()
@@ -170,5 +137,42 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
     ) -> Result<(), String> {
         self.check_bookkeeping(in_flight, nic_held, packets)?;
         self.check_sleepers(now)
+    }
+}
+
+impl<S: QueueScheme> SwitchState for BufferedSwitches<S> {
+    fn vcs(&self) -> usize {
+        self.vls
+    }
+
+    fn buffer_credits(&self) -> u32 {
+        self.capacity
+    }
+
+    fn credit_unit(&self) -> CreditUnit {
+        CreditUnit::Block { bytes: BLOCK_BYTES }
+    }
+
+    fn input_occupancy(&self, port: PortId, vc: usize) -> u32 {
+        self.pools[self.slot(port, vc)]
+    }
+
+    fn output_credits(&self, port: PortId, vc: usize) -> u32 {
+        self.credits[self.slot(port, vc)]
+    }
+
+    fn output_vc_free(&self, port: PortId, vc: usize) -> bool {
+        self.slot(port, vc);
+        let p = &self.ports[port.index()];
+        p.stream == super::NONE || self.slots.vc(p.stream_from as usize) != vc
+    }
+
+    fn admits(&self, slot: usize, dst: u32, flits: u32) -> bool {
+        self.has_room(slot, dst, flits)
+            && !(S::ISOLATION && self.slots.is_router(slot) && self.cams.stops(slot, dst))
+    }
+
+    fn buffered_flits(&self) -> u64 {
+        self.pools.iter().map(|&b| u64::from(b)).sum()
     }
 }

@@ -42,10 +42,11 @@ use std::marker::PhantomData;
 
 use crate::bitset::BitSet;
 use crate::calendar::Calendar;
-use crate::config::{Config, FabricConfig};
+use crate::config::FabricConfig;
 use crate::event::VcSlots;
 use crate::fabric::Buffered;
 use crate::ids::RouterId;
+use crate::spec::Spec;
 use crate::table::{Pool, Table};
 use crate::topology::{Link, Topology};
 
@@ -217,7 +218,8 @@ pub(crate) struct BufferedSwitches<S> {
 impl<S: QueueScheme> BufferedSwitches<S> {
     /// Empty switches with full credits, wired as `topology` says; with `watched`, they keep
     /// the traffic queued for each Port VL for a mechanism.
-    pub(crate) fn new(cfg: &Config, topology: &Topology, watched: bool) -> Self {
+    pub(crate) fn new(spec: &Spec, topology: &Topology, watched: bool) -> Self {
+        let cfg = spec.config();
         let FabricConfig::Buffered(settings) = &cfg.fabric else {
             unreachable!("buffered switches are built for fabric.kind = \"buffered\"");
         };
@@ -272,7 +274,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             credit_latency: u64::from(cfg.router.credit_latency),
             read_ports: settings.read_ports.unwrap_or(u32::MAX),
             islip_iterations: settings.islip_iterations.unwrap_or(0),
-            priority_lane: cfg.priority_lane(),
+            priority_lane: spec.priority_lane(),
             queues_per_pool,
             first_port: first_port.into(),
             ports: ports.into(),

@@ -22,7 +22,6 @@ use serde::Serialize;
 
 use super::{Link, Port, Topology};
 use crate::ids::{NodeId, PortId, RouterId};
-use crate::routing::{Routing, TableRouting};
 
 /// Most ports a switch may have.
 const MAX_PORTS: u32 = 64;
@@ -78,9 +77,6 @@ pub struct CustomShape {
     attach: Vec<(u32, u8)>,
     /// Output port from each switch towards each node (`switch * nodes + node`).
     next: Vec<u8>,
-    /// A cycle of the routes' channel dependency graph (deadlock possible), as the (switch,
-    /// port) of each channel in order.
-    cycle: Option<Vec<(u32, u8)>>,
 }
 
 /// The words of a line without its comment.
@@ -102,7 +98,6 @@ impl CustomShape {
             first_port: vec![0],
             attach: Vec::new(),
             next: Vec::new(),
-            cycle: None,
         };
         let mut switches: BTreeMap<String, u32> = BTreeMap::new();
         let mut nodes: BTreeMap<String, (u32, usize)> = BTreeMap::new();
@@ -195,7 +190,6 @@ impl CustomShape {
             ));
         }
         shape.route(&routes, &switch_lines)?;
-        shape.cycle = shape.dependency_cycle();
         Ok(shape)
     }
 
@@ -399,21 +393,6 @@ impl CustomShape {
         Ok(())
     }
 
-    /// A cycle of consecutive switch-to-switch channels of the routes, if they form one: the
-    /// dependency graph of the table routing built from them.
-    fn dependency_cycle(&self) -> Option<Vec<(u32, u8)>> {
-        // Built ports are numbered as the file's, switch after switch.
-        let topology = self.build(1, 1);
-        let routing = Routing::Table(TableRouting::new(self, &topology, 1));
-        let cycle = crate::analysis::deadlock_cycle(&topology, &routing)?;
-        Some(
-            cycle
-                .into_iter()
-                .map(|(port, _)| self.switch_port(port))
-                .collect(),
-        )
-    }
-
     /// The switch and local port of a port index.
     fn switch_port(&self, index: u32) -> (u32, u8) {
         let switch = self.first_port.partition_point(|&first| first <= index) - 1;
@@ -435,16 +414,11 @@ impl CustomShape {
         self.switch_names.len()
     }
 
-    /// Whether the routes can deadlock (their channel dependency graph has a cycle).
-    pub fn is_cyclic(&self) -> bool {
-        self.cycle.is_some()
-    }
-
-    /// The channels of a cycle of the routes' dependency graph, in order, as `SWITCH.PORT`.
-    pub fn cycle_channels(&self) -> Option<Vec<String>> {
-        let cycle = self.cycle.as_ref()?;
-        let name = |&(s, p): &(u32, u8)| format!("{}.{p}", self.switch_names[s as usize]);
-        Some(cycle.iter().map(name).collect())
+    /// The channel leaving built port `index` (ports are numbered as the file's, switch after
+    /// switch), as `SWITCH.PORT`.
+    pub fn channel_name(&self, index: u32) -> String {
+        let (s, p) = self.switch_port(index);
+        format!("{}.{p}", self.switch_names[s as usize])
     }
 
     /// The output port of `switch` towards `node`.

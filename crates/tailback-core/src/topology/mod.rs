@@ -14,7 +14,6 @@ pub use file::{CustomShape, FileError};
 pub use fly::FlyShape;
 pub use tree::TreeShape;
 
-use crate::config::{Config, NicConfig, TopologyConfig};
 use crate::ids::{NodeId, PortId, RouterId};
 
 /// What one side of a port is connected to.
@@ -85,6 +84,15 @@ impl Layout {
     }
 }
 
+/// Latency and period of a kind of channel, in cycles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timing {
+    /// Cycles from sending a flit to its arrival.
+    pub latency: u32,
+    /// Cycles per flit (1: a flit every cycle).
+    pub period: u32,
+}
+
 /// A built network: routers, their ports and channels, and the terminal nodes.
 #[derive(Debug, Clone)]
 pub struct Topology {
@@ -99,11 +107,12 @@ pub struct Topology {
 }
 
 impl Topology {
-    /// The network `[topology]` describes, with the terminal links of `[nic]`; `seed` wires
-    /// random networks (multibutterflies).
-    pub fn new(section: &TopologyConfig, nic: &NicConfig, seed: u64) -> Topology {
-        let (link, ejection) = (section.link_latency, nic.ejection_latency);
-        let mut topology = match &section.layout {
+    /// The network of `layout`, its router-to-router channels timed as `links` and its
+    /// terminal channels as `terminals` (the ejection latency); `seed` wires random networks
+    /// (multibutterflies).
+    pub fn new(layout: &Layout, links: Timing, terminals: Timing, seed: u64) -> Topology {
+        let (link, ejection) = (links.latency, terminals.latency);
+        let mut topology = match layout {
             Layout::Cube(cube) => cube.clone().build(link, ejection),
             Layout::Tree(tree) => tree.build(link, ejection),
             Layout::Fly(fly) => fly.build(link, ejection, seed),
@@ -112,16 +121,11 @@ impl Topology {
         };
         for port in &mut topology.ports {
             port.output_period = match port.output {
-                Link::Node(_) => nic.link_period,
-                _ => section.link_period,
+                Link::Node(_) => terminals.period,
+                _ => links.period,
             };
         }
         topology
-    }
-
-    /// The network a configuration describes ([`Topology::new`] with its sections).
-    pub fn from_config(cfg: &Config) -> Topology {
-        Topology::new(&cfg.topology, &cfg.nic, cfg.seed)
     }
 
     /// The network's family and shape.

@@ -21,6 +21,8 @@ mod program;
 
 pub(crate) use forest::Backlog;
 pub use pattern::Destinations;
+
+pub use crate::calendar::NEVER;
 pub(crate) use pattern::check_pattern;
 pub(crate) use program::Program;
 
@@ -36,9 +38,6 @@ use crate::packet::LogicalNetwork;
 use crate::rng::{self, Purpose, StreamRng};
 use crate::topology::CubeShape;
 use crate::trace::TraceRecord;
-
-/// A cycle that never comes.
-pub const NEVER: u64 = u64::MAX;
 
 /// When packets are created (within one phase).
 #[derive(Debug, Clone)]
@@ -592,7 +591,8 @@ fn periodic_time(interval: f64, jitter: f64, source: &mut Source) -> Option<u64>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Config, Spec};
+    use crate::config::Config;
+    use crate::spec::Spec;
 
     fn workload(rate: f64, process: ProcessKind, jitter: f64) -> Workload {
         let process = match process {

@@ -2,11 +2,12 @@
 #![allow(dead_code)]
 
 use tailback_core::analysis::{ChannelLoad, channel_load};
-use tailback_core::config::{Config, Spec};
+use tailback_core::config::Config;
 use tailback_core::hooks::CongestionControl;
 use tailback_core::ids::NodeId;
 use tailback_core::routing::Routing;
 use tailback_core::sim::Simulation;
+use tailback_core::spec::Spec;
 use tailback_core::stats::RunSummary;
 use tailback_core::topology::{CubeShape, Topology};
 use tailback_core::traffic::Destinations;

@@ -10,9 +10,9 @@
 use std::collections::BTreeMap;
 
 use tailback_core::analysis::channel_load;
-use tailback_core::config::Spec;
 use tailback_core::predict::{PredictOptions, predict};
 use tailback_core::routing::Routing;
+use tailback_core::spec::Spec;
 use tailback_core::topology::Topology;
 use tailback_core::trace::{self, TraceRecord};
 use tailback_core::traffic::Workload;

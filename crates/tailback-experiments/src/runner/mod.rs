@@ -14,7 +14,7 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use tailback_core::config::Spec;
+use tailback_core::spec::Spec;
 use tailback_core::stats::RunReport;
 
 use crate::{Error, Result};

@@ -208,7 +208,7 @@ impl Circuit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Spec;
+    use crate::spec::Spec;
 
     fn topology(dims: &str, kind: &str) -> Topology {
         let cfg = Spec::from_toml_str(

@@ -19,7 +19,6 @@
 //! from the node's own random stream).
 
 mod circuit;
-pub(crate) mod settings;
 
 /// Worst-case cycles for a change in one router's counts to reach every router over the
 /// entropy circuit's dedicated wires on `shape` (the paper's "2N" on an N x N torus); on a
@@ -30,16 +29,15 @@ pub fn refresh_cycles(shape: &CubeShape) -> u32 {
 
 use rand::RngExt;
 
-use super::registry::{Registered, require_cube};
+use super::registry::Registered;
 use crate::config::Config;
-use crate::config::reader::{Issues, Section};
+use crate::config::{EntropyCircuit, EntropyConfig, EntropyModel};
 use crate::hooks::{BufferEvent, CongestionControl, Context};
 use crate::ids::{NodeId, RouterId};
 use crate::rng::{self, Purpose, StreamRng};
 use crate::topology::{CubeShape, Topology};
 use crate::traffic::Offered;
 use crate::view::NetworkView;
-use settings::{EntropyCircuit, EntropyConfig, EntropyModel};
 
 use circuit::{Circuit, pack, unpack};
 
@@ -113,15 +111,6 @@ pub struct EntropyThrottling {
 impl Registered for EntropyThrottling {
     type Settings = EntropyConfig;
     type Control = EntropyThrottling;
-    const KEYS: &'static [&'static str] = &settings::KEYS;
-
-    fn read(s: &Section<'_>) -> EntropyConfig {
-        settings::read(s)
-    }
-
-    fn check(_: &EntropyConfig, name: &str, cfg: &Config, issues: &Issues) {
-        require_cube(name, cfg, issues);
-    }
 
     fn staleness(entropy: &EntropyConfig, topology: &Topology) -> Option<(String, u64)> {
         let cube = topology.cube()?;

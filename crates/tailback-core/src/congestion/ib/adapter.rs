@@ -7,7 +7,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::settings::{CctKind, IbCcConfig, Ird, Level, TimerKind};
+use crate::config::{CctKind, IbCcConfig, Ird, Level, TimerKind};
 use crate::ids::NodeId;
 
 /// Queue-pair flows kept before the first sweep for flows back at rest.

@@ -9,16 +9,15 @@
 //!    CCT[CCTI]; a timer lowers the index again ([`adapter`]).
 
 mod adapter;
-pub(crate) mod settings;
 mod switch;
 
+use crate::config::IbCcConfig;
 use adapter::AdapterSide;
-use settings::IbCcConfig;
 use switch::{FECN, SwitchSide};
 
 use super::registry::Registered;
+use crate::config::Choice;
 use crate::config::Config;
-use crate::config::reader::{Choice, Issues, Section};
 use crate::hooks::{CongestionControl, Context, PortVlEvent, PortVlTotals};
 use crate::ids::NodeId;
 use crate::packet::{LogicalNetwork, Packet};
@@ -40,15 +39,6 @@ pub struct IbCc {
 impl Registered for IbCc {
     type Settings = IbCcConfig;
     type Control = IbCc;
-    const KEYS: &'static [&'static str] = &settings::KEYS;
-
-    fn read(s: &Section<'_>) -> IbCcConfig {
-        settings::read(s)
-    }
-
-    fn check(settings: &IbCcConfig, name: &str, cfg: &Config, issues: &Issues) {
-        settings::check(settings, name, cfg, issues);
-    }
 
     fn describe(s: &IbCcConfig, name: &str) -> Option<String> {
         Some(format!(

@@ -6,7 +6,7 @@
 
 use rand::RngExt;
 
-use super::settings::{Detect, IbCcConfig, Marking, RootTest, VictimMask};
+use crate::config::{Detect, IbCcConfig, Marking, RootTest, VictimMask};
 use crate::hooks::{PortVlEvent, PortVlTotals};
 use crate::ids::PortId;
 use crate::packet::Packet;

@@ -30,10 +30,8 @@
 mod header;
 mod receiver;
 mod sender;
-pub(crate) mod settings;
 
 use super::registry::Registered;
-use crate::config::reader::{Issues, Section};
 use crate::config::{Config, CongestionConfig, NifdyConfig};
 use crate::hooks::{Arrived, CongestionControl, Context, Flows, Inspection};
 #[cfg(doc)]
@@ -112,15 +110,6 @@ impl Nifdy {
 impl Registered for Nifdy {
     type Settings = NifdyConfig;
     type Control = Nifdy;
-    const KEYS: &'static [&'static str] = &settings::KEYS;
-
-    fn read(s: &Section<'_>) -> NifdyConfig {
-        settings::read(s, false)
-    }
-
-    fn check(n: &NifdyConfig, name: &str, cfg: &Config, issues: &Issues) {
-        settings::check(n, name, cfg, issues);
-    }
 
     fn describe(n: &NifdyConfig, _: &str) -> Option<String> {
         Some(describe(n, true))
@@ -137,15 +126,6 @@ pub struct BuffersOnly;
 impl Registered for BuffersOnly {
     type Settings = NifdyConfig;
     type Control = Nifdy;
-    const KEYS: &'static [&'static str] = &settings::KEYS;
-
-    fn read(s: &Section<'_>) -> NifdyConfig {
-        settings::read(s, true)
-    }
-
-    fn check(n: &NifdyConfig, name: &str, cfg: &Config, issues: &Issues) {
-        settings::check(n, name, cfg, issues);
-    }
 
     fn describe(n: &NifdyConfig, _: &str) -> Option<String> {
         Some(describe(n, false))

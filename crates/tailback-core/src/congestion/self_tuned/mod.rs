@@ -17,19 +17,16 @@
 //!   applying the table; `r` resets in a row forget `max`, and the search starts over.
 //! - **Static mode** (`static_threshold`): a fixed threshold, no tuning.
 
-pub(crate) mod settings;
-
-use super::registry::{Registered, require_cube};
+use super::registry::Registered;
 use super::sideband::{SideBand, Snapshot};
 use crate::config::Config;
-use crate::config::reader::{Issues, Section};
+use crate::config::{Estimate, FullBuffer, SelfTunedConfig, SidebandKind};
 use crate::hooks::{BufferEvent, CongestionControl, Context};
 use crate::ids::NodeId;
 use crate::packet::Packet;
 use crate::topology::{Link, Topology};
 use crate::traffic::Offered;
 use crate::view::NetworkView;
-use settings::{Estimate, FullBuffer, SelfTunedConfig, SidebandKind};
 
 /// The hill-climbing tuner's memory.
 #[derive(Debug, Clone, Default)]
@@ -74,17 +71,6 @@ pub struct SelfTuned {
 impl Registered for SelfTuned {
     type Settings = SelfTunedConfig;
     type Control = SelfTuned;
-    const KEYS: &'static [&'static str] = &settings::KEYS;
-
-    fn read(s: &Section<'_>) -> SelfTunedConfig {
-        settings::read(s)
-    }
-
-    fn check(tuned: &SelfTunedConfig, name: &str, cfg: &Config, issues: &Issues) {
-        if require_cube(name, cfg, issues) {
-            settings::check(tuned, &cfg.topology, issues);
-        }
-    }
 
     fn staleness(tuned: &SelfTunedConfig, topology: &Topology) -> Option<(String, u64)> {
         let cube = topology.cube()?;

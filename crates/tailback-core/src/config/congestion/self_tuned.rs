@@ -3,8 +3,9 @@
 
 use serde::Serialize;
 
+use super::{Mechanism, Settings, require_cube};
 use crate::config::reader::{Issues, Section, choice_enum};
-use crate::config::{TopologyConfig, TopologyKind};
+use crate::config::{Config, TopologyConfig, TopologyKind};
 
 choice_enum! {
     /// How self-tuned throttling learns the global state.
@@ -69,7 +70,7 @@ pub struct SelfTunedConfig {
 }
 
 /// The keys that belong to self-tuned throttling.
-pub(crate) const KEYS: [&str; 12] = [
+const KEYS: [&str; 12] = [
     "static_threshold",
     "sideband",
     "hop_delay",
@@ -85,7 +86,7 @@ pub(crate) const KEYS: [&str; 12] = [
 ];
 
 /// Reads the self-tuned throttling keys.
-pub(crate) fn read(s: &Section<'_>) -> SelfTunedConfig {
+fn read(s: &Section<'_>) -> SelfTunedConfig {
     let fraction = |key: &'static str, default: f64| {
         s.float(
             key,
@@ -123,7 +124,7 @@ pub fn sideband_hops(dims: &[u32], wrap: bool) -> u32 {
 
 /// Checks the settings against the topology: the tuning period must be a whole number of
 /// side-band gathers.
-pub(crate) fn check(tuned: &SelfTunedConfig, topology: &TopologyConfig, issues: &Issues) {
+fn check(tuned: &SelfTunedConfig, topology: &TopologyConfig, issues: &Issues) {
     let wrap = topology.kind == TopologyKind::Torus;
     let gather = tuned.hop_delay * sideband_hops(&topology.dims, wrap);
     if let Some(period) = tuned.tuning_period
@@ -135,5 +136,19 @@ pub(crate) fn check(tuned: &SelfTunedConfig, topology: &TopologyConfig, issues: 
             Some(&toml::Value::Integer(period.into())),
             format!("must be a multiple of the side-band gather duration g = {gather} cycles"),
         );
+    }
+}
+
+impl Settings for SelfTunedConfig {
+    const KEYS: &'static [&'static str] = &KEYS;
+
+    fn read(s: &Section<'_>, _: Mechanism) -> SelfTunedConfig {
+        read(s)
+    }
+
+    fn check(&self, mechanism: Mechanism, cfg: &Config, issues: &Issues) {
+        if require_cube(mechanism, cfg, issues) {
+            check(self, &cfg.topology, issues);
+        }
     }
 }

@@ -4,8 +4,9 @@
 
 use serde::Serialize;
 
+use super::{Mechanism, Settings};
 use crate::config::reader::{Issues, Section, choice_enum};
-use crate::config::{Config, FabricConfig, NicQueues};
+use crate::config::{Choice, Config, FabricConfig, NicQueues};
 
 choice_enum! {
     /// What a Port VL's occupancy is compared with the thresholds as.
@@ -161,7 +162,7 @@ pub struct IbCcConfig {
 }
 
 /// The keys that belong to InfiniBand congestion control.
-pub(crate) const KEYS: [&str; 22] = [
+const KEYS: [&str; 22] = [
     "threshold_weight",
     "threshold_blocks",
     "hysteresis_blocks",
@@ -223,7 +224,7 @@ impl Default for IbCcConfig {
 }
 
 /// Reads the InfiniBand congestion control keys.
-pub(crate) fn read(s: &Section<'_>) -> IbCcConfig {
+fn read(s: &Section<'_>) -> IbCcConfig {
     let cct_table_us = s.value("cct_table_us").and_then(|value| {
         let items = value.as_array().filter(|items| !items.is_empty());
         let delays: Option<Vec<f64>> = items.and_then(|items| {
@@ -288,7 +289,7 @@ pub(crate) fn read(s: &Section<'_>) -> IbCcConfig {
 }
 
 /// Checks the settings against the rest of the configuration.
-pub(crate) fn check(settings: &IbCcConfig, name: &str, cfg: &Config, issues: &Issues) {
+fn check(settings: &IbCcConfig, name: &str, cfg: &Config, issues: &Issues) {
     let problem = |path: &str, value: Option<toml::Value>, message: String| {
         issues.push(path.into(), value.as_ref(), message)
     };
@@ -358,5 +359,17 @@ pub(crate) fn check(settings: &IbCcConfig, name: &str, cfg: &Config, issues: &Is
             Some(toml::Value::Integer(settings.ccti_limit.into())),
             format!("must be below the {len} entries of cct_table_us"),
         );
+    }
+}
+
+impl Settings for IbCcConfig {
+    const KEYS: &'static [&'static str] = &KEYS;
+
+    fn read(s: &Section<'_>, _: Mechanism) -> IbCcConfig {
+        read(s)
+    }
+
+    fn check(&self, mechanism: Mechanism, cfg: &Config, issues: &Issues) {
+        check(self, mechanism.name(), cfg, issues);
     }
 }

@@ -1,10 +1,14 @@
-//! The validated configuration every run is built from.
+//! The validated configuration every run is built from: the stage above the configuration,
+//! routing, traffic and the mechanisms' settings that checks them against each other.
+
+mod check;
 
 use std::ops::Deref;
 
 use serde::Serialize;
 
-use super::{Config, ConfigError, parse_table};
+use crate::config::reader::Issues;
+use crate::config::{CnpLane, Config, ConfigError, CongestionConfig, parse_table};
 
 /// A configuration that has been read and checked: every key within its range, every
 /// cross-check passed, the topology file parsed. The simulator, the predictor and the analyses
@@ -13,7 +17,7 @@ use super::{Config, ConfigError, parse_table};
 /// through [`Spec::new`].
 ///
 /// ```
-/// use tailback_core::config::Spec;
+/// use tailback_core::spec::Spec;
 /// let spec = Spec::from_toml_str("[topology]\nk = 4\n[traffic]\nrate = 0.2", "<doc>").unwrap();
 /// assert_eq!(spec.topology.dims, vec![4, 4]);
 /// let err = Spec::from_toml_str("[router]\nvcs = 0\nvcz = 3", "<doc>").unwrap_err();
@@ -35,7 +39,7 @@ impl Spec {
 
     /// Reads and checks a TOML tree, reporting every problem at once.
     pub fn from_table(table: &toml::Table) -> Result<Spec, ConfigError> {
-        Config::read(table, None).map(Spec)
+        Spec::read(table, None)
     }
 
     /// Checks a configuration built or edited in code. It is read back from its own
@@ -46,7 +50,21 @@ impl Spec {
             source_name: "<in-memory config>".into(),
             message: e.to_string(),
         })?;
-        Config::read(&table, Some(&config)).map(Spec)
+        Spec::read(&table, Some(&config))
+    }
+
+    /// Reads `table` (`known`: a configuration read before whose topology file need not be
+    /// parsed again), then checks the sections against each other; every problem at once.
+    fn read(table: &toml::Table, known: Option<&Config>) -> Result<Spec, ConfigError> {
+        let issues = Issues::default();
+        let config = Config::read(table, known, &issues);
+        check::check_consistency(&config, &issues);
+        let issues = issues.into_vec();
+        if issues.is_empty() {
+            Ok(Spec(config))
+        } else {
+            Err(ConfigError::Invalid(issues))
+        }
     }
 
     /// A copy with `edit` applied, checked again.
@@ -64,6 +82,17 @@ impl Spec {
     /// The configuration, to edit (and check again with [`Spec::new`]).
     pub fn into_config(self) -> Config {
         self.0
+    }
+
+    /// The lane served before all others at every switch output and kept for control packets
+    /// at the adapters (InfiniBand congestion control with `cnp_vl = "priority"`).
+    pub(crate) fn priority_lane(&self) -> Option<usize> {
+        match &self.congestion {
+            CongestionConfig::IbCc(settings) if settings.cnp_vl == CnpLane::Priority => {
+                Some(self.router.vcs as usize - 1)
+            }
+            _ => None,
+        }
     }
 }
 

@@ -2,7 +2,9 @@
 
 use serde::Serialize;
 
-use crate::config::reader::{Section, choice_enum};
+use super::{Mechanism, Settings, require_cube};
+use crate::config::Config;
+use crate::config::reader::{Issues, Section, choice_enum};
 
 choice_enum! {
     /// Entropy throttling's decision rule.
@@ -68,7 +70,7 @@ impl EntropyConfig {
 }
 
 /// The keys that belong to entropy throttling.
-pub(crate) const KEYS: [&str; 7] = [
+const KEYS: [&str; 7] = [
     "model",
     "r_th",
     "r_on",
@@ -80,7 +82,7 @@ pub(crate) const KEYS: [&str; 7] = [
 
 /// Reads the entropy throttling keys; a key that does not belong to the chosen model is a
 /// problem.
-pub(crate) fn read(s: &Section<'_>) -> EntropyConfig {
+fn read(s: &Section<'_>) -> EntropyConfig {
     let model = s.choice("model", EntropyModel::Base);
     let hysteresis = model != EntropyModel::Base;
     let guarded = matches!(model, EntropyModel::GtA | EntropyModel::GtX);
@@ -114,5 +116,17 @@ pub(crate) fn read(s: &Section<'_>) -> EntropyConfig {
         r_n: percent("r_n", 30),
         guard_time: Some(s.int("guard_time", 8, 0, 1_000_000)).filter(|_| guarded),
         circuit: s.choice("circuit", EntropyCircuit::Registers),
+    }
+}
+
+impl Settings for EntropyConfig {
+    const KEYS: &'static [&'static str] = &KEYS;
+
+    fn read(s: &Section<'_>, _: Mechanism) -> EntropyConfig {
+        read(s)
+    }
+
+    fn check(&self, mechanism: Mechanism, cfg: &Config, issues: &Issues) {
+        require_cube(mechanism, cfg, issues);
     }
 }

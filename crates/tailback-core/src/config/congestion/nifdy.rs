@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use super::{Mechanism, Settings};
 use crate::config::reader::{Issues, Section};
 use crate::config::{Choice, Config};
 
@@ -36,10 +37,10 @@ impl NifdyConfig {
 }
 
 /// The keys that belong to NIFDY.
-pub(crate) const KEYS: [&str; 6] = ["o", "b", "d", "w", "ack_flits", "bulk_request_packets"];
+const KEYS: [&str; 6] = ["o", "b", "d", "w", "ack_flits", "bulk_request_packets"];
 
 /// Reads the NIFDY keys (defaults: the paper's conclusion, O = 8, B = 16, D = 1, W = 8).
-pub(crate) fn read(s: &Section<'_>, buffers_only: bool) -> NifdyConfig {
+fn read(s: &Section<'_>, buffers_only: bool) -> NifdyConfig {
     if buffers_only && s.has("o") {
         s.problem(
             "o",
@@ -70,7 +71,7 @@ pub(crate) fn read(s: &Section<'_>, buffers_only: bool) -> NifdyConfig {
 /// Checks NIFDY against the rest of the configuration: it needs processors (an ack is sent
 /// when the processor takes a packet) and a reply network, and an ack must fit a VC buffer
 /// under whole-packet switching. `mechanism` is the configured name.
-pub(crate) fn check(nifdy: &NifdyConfig, mechanism: &str, cfg: &Config, issues: &Issues) {
+fn check(nifdy: &NifdyConfig, mechanism: &str, cfg: &Config, issues: &Issues) {
     let named = toml::Value::String(mechanism.into());
     if cfg.processor.is_none() {
         issues.push(
@@ -100,5 +101,17 @@ pub(crate) fn check(nifdy: &NifdyConfig, mechanism: &str, cfg: &Config, issues: 
                 router.switching.name().replace('_', " ")
             ),
         );
+    }
+}
+
+impl Settings for NifdyConfig {
+    const KEYS: &'static [&'static str] = &KEYS;
+
+    fn read(s: &Section<'_>, mechanism: Mechanism) -> NifdyConfig {
+        read(s, mechanism == Mechanism::NifdyBuffersOnly)
+    }
+
+    fn check(&self, mechanism: Mechanism, cfg: &Config, issues: &Issues) {
+        check(self, mechanism.name(), cfg, issues);
     }
 }
