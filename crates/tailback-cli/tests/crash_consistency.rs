@@ -286,12 +286,20 @@ fn campaign(
     done
 }
 
-/// Runs `start` into `out` to the end; returns how long it took.
-fn uninterrupted(start: &dyn Fn(&Path) -> Child, out: &Path, log: &dyn Fn() -> String) -> Duration {
+/// Prepares and runs `target` to the end into `dir/reference`; returns that directory, how long
+/// the run took and its results without wall-clock fields.
+fn reference_run(
+    dir: &Path,
+    target: &Target,
+    log: &dyn Fn() -> String,
+) -> (PathBuf, Duration, BTreeMap<String, Value>) {
+    let out = dir.join("reference");
+    (target.prepare)(&out);
     let started = Instant::now();
-    let status = start(out).wait().unwrap();
+    let status = (target.start)(&out).wait().unwrap();
     assert!(status.success(), "{}", log());
-    started.elapsed()
+    let took = started.elapsed();
+    (out.clone(), took, numbers(&(target.results)(&out)))
 }
 
 #[test]
@@ -300,16 +308,13 @@ fn killed_sweeps_resume_with_every_finished_point_once() {
     let config = write_config(dir.path());
     let stderr = dir.path().join("stderr.txt");
     let log = || std::fs::read_to_string(&stderr).unwrap();
-    let start = |out: &Path| start_sweep(&config, out, &stderr);
-    let reference_out = dir.path().join("reference");
-    let full_run = uninterrupted(&start, &reference_out, &log);
-    let reference = numbers(&reference_out);
-    assert_eq!(reference.len(), POINTS);
     let target = Target {
         prepare: &|_| {},
-        start: &start,
+        start: &|out| start_sweep(&config, out, &stderr),
         results: &|out| out.to_path_buf(),
     };
+    let (_, full_run, reference) = reference_run(dir.path(), &target, &log);
+    assert_eq!(reference.len(), POINTS);
     for out in campaign(
         dir.path(),
         "sweep",
@@ -338,19 +343,16 @@ fn killed_experiments_resume_with_every_finished_point_once() {
     let dir = tempfile::tempdir().unwrap();
     let stderr = dir.path().join("stderr.txt");
     let log = || std::fs::read_to_string(&stderr).unwrap();
-    let start = |out: &Path| start_experiment(out, &stderr);
-    let reference_out = dir.path().join("reference");
-    let full_run = uninterrupted(&start, &reference_out, &log);
-    let reference = numbers(&reference_out);
+    let target = Target {
+        prepare: &|_| {},
+        start: &|out| start_experiment(out, &stderr),
+        results: &|out| out.to_path_buf(),
+    };
+    let (reference_out, full_run, reference) = reference_run(dir.path(), &target, &log);
     assert!(reference.len() >= 2, "{reference:?}");
     let comparisons = |out: &Path| {
         let text = std::fs::read_to_string(out.join("summary.json")).unwrap();
         serde_json::from_str::<Value>(&text).unwrap()["comparisons"].clone()
-    };
-    let target = Target {
-        prepare: &|_| {},
-        start: &start,
-        results: &|out| out.to_path_buf(),
     };
     for out in campaign(
         dir.path(),
@@ -373,17 +375,13 @@ fn killed_shards_resume_with_every_finished_point_once() {
     let config = write_config(dir.path());
     let stderr = dir.path().join("stderr.txt");
     let log = || std::fs::read_to_string(&stderr).unwrap();
-    let reference_out = dir.path().join("reference");
-    plan_shard(&config, &reference_out, &stderr);
-    let start = |out: &Path| start_shard(out, &stderr);
-    let full_run = uninterrupted(&start, &reference_out, &log);
-    let reference = numbers(&shard_dir(&reference_out));
-    assert_eq!(reference.len(), POINTS);
     let target = Target {
         prepare: &|out| plan_shard(&config, out, &stderr),
-        start: &start,
+        start: &|out| start_shard(out, &stderr),
         results: &|out| shard_dir(out),
     };
+    let (_, full_run, reference) = reference_run(dir.path(), &target, &log);
+    assert_eq!(reference.len(), POINTS);
     campaign(
         dir.path(),
         "shard",

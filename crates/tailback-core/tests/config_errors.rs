@@ -867,6 +867,12 @@ fn huge_counts_and_values_are_shown_readably() {
         "{}",
         &shown[..shown.len().min(300)]
     );
+    let err = parse_assignment(&long).unwrap_err();
+    assert!(
+        err.len() < 300 && err.contains("(100000 characters)"),
+        "{}",
+        &err[..err.len().min(300)]
+    );
 }
 
 /// A hot node listed twice would silently double its share; it is refused.
@@ -880,5 +886,39 @@ fn a_hot_node_listed_twice_is_refused() {
         "traffic.hotspot_nodes",
         Some("[3, 5, 3]"),
         &["node 3 is listed twice"],
+    );
+}
+
+/// Keys that give one quantity two ways are refused together, naming both: the upper
+/// threshold as blocks or as a weight, the marking as a probability or as a rate.
+#[test]
+fn keys_giving_one_quantity_twice_are_refused() {
+    const IB: &str = "[topology]\nkind = \"kary_ntree\"\nk = 2\nn = 2\n\
+                      [router]\nvcs = 1\nvc_buffer_flits = 256\nswitching = \"virtual_cut_through\"\n\
+                      [fabric]\nkind = \"buffered\"\nlink = \"ddr\"\n\
+                      [nic]\nqueues = \"per_destination\"\n\
+                      [congestion]\nmechanism = \"ib_cc\"\n";
+    Spec::from_toml_str(
+        &format!("{IB}threshold_blocks = 64\nmarking_probability = 0.5\n"),
+        "<t>",
+    )
+    .unwrap();
+    let issue = single_issue(&format!(
+        "{IB}threshold_blocks = 64\nthreshold_weight = 8\n"
+    ));
+    assert_issue(
+        &issue,
+        "congestion.threshold_blocks",
+        Some("64"),
+        &["replaces threshold_weight", "give one of them"],
+    );
+    let issue = single_issue(&format!(
+        "{IB}marking_probability = 0.5\nmarking_rate = 3\n"
+    ));
+    assert_issue(
+        &issue,
+        "congestion.marking_probability",
+        Some("0.5"),
+        &["replaces marking_rate"],
     );
 }

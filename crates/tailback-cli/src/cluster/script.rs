@@ -140,18 +140,9 @@ fn check_value(
     }
 }
 
-/// The longest value echoed whole in an error; longer ones are cut.
-const SHOWN_CHARS: usize = 80;
-
-/// `value` as an error shows it: quoted, control characters escaped, cut past [`SHOWN_CHARS`].
+/// `value` as an error shows it: quoted, control characters escaped, a long one cut.
 fn shown(value: &str) -> String {
-    let count = value.chars().count();
-    if count <= SHOWN_CHARS {
-        format!("{value:?}")
-    } else {
-        let head: String = value.chars().take(SHOWN_CHARS).collect();
-        format!("{head:?}... ({count} characters)")
-    }
+    format!("{:?}", tailback_core::config::abbreviated(value))
 }
 
 /// The longest partition or account name accepted.
@@ -237,11 +228,7 @@ fn extra_directive(item: &str) -> CliResult<String> {
 /// with `"` and `\` escaped, which sbatch's reader of these lines undoes (it also ends an
 /// unquoted argument at white space or `#`). `text` holds no control character.
 fn sbatch_quote(text: &str) -> String {
-    if !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
-    {
+    if is_plain(text) {
         text.to_string()
     } else {
         let mut quoted = String::from("\"");
@@ -371,13 +358,18 @@ pub fn array_spec(indices: &[usize]) -> String {
     parts.join(",")
 }
 
-/// `text` quoted for a POSIX shell (single quotes keep every character, a newline too).
-pub fn shell_quote(text: &str) -> String {
-    if !text.is_empty()
+/// Whether `text` is written as it is by both the shell and sbatch: not empty, and only
+/// letters, digits and `-_./=:,+@%`.
+fn is_plain(text: &str) -> bool {
+    !text.is_empty()
         && text
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
-    {
+}
+
+/// `text` quoted for a POSIX shell (single quotes keep every character, a newline too).
+pub fn shell_quote(text: &str) -> String {
+    if is_plain(text) {
         text.to_string()
     } else {
         format!("'{}'", text.replace('\'', r"'\''"))

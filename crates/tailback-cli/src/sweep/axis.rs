@@ -1,6 +1,6 @@
 //! Swept keys: `key=start:stop:step` ranges and `key=v1,v2,...` lists.
 
-use tailback_core::config::parse_assignment;
+use tailback_core::config::{abbreviated, parse_assignment};
 
 /// Most values one axis may take.
 const MAX_VALUES: usize = 100_000;
@@ -17,7 +17,7 @@ pub fn parse_axis(text: &str) -> Result<Axis, String> {
     let (key, _) = parse_assignment(text)?;
     let raw = text.split_once('=').map_or("", |(_, v)| v.trim());
     let values = if raw.contains(':') && !raw.starts_with('"') {
-        range(raw).map_err(|e| format!("--vary {text}: {e}"))?
+        range(raw).map_err(|e| format!("--vary {}: {e}", abbreviated(text)))?
     } else {
         split_list(raw)
             .into_iter()
@@ -25,7 +25,7 @@ pub fn parse_axis(text: &str) -> Result<Axis, String> {
             .collect::<Result<_, _>>()?
     };
     if values.is_empty() {
-        return Err(format!("--vary {text}: no values"));
+        return Err(format!("--vary {}: no values", abbreviated(text)));
     }
     Ok(Axis { key, values })
 }

@@ -16,18 +16,21 @@ pub struct ConfigIssue {
 impl fmt::Display for ConfigIssue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.value {
-            Some(v) if v.chars().count() > SHOWN_CHARS => {
-                let head: String = v.chars().take(SHOWN_CHARS).collect();
-                let count = v.chars().count();
-                write!(
-                    f,
-                    "{} = {head}... ({count} characters): {}",
-                    self.path, self.message
-                )
-            }
-            Some(v) => write!(f, "{} = {}: {}", self.path, v, self.message),
+            Some(v) => write!(f, "{} = {}: {}", self.path, abbreviated(v), self.message),
             None => write!(f, "{}: {}", self.path, self.message),
         }
+    }
+}
+
+/// `text` as an error shows it: whole up to [`SHOWN_CHARS`] characters, otherwise its start
+/// and its length ("xxx... (100002 characters)").
+pub fn abbreviated(text: &str) -> String {
+    let count = text.chars().count();
+    if count <= SHOWN_CHARS {
+        text.to_string()
+    } else {
+        let head: String = text.chars().take(SHOWN_CHARS).collect();
+        format!("{head}... ({count} characters)")
     }
 }
 

@@ -27,7 +27,7 @@ mod traffic;
 mod units;
 
 pub use congestion::*;
-pub use error::{ConfigError, ConfigIssue};
+pub use error::{ConfigError, ConfigIssue, abbreviated};
 pub use fabric::{
     BufferedConfig, Detection, FabricConfig, FabricKind, IsolatingQueues, IsolationConfig,
     Propagate, QueueKind,

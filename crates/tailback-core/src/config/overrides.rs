@@ -1,6 +1,6 @@
 //! `key=value` overrides applied to a config tree before it is read (`--set`, sweep `--vary`).
 
-use super::error::{ConfigError, ConfigIssue};
+use super::error::{ConfigError, ConfigIssue, abbreviated};
 
 /// Splits `router.vcs=8` into the dotted path and a TOML value. The value is read as a TOML
 /// literal (`8`, `0.3`, `true`, `[0, 8]`, `"x"`); anything that is not one is taken as a string,
@@ -8,11 +8,12 @@ use super::error::{ConfigError, ConfigIssue};
 pub fn parse_assignment(text: &str) -> Result<(String, toml::Value), String> {
     let (path, raw) = text
         .split_once('=')
-        .ok_or_else(|| format!("`{text}` is not of the form key=value"))?;
+        .ok_or_else(|| format!("`{}` is not of the form key=value", abbreviated(text)))?;
     let path = path.trim();
     if path.is_empty() || path.split('.').any(|part| part.trim().is_empty()) {
         return Err(format!(
-            "`{text}`: the key must be a dotted path such as router.vcs"
+            "`{}`: the key must be a dotted path such as router.vcs",
+            abbreviated(text)
         ));
     }
     Ok((path.to_string(), parse_literal(raw.trim())))

@@ -242,6 +242,18 @@ fn read(s: &Section<'_>) -> IbCcConfig {
         }
         delays
     });
+    // Each pair gives one quantity two ways: both at once would leave one silently unused.
+    for (instead, of) in [
+        ("threshold_blocks", "threshold_weight"),
+        ("marking_probability", "marking_rate"),
+    ] {
+        if s.has(instead) && s.has(of) {
+            s.problem(
+                instead,
+                format!("replaces {of}, which is also given; give one of them"),
+            );
+        }
+    }
     let d = IbCcConfig::default();
     IbCcConfig {
         threshold_weight: s.int("threshold_weight", d.threshold_weight, 0, 15),
