@@ -100,21 +100,22 @@ pub fn check_memory<'a>(
     copies: usize,
     max_memory: Option<u64>,
 ) -> CliResult {
-    match shortfall(configs, copies, max_memory) {
+    match memory_shortfall(configs, copies, max_memory) {
         None => Ok(()),
-        Some((shortfall, cap)) => Err(CliError::Input(format!("{shortfall}; {}", cap.remedy()))),
+        Some(shortfall) => Err(CliError::Input(shortfall)),
     }
 }
 
 /// What is missing when `copies` runs of the largest of `configs` at once need more memory than
-/// the process may have (see [`check_memory`]): "this run needs about 70 GB but the cgroup's
-/// memory.max leaves 21 GB".
+/// the process may have (see [`check_memory`]), and what to do about the limit that applied:
+/// "this run needs about 70 GB but the cgroup's memory.max leaves 21 GB; simulate a smaller
+/// network, ...".
 pub fn memory_shortfall<'a>(
     configs: impl IntoIterator<Item = &'a Config>,
     copies: usize,
     max_memory: Option<u64>,
 ) -> Option<String> {
-    shortfall(configs, copies, max_memory).map(|(text, _)| text)
+    shortfall(configs, copies, max_memory).map(|(text, cap)| format!("{text}; {}", cap.remedy()))
 }
 
 /// [`memory_shortfall`], and the cap that applied.

@@ -46,6 +46,15 @@ fn a_run_beyond_the_address_space_limit_is_refused_naming_it() {
     ));
     assert_eq!(lifted.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&lifted.stderr).contains("ulimit -v"));
+    // `check` warns with the same limit and the same remedy.
+    let checked = under_4_gib("check --set topology.k=2048");
+    let warning = String::from_utf8_lossy(&checked.stderr);
+    assert!(checked.status.success(), "{warning}");
+    assert!(
+        warning.contains("would refuse this configuration")
+            && warning.contains("raise the address-space limit"),
+        "{warning}"
+    );
 
     let config = dir.path().join("small.toml");
     std::fs::write(&config, SMALL_TORUS).unwrap();

@@ -156,7 +156,7 @@ pub fn run(args: CheckArgs) -> CliResult {
         ANALYSIS_BUDGET
     };
     if let Some(shortfall) = crate::budget::memory_shortfall([&*cfg], 1, None) {
-        eprintln!("warning: {shortfall}; `run` and `sweep` refuse it without --max-memory");
+        eprintln!("warning: `run` and `sweep` would refuse this configuration: {shortfall}");
     }
     let report = analyse(&cfg, budget);
     match args.format {
