@@ -52,15 +52,16 @@ struct Cap {
     limit: Limit,
 }
 
-impl Cap {
-    /// The smaller of two caps (the first on a tie).
-    fn min(self, other: Option<Cap>) -> Cap {
-        match other {
-            Some(o) if o.bytes < self.bytes => o,
-            _ => self,
-        }
+/// The tighter of two caps, either of which may be unknown (the first on a tie).
+fn tighter(a: Option<Cap>, b: Option<Cap>) -> Option<Cap> {
+    match (a, b) {
+        (Some(a), Some(b)) if b.bytes < a.bytes => Some(b),
+        (Some(a), _) => Some(a),
+        (None, b) => b,
     }
+}
 
+impl Cap {
     /// What the cap leaves, in words: "the cgroup's memory.max leaves 3.1 GB".
     fn describe(&self) -> String {
         let bytes = size(self.bytes.max(0.0));
@@ -157,18 +158,10 @@ fn memory_cap(threads: usize, max_memory: Option<u64>) -> Option<Cap> {
                     bytes,
                     limit: Limit::MemAvailable,
                 });
-            let cgroup = cgroup_room(Path::new("/sys/fs/cgroup"));
-            match (available, cgroup) {
-                (Some(a), c) => Some(a.min(c)),
-                (None, c) => c,
-            }
+            tighter(available, cgroup_room(Path::new("/sys/fs/cgroup")))
         }
     };
-    let hard = address_space_room(threads);
-    match (soft, hard) {
-        (Some(s), h) => Some(s.min(h)),
-        (None, h) => h,
-    }
+    tighter(soft, address_space_room(threads))
 }
 
 /// `MemAvailable` of `/proc/meminfo`'s text, bytes.
@@ -201,10 +194,7 @@ fn cgroup_room(root: &Path) -> Option<Cap> {
             bytes,
             limit: Limit::CgroupV1,
         });
-    match (v2, v1) {
-        (Some(a), b) => Some(a.min(b)),
-        (None, b) => b,
-    }
+    tighter(v2, v1)
 }
 
 /// The unified (v2) hierarchy's path of the process in `/proc/self/cgroup`'s text (`0::PATH`).
@@ -432,14 +422,19 @@ mod tests {
         let cap = |bytes, limit| Cap { bytes, limit };
         let mem = cap(8e9, Limit::MemAvailable);
         assert_eq!(
-            mem.min(Some(cap(4e9, Limit::CgroupV2))).limit,
+            tighter(Some(mem), Some(cap(4e9, Limit::CgroupV2)))
+                .unwrap()
+                .limit,
             Limit::CgroupV2
         );
         assert_eq!(
-            mem.min(Some(cap(9e9, Limit::AddressSpace))).limit,
+            tighter(Some(mem), Some(cap(9e9, Limit::AddressSpace)))
+                .unwrap()
+                .limit,
             Limit::MemAvailable
         );
-        assert_eq!(mem.min(None), mem);
+        assert_eq!(tighter(Some(mem), None), Some(mem));
+        assert_eq!(tighter(None, Some(mem)), Some(mem));
         assert!(
             cap(3e9, Limit::AddressSpace)
                 .describe()

@@ -48,11 +48,7 @@ fn main() {
     if let Err(error) = std::io::stdout().flush()
         && error.kind() != std::io::ErrorKind::BrokenPipe
     {
-        let _ = writeln!(
-            std::io::stderr(),
-            "error: cannot write to standard output: {error}"
-        );
-        std::process::exit(1);
+        stdout_failed(error);
     }
     std::process::exit(code);
 }
@@ -68,13 +64,7 @@ fn exit_after_clap(error: &clap::Error) -> ! {
         Err(e) if error.use_stderr() || e.kind() == std::io::ErrorKind::BrokenPipe => {
             std::process::exit(error.exit_code())
         }
-        Err(e) => {
-            let _ = writeln!(
-                std::io::stderr(),
-                "error: cannot write to standard output: {e}"
-            );
-            std::process::exit(1);
-        }
+        Err(e) => stdout_failed(e),
         Ok(()) => std::process::exit(error.exit_code()),
     }
 }
@@ -103,15 +93,21 @@ fn report_output_failures() {
             .or_else(|| info.payload().downcast_ref::<&str>().copied())
             .unwrap_or("");
         if let Some(reason) = message.strip_prefix("failed printing to stdout: ") {
-            let _ = writeln!(
-                std::io::stderr(),
-                "error: cannot write to standard output: {reason}"
-            );
-            std::process::exit(1);
+            stdout_failed(reason);
         }
         if message.starts_with("failed printing to stderr: ") {
             std::process::exit(1);
         }
         default(info);
     }));
+}
+
+/// Ends the process after standard output failed for `reason`: says so on standard error if it
+/// can, with exit status 1.
+fn stdout_failed(reason: impl std::fmt::Display) -> ! {
+    let _ = writeln!(
+        std::io::stderr(),
+        "error: cannot write to standard output: {reason}"
+    );
+    std::process::exit(1);
 }

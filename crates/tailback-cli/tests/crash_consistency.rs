@@ -218,6 +218,18 @@ struct Target<'a> {
     results: &'a dyn Fn(&Path) -> PathBuf,
 }
 
+impl<'a> Target<'a> {
+    /// What `start` runs into an output directory as it is, writing its results there (a
+    /// sweep, an experiment).
+    fn in_place(start: &'a dyn Fn(&Path) -> Child) -> Target<'a> {
+        Target {
+            prepare: &|_| {},
+            start,
+            results: &|out| out.to_path_buf(),
+        }
+    }
+}
+
 /// Kills `target` `kills` times at delays from a fixed seed (relative to `full_run`, an
 /// uninterrupted run) and resumes it, in fresh directories under `dir` until the kills are used
 /// up: after each kill every point finished before is still there, once and unchanged; each
@@ -308,11 +320,8 @@ fn killed_sweeps_resume_with_every_finished_point_once() {
     let config = write_config(dir.path());
     let stderr = dir.path().join("stderr.txt");
     let log = || std::fs::read_to_string(&stderr).unwrap();
-    let target = Target {
-        prepare: &|_| {},
-        start: &|out| start_sweep(&config, out, &stderr),
-        results: &|out| out.to_path_buf(),
-    };
+    let start = |out: &Path| start_sweep(&config, out, &stderr);
+    let target = Target::in_place(&start);
     let (_, full_run, reference) = reference_run(dir.path(), &target, &log);
     assert_eq!(reference.len(), POINTS);
     for out in campaign(
@@ -343,11 +352,8 @@ fn killed_experiments_resume_with_every_finished_point_once() {
     let dir = tempfile::tempdir().unwrap();
     let stderr = dir.path().join("stderr.txt");
     let log = || std::fs::read_to_string(&stderr).unwrap();
-    let target = Target {
-        prepare: &|_| {},
-        start: &|out| start_experiment(out, &stderr),
-        results: &|out| out.to_path_buf(),
-    };
+    let start = |out: &Path| start_experiment(out, &stderr);
+    let target = Target::in_place(&start);
     let (reference_out, full_run, reference) = reference_run(dir.path(), &target, &log);
     assert!(reference.len() >= 2, "{reference:?}");
     let comparisons = |out: &Path| {

@@ -23,7 +23,8 @@ pub struct Options {
     pub mem: Option<String>,
     pub account: Option<String>,
     pub cpus_per_task: Option<u32>,
-    /// More `#SBATCH` options, as written (`--qos=x`).
+    /// More `#SBATCH` options (`--qos=x`); once resolved, checked and with their values quoted
+    /// for sbatch where needed.
     pub extra: Vec<String>,
     pub shard_size: Option<usize>,
 }
@@ -62,10 +63,16 @@ impl Options {
             options.shard_size = Some(size as usize);
         }
         options.check()?;
+        options.extra = options
+            .extra
+            .iter()
+            .map(|item| extra_directive(item))
+            .collect::<CliResult<_>>()?;
         Ok(options)
     }
 
-    /// Refuses a value sbatch would not accept, naming the option, the value and the form allowed.
+    /// Refuses a value sbatch would not accept, naming the option, the value and the form allowed
+    /// (`extra` items are checked as they are written, by [`extra_directive`]).
     fn check(&self) -> CliResult {
         check_value(
             "partition",
@@ -93,9 +100,6 @@ impl Options {
             is_name,
             "an account name of at most 128 letters, digits, '_', '.' and '-'",
         )?;
-        for item in &self.extra {
-            extra_directive(item)?;
-        }
         Ok(())
     }
 
@@ -115,11 +119,7 @@ impl Options {
         if let Some(cpus) = self.cpus_per_task {
             lines.push(format!("--cpus-per-task={cpus}"));
         }
-        lines.extend(
-            self.extra
-                .iter()
-                .map(|item| extra_directive(item).expect("checked by Options::resolve")),
-        );
+        lines.extend(self.extra.iter().cloned());
         lines
     }
 }
@@ -632,7 +632,15 @@ mod tests {
             "]", "{", "}", "<", ">", "!", "~", "é", "\u{202e}", "--", "G", "1-2:3",
         ]);
         let text = prop::collection::vec(piece, 0..12).prop_map(|parts| parts.concat());
-        let case = (0usize..6, text.clone(), text);
+        // An extra option's name: mostly a real one, so that its fuzzed value reaches the script.
+        let name = prop_oneof![
+            3 => prop::sample::select(vec!["comment", "qos", "x"]).prop_map(String::from),
+            1 => text.clone(),
+        ];
+        // Which option: 0-3 the named ones, 4-7 an extra `--name=value` (the most open to
+        // values), 8 an extra item as it comes.
+        let case = (0usize..9, name, text);
+        let written = std::cell::Cell::new(0);
         let mut runner = TestRunner::new_with_rng(
             Config {
                 cases: 300,
@@ -647,7 +655,9 @@ mod tests {
             .run(&case, |(which, name, value)| {
                 let mut flags = SlurmArgs::default();
                 let mut table = toml::Table::new();
-                let option = ["partition", "time", "mem", "account", "extra", "extra"][which];
+                let option = ["partition", "time", "mem", "account"]
+                    .get(which)
+                    .unwrap_or(&"extra");
                 match which {
                     0 => flags.partition = Some(value.clone()),
                     1 => flags.time = Some(value.clone()),
@@ -655,7 +665,7 @@ mod tests {
                     3 => {
                         table.insert("account".into(), toml::Value::String(value.clone()));
                     }
-                    4 => {
+                    4..=7 => {
                         let item = format!("--{name}={value}");
                         table.insert("extra".into(), toml::Value::Array(vec![item.into()]));
                     }
@@ -670,6 +680,7 @@ mod tests {
                 match Options::resolve(&flags, Some(&table)) {
                     Err(err) => prop_assert!(err.to_string().contains(option), "{err}"),
                     Ok(options) => {
+                        written.set(written.get() + 1);
                         let arguments = render_checked(&options, Path::new("/out/d"));
                         let expected = options.directives();
                         let expected: Vec<String> = expected
@@ -686,6 +697,12 @@ mod tests {
                 Ok(())
             })
             .unwrap();
+        // The fuzz reaches the script, not only the refusals.
+        assert!(
+            written.get() >= 30,
+            "{} of 300 cases written",
+            written.get()
+        );
     }
 
     #[test]

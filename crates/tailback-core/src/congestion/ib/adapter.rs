@@ -51,8 +51,8 @@ pub(super) struct AdapterSide {
     /// Per service level: every adapter's flow (empty at the queue-pair level).
     flows: Vec<Flow>,
     /// Per queue pair (node, destination), only the flows not at rest (a flow at rest behaves
-    /// as a fresh one from then on): kept dense, a flow per node pair would take nodes² flows
-    /// (8.6 GB at 16,384 nodes). Flows at rest are swept out whenever the map has doubled
+    /// as a fresh one from then on); a dense table, a flow per node pair, would take nodes²
+    /// flows (8.6 GB at 16,384 nodes). Flows at rest are swept out whenever the map has doubled
     /// since the last sweep.
     pairs: FxHashMap<usize, Flow>,
     sweep_at: usize,
