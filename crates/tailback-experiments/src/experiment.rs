@@ -6,6 +6,7 @@ use std::path::Path;
 use tailback_core::stats::RunReport;
 
 use crate::Result;
+use crate::claim::{Claims, Findings};
 use crate::grid::{Folder, Grid};
 use crate::outcome::Outcome;
 use crate::runner::{self, Job, RunOptions};
@@ -24,8 +25,11 @@ pub struct Experiment {
     /// earlier results (a parameter search's confirmation runs, a trace's replays) are built
     /// by `run`.
     pub jobs: fn(&Grid) -> Result<Vec<Job>>,
-    /// Runs the jobs and analyses them.
-    pub run: fn(&Context, &Grid, &[Job]) -> Result<Outcome>,
+    /// Every result the paper states for what it reproduces: the claims judged, with their
+    /// rules, and the results not compared. Declared before any run (from the grid at most).
+    pub claims: fn(&Grid) -> Result<Claims>,
+    /// Runs the jobs and measures what the claims need.
+    pub run: fn(&Context, &Grid, &[Job]) -> Result<Findings>,
 }
 
 impl Experiment {
@@ -35,7 +39,8 @@ impl Experiment {
         title: &'static str,
         source: &'static str,
         folder: &'static Folder,
-        run: fn(&Context, &Grid, &[Job]) -> Result<Outcome>,
+        claims: fn(&Grid) -> Result<Claims>,
+        run: fn(&Context, &Grid, &[Job]) -> Result<Findings>,
     ) -> Experiment {
         Experiment {
             name,
@@ -43,6 +48,7 @@ impl Experiment {
             source,
             folder,
             jobs: Grid::jobs,
+            claims,
             run,
         }
     }
@@ -50,6 +56,11 @@ impl Experiment {
     /// Its grid, full or quick.
     pub fn grid(&self, quick: bool) -> Result<Grid> {
         self.folder.grid(self.name, quick)
+    }
+
+    /// Every result the paper states, full or quick (the quick grid may judge fewer).
+    pub fn claims(&self, quick: bool) -> Result<Claims> {
+        (self.claims)(&self.grid(quick)?)
     }
 
     /// The jobs known before any simulation runs, full or quick.
@@ -72,8 +83,9 @@ impl Experiment {
     /// (for tests of the pipeline; a person reads [`Experiment::execute`]'s).
     pub fn analyse(&self, ctx: &Context) -> Result<Outcome> {
         let grid = self.grid(ctx.quick)?;
+        let claims = (self.claims)(&grid)?;
         let jobs = (self.jobs)(&grid)?;
-        (self.run)(ctx, &grid, &jobs)
+        claims.judge((self.run)(ctx, &grid, &jobs)?, ctx.quick)
     }
 }
 

@@ -7,6 +7,7 @@
 //! stated rule (a quick run judges none: it checks the pipeline and reproduces nothing).
 
 pub mod atomic;
+mod claim;
 pub mod error;
 mod experiment;
 pub mod files;
@@ -16,6 +17,10 @@ mod papers;
 pub mod runner;
 pub mod spread;
 
+pub use claim::{
+    Claim, Claims, Findings, Format, Judgement, MIN_ORDER_SEEDS, NotCompared, Ours, Paper, Rule as ClaimRule,
+    Source, Tolerance,
+};
 pub use error::{Error, Result};
 pub use experiment::{Context, Experiment};
 pub use grid::{Folder, Grid};

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use serde::{Serialize, Serializer};
 
+use crate::claim::{NotCompared, Source, percent};
 use crate::spread::Spread;
 
 /// The rule a comparison is judged by, in words: what ours must satisfy to agree with the
@@ -45,6 +46,12 @@ pub enum Verdict {
         /// What ours must satisfy.
         rule: Rule,
     },
+    /// An ordering judged by `rule` whose per-seed differences do not separate the two:
+    /// counts as differing from the paper's clear ordering.
+    NotSeparated {
+        /// What ours must satisfy.
+        rule: Rule,
+    },
     /// Judged by `rule` in a full run; not judged in a quick run, which checks the pipeline
     /// and reproduces nothing.
     NotJudged {
@@ -66,10 +73,18 @@ impl Verdict {
         }
     }
 
-    /// Whether ours agrees (`None`: nothing judged).
+    /// An ordering `rule` the runs do not separate.
+    pub fn not_separated(rule: impl Into<String>) -> Verdict {
+        Verdict::NotSeparated {
+            rule: Rule::new(rule),
+        }
+    }
+
+    /// Whether ours agrees (`None`: nothing judged; "not separated" counts as differing).
     pub fn agrees(&self) -> Option<bool> {
         match self {
             Verdict::Judged { agrees, .. } => Some(*agrees),
+            Verdict::NotSeparated { .. } => Some(false),
             Verdict::Info | Verdict::NotJudged { .. } => None,
         }
     }
@@ -77,7 +92,9 @@ impl Verdict {
     /// The rule judged by, or that would be in a full run.
     pub fn rule(&self) -> Option<&Rule> {
         match self {
-            Verdict::Judged { rule, .. } | Verdict::NotJudged { rule } => Some(rule),
+            Verdict::Judged { rule, .. }
+            | Verdict::NotSeparated { rule }
+            | Verdict::NotJudged { rule } => Some(rule),
             Verdict::Info => None,
         }
     }
@@ -85,7 +102,9 @@ impl Verdict {
     /// The same rule, not judged (a quick run).
     pub fn unjudged(self) -> Verdict {
         match self {
-            Verdict::Judged { rule, .. } => Verdict::NotJudged { rule },
+            Verdict::Judged { rule, .. } | Verdict::NotSeparated { rule } => {
+                Verdict::NotJudged { rule }
+            }
             other => other,
         }
     }
@@ -96,6 +115,18 @@ impl Verdict {
             Verdict::Info => "",
             Verdict::Judged { agrees: true, .. } => "agrees",
             Verdict::Judged { agrees: false, .. } => "DIFFERS",
+            Verdict::NotSeparated { .. } => "not separated",
+            Verdict::NotJudged { .. } => "not judged",
+        }
+    }
+
+    /// The verdict as `summary.json` writes it.
+    pub fn key(&self) -> &'static str {
+        match self {
+            Verdict::Info => "information",
+            Verdict::Judged { agrees: true, .. } => "agrees",
+            Verdict::Judged { agrees: false, .. } => "differs",
+            Verdict::NotSeparated { .. } => "not separated",
             Verdict::NotJudged { .. } => "not judged",
         }
     }
@@ -123,6 +154,8 @@ pub struct Comparison {
     pub ours_ci95: Option<f64>,
     /// Where our value is a mean over seeds: how many.
     pub seeds: Option<usize>,
+    /// Where the paper states its value.
+    pub source: Option<Source>,
 }
 
 /// The JSON form of a comparison (`agrees` kept as before: null when nothing is judged).
@@ -132,8 +165,11 @@ struct ComparisonJson<'a> {
     paper: &'a str,
     ours: &'a str,
     agrees: Option<bool>,
+    verdict: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     rule: Option<&'a Rule>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<Source>,
     #[serde(skip_serializing_if = "Option::is_none")]
     id: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -153,7 +189,9 @@ impl Serialize for Comparison {
             paper: &self.paper,
             ours: &self.ours,
             agrees: self.verdict.agrees(),
+            verdict: self.verdict.key(),
             rule: self.verdict.rule(),
+            source: self.source,
             id: self.id.as_deref(),
             paper_value: self.paper_value,
             ours_value: self.ours_value,
@@ -162,12 +200,6 @@ impl Serialize for Comparison {
         }
         .serialize(serializer)
     }
-}
-
-/// A relative tolerance in percent: "10", "2.5".
-fn percent(tolerance: f64) -> String {
-    let text = format!("{:.2}", 100.0 * tolerance);
-    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 impl Comparison {
@@ -188,6 +220,7 @@ impl Comparison {
             ours_value: None,
             ours_ci95: None,
             seeds: None,
+            source: None,
         }
     }
 
@@ -258,6 +291,14 @@ impl Comparison {
         }
     }
 
+    /// This comparison with the place the paper states its value.
+    pub fn from_source(self, source: Source) -> Self {
+        Comparison {
+            source: Some(source),
+            ..self
+        }
+    }
+
     /// This comparison with our value a mean over seeds, spread as `spread` (the text of
     /// `ours` is left as it is).
     pub fn over_seeds(self, spread: &Spread) -> Self {
@@ -282,6 +323,8 @@ impl Comparison {
 pub struct Outcome {
     /// The comparison with the paper.
     pub comparisons: Vec<Comparison>,
+    /// The results the paper states that are not compared, and why.
+    pub not_compared: Vec<NotCompared>,
     /// Plots and tables written.
     pub files: Vec<PathBuf>,
 }

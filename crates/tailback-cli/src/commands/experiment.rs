@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use tailback_experiments::runner::fingerprint;
-use tailback_experiments::{self as experiments, Comparison, Context, Experiment, RunOptions};
+use tailback_experiments::{
+    self as experiments, Comparison, Context, Experiment, NotCompared, RunOptions,
+};
 
 use crate::cli::{ExperimentArgs, ExperimentCommand, ExperimentJobsArgs, ExperimentRunArgs};
 use crate::error::{CliError, CliResult};
@@ -19,6 +21,8 @@ struct Summary<'a> {
     source: &'a str,
     quick: bool,
     comparisons: &'a [Comparison],
+    /// The results the paper states that are not compared, and why.
+    not_compared: &'a [NotCompared],
     files: &'a [PathBuf],
     /// The version of tailback that wrote it.
     tailback_version: &'a str,
@@ -175,6 +179,7 @@ fn write_outcome(
             source: experiment.source,
             quick: ctx.quick,
             comparisons: &outcome.comparisons,
+            not_compared: &outcome.not_compared,
             files: &outcome.files,
             tailback_version: env!("CARGO_PKG_VERSION"),
         },

@@ -19,7 +19,7 @@ use tailback_core::stats::{RunReport, SeriesRow};
 use tailback_plot::{Point, Series, YScale};
 
 use crate::grid::{Folder, Grid};
-use crate::{Comparison, Context, Experiment, Job, Outcome, Result};
+use crate::{Comparison, Context, Experiment, Job, Findings, Result};
 
 static FOLDER: Folder = Folder {
     path: "experiments/entropy",
@@ -56,6 +56,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Yokota, Ootsu and Ohkawa, IEICE Trans. 2016, Figs. 4-6, section 5.3",
             folder: &FOLDER,
             jobs: search_all_models,
+            claims: crate::claim::undeclared,
             run: fig6,
         },
         Experiment {
@@ -64,6 +65,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Yokota, Ootsu and Ohkawa, IEICE Trans. 2016, Table 2, section 6.6",
             folder: &FOLDER,
             jobs: search_gt_a,
+            claims: crate::claim::undeclared,
             run: table2,
         },
         Experiment {
@@ -72,6 +74,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Yokota, Ootsu and Ohkawa, IEICE Trans. 2016, Figs. 12 and 13, section 6.4",
             folder: &FOLDER,
             jobs: ramp_jobs,
+            claims: crate::claim::undeclared,
             run: fig12,
         },
         Experiment {
@@ -80,6 +83,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Yokota, Ootsu and Ohkawa, IEICE Trans. 2016, Figs. 8, 9 and 11",
             folder: &FOLDER,
             jobs: start_up_jobs,
+            claims: crate::claim::undeclared,
             run: fig11,
         },
         Experiment {
@@ -88,6 +92,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Yokota, Ootsu and Ohkawa, IEICE Trans. 2016, section 6.7, Fig. 15",
             folder: &FOLDER,
             jobs: search_all_models,
+            claims: crate::claim::undeclared,
             run: practical,
         },
     ]
@@ -511,7 +516,7 @@ fn collective_speedups(
     jobs: &[Job],
     paper: (f64, f64),
     stem: &str,
-) -> Result<(Outcome, Vec<Choice>, Durations)> {
+) -> Result<(Findings, Vec<Choice>, Durations)> {
     eprintln!("{} collective runs in the grid search", jobs.len());
     let seed_one = durations(&sharing_fig6(ctx).run(jobs)?);
     let choices = choose(&Space::of(grid)?, &Model::THROTTLED, &seed_one);
@@ -548,16 +553,13 @@ fn collective_speedups(
         ),
     ];
     Ok((
-        Outcome {
-            comparisons,
-            files: vec![path],
-        },
+        Findings::legacy(comparisons, vec![path]),
         choices,
         confirmed,
     ))
 }
 
-fn fig6(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+fn fig6(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let (mut outcome, choices, durations) =
         collective_speedups(ctx, grid, jobs, (1.331, 1.465), "speedups")?;
     let d = |p: &str, s: &Setting| durations[&(p.to_string(), s.to_string())].mean;
@@ -565,7 +567,7 @@ fn fig6(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
     let gt_x = choices.iter().find(|c| c.model == Model::GtX);
     if let Some(s) = gt_x.zip(index("torn")).and_then(|(c, i)| c.individual[i]) {
         let (noth, best) = (d("torn", &Setting::NOTH), d("torn", &s));
-        outcome.comparisons.push(Comparison::judged(
+        outcome.push_legacy(Comparison::judged(
             "torn: noth -> gt_x individual best",
             "1056 -> 333 cycles (3.17x), gt_x(16,...)",
             format!("{noth:.0} -> {best:.0} cycles ({:.2}x), {s}", noth / best),
@@ -590,7 +592,7 @@ fn fig6(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         .iter()
         .filter(|w| !w.starts_with("trns") && !w.starts_with("bcmp"))
         .all(|w| w.ends_with("gt_x"));
-    outcome.comparisons.push(Comparison::judged(
+    outcome.push_legacy(Comparison::judged(
         "best model per pattern (individual best)",
         "gt_x except trns and bcmp",
         winners.join(", "),
@@ -602,7 +604,7 @@ fn fig6(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         .filter_map(|c| index("trns").and_then(|i| c.individual[i]))
         .map(|s| d("trns", &Setting::NOTH) / d("trns", &s))
         .fold(0.0, f64::max);
-    outcome.comparisons.push(Comparison::judged(
+    outcome.push_legacy(Comparison::judged(
         "trns: best speed-up of any model",
         "essentially none",
         format!("{trns:.3}"),
@@ -612,7 +614,7 @@ fn fig6(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
     Ok(outcome)
 }
 
-fn practical(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+fn practical(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     Ok(collective_speedups(ctx, grid, jobs, (1.077, 1.134), "speedups-vcc")?.0)
 }
 
@@ -628,7 +630,7 @@ const TABLE2: [(&str, [(f64, f64); 3]); 8] = [
     ("rpar", [(880.4, 51.86), (867.6, 46.49), (865.0, 61.27)]),
 ];
 
-fn table2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+fn table2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     eprintln!("{} collective runs in the gt_a grid search", jobs.len());
     let seed_one = durations(&sharing_fig6(ctx).run(jobs)?);
     let space = Space::of(grid)?;
@@ -723,10 +725,7 @@ fn table2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         "-",
         runs.to_string(),
     ));
-    Ok(Outcome {
-        comparisons,
-        files: vec![path],
-    })
+    Ok(Findings::legacy(comparisons, vec![path]))
 }
 
 /// The settings of the ramp-load comparison.
@@ -747,7 +746,7 @@ fn ramp_jobs(grid: &Grid) -> Result<Vec<Job>> {
         .collect()
 }
 
-fn fig12(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+fn fig12(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let slope: f64 = grid.param("slope")?;
     let smoothing: usize = grid.param("smoothing")?;
     let window: u64 = grid.param("window")?;
@@ -845,7 +844,7 @@ fn fig12(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         critical(&hyst).unwrap_or(f64::MAX) > critical(&base90).unwrap_or(f64::MAX),
         "hyst(70,90,30)'s critical load > base(90,30)'s (none counts as above every load)",
     ));
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }
 
 /// Moving average over the values present (NaN: no sample in that window).
@@ -894,7 +893,7 @@ fn start_up_jobs(grid: &Grid) -> Result<Vec<Job>> {
     Ok(jobs)
 }
 
-fn fig11(ctx: &Context, _: &Grid, jobs: &[Job]) -> Result<Outcome> {
+fn fig11(ctx: &Context, _: &Grid, jobs: &[Job]) -> Result<Findings> {
     let reports = ctx.run(jobs)?;
     let mut files = Vec::new();
     let mut comparisons = Vec::new();
@@ -986,5 +985,5 @@ fn fig11(ctx: &Context, _: &Grid, jobs: &[Job]) -> Result<Outcome> {
             durations.join(", "),
         ));
     }
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use tailback_core::stats::RunReport;
 
 use crate::grid::{Folder, Grid};
-use crate::{Comparison, Context, Error, Experiment, Job, Outcome, Result};
+use crate::{Comparison, Context, Error, Experiment, Job, Findings, Result};
 
 pub(super) static FOLDER: Folder = Folder {
     path: "experiments/infiniband",
@@ -91,6 +91,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Gran et al., IPDPS 2010 (Paper III), scenario 1; Gran's thesis Paper I, Figs. 7-8",
             folder: &FOLDER,
             jobs: |grid| scenario_jobs(grid, &SCENARIO_1),
+            claims: crate::claim::undeclared,
             run: testbed_s1,
         },
         Experiment {
@@ -99,6 +100,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Gran et al., IPDPS 2010 (Paper III), scenario 2, Table II",
             folder: &FOLDER,
             jobs: |grid| scenario_jobs(grid, &SCENARIO_2),
+            claims: crate::claim::undeclared,
             run: testbed_s2,
         },
         Experiment {
@@ -107,6 +109,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Gran et al., Paper II of Gran's thesis, Fig. 3",
             folder: &FOLDER,
             jobs: |grid| scenario_jobs(grid, &TYPE_1),
+            claims: crate::claim::undeclared,
             run: type1,
         },
         Experiment {
@@ -115,6 +118,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Gran et al., Paper II of Gran's thesis, Fig. 9",
             folder: &FOLDER,
             jobs: |grid| scenario_jobs(grid, &SCENARIO_1),
+            claims: crate::claim::undeclared,
             run: type2,
         },
         Experiment {
@@ -123,6 +127,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Gran et al., Paper II of Gran's thesis, Sec. 3.6 (parking-lot analysis, Fig. 10)",
             folder: &FOLDER,
             jobs: |grid| Ok(vec![grid.job("all-to-one".into(), &[])?]),
+            claims: crate::claim::undeclared,
             run: all_to_one,
         },
     ]
@@ -282,7 +287,7 @@ pub(super) fn host(node: u32) -> String {
     format!("H{}", node + 1)
 }
 
-fn testbed_s1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+fn testbed_s1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let mut files = Vec::new();
     let report = run_scenario(ctx, jobs, &mut files)?;
     let p = Phases::new(&report, grid)?;
@@ -320,7 +325,7 @@ fn testbed_s1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         ));
     }
     comparisons.extend(sink_shares(&p, "s1", 4));
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }
 
 /// The shares of H5's link with all four contributors on (Paper III Fig. 8, Paper II Fig. 9):
@@ -349,7 +354,7 @@ pub(super) fn sink_shares(p: &Phases, prefix: &str, phase: u32) -> Vec<Compariso
         .collect()
 }
 
-fn testbed_s2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+fn testbed_s2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let mut files = Vec::new();
     let report = run_scenario(ctx, jobs, &mut files)?;
     let p = Phases::new(&report, grid)?;
@@ -396,10 +401,10 @@ fn testbed_s2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
             );
         }
     }
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }
 
-fn type1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+fn type1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let mut files = Vec::new();
     let report = run_scenario(ctx, jobs, &mut files)?;
     let p = Phases::new(&report, grid)?;
@@ -431,10 +436,10 @@ fn type1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
             ));
         }
     }
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }
 
-fn type2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+fn type2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let mut files = Vec::new();
     let report = run_scenario(ctx, jobs, &mut files)?;
     let p = Phases::new(&report, grid)?;
@@ -464,10 +469,10 @@ fn type2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         )
         .identified("t2-victim", None, Some(victim)),
     );
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }
 
-fn all_to_one(ctx: &Context, _: &Grid, jobs: &[Job]) -> Result<Outcome> {
+fn all_to_one(ctx: &Context, _: &Grid, jobs: &[Job]) -> Result<Findings> {
     let reports = ctx.run(jobs)?;
     let report = reports
         .values()
@@ -522,8 +527,5 @@ fn all_to_one(ctx: &Context, _: &Grid, jobs: &[Job]) -> Result<Outcome> {
             .identified(id, Some(ideal), Some(mean)),
         );
     }
-    Ok(Outcome {
-        comparisons,
-        files: Vec::new(),
-    })
+    Ok(Findings::legacy(comparisons, Vec::new()))
 }

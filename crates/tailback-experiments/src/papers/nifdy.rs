@@ -12,7 +12,7 @@ use tailback_core::stats::RunReport;
 use tailback_plot::{Point, Series, YScale};
 
 use crate::grid::{Entry, Folder, Grid};
-use crate::{Comparison, Context, Experiment, Job, Outcome, Result};
+use crate::{Comparison, Context, Experiment, Job, Findings, Result};
 
 static FOLDER: Folder = Folder {
     path: "experiments/nifdy",
@@ -36,6 +36,7 @@ pub fn experiments() -> Vec<Experiment> {
             "Packets delivered in a million cycles under heavy bulk-synchronous traffic on the 64-node networks: no NIFDY, buffers only, NIFDY",
             "Callahan and Goldstein, ISCA 1995, Fig. 2 and Table 3",
             &FOLDER,
+            crate::claim::undeclared,
             fig2,
         ),
         Experiment::on_grid(
@@ -43,6 +44,7 @@ pub fn experiments() -> Vec<Experiment> {
             "Packets delivered in a million cycles under light bulk-synchronous traffic (non-responsive nodes) on the 64-node networks",
             "Callahan and Goldstein, ISCA 1995, Fig. 3 and Table 3",
             &FOLDER,
+            crate::claim::undeclared,
             fig3,
         ),
         Experiment::on_grid(
@@ -50,6 +52,7 @@ pub fn experiments() -> Vec<Experiment> {
             "NIFDY's throughput relative to none against fat-tree size, for pool sizes B and table sizes O",
             "Callahan and Goldstein, ISCA 1995, Fig. 4",
             &FOLDER,
+            crate::claim::undeclared,
             fig4,
         ),
         Experiment::on_grid(
@@ -57,6 +60,7 @@ pub fn experiments() -> Vec<Experiment> {
             "Cyclic shift on the 32-node CM-5 network: throughput with and without barriers and NIFDY, pending packets per receiver over time",
             "Callahan and Goldstein, ISCA 1995, Figs. 5 and 6",
             &FOLDER,
+            crate::claim::undeclared,
             cshift,
         ),
     ]
@@ -105,16 +109,16 @@ fn write_text(ctx: &Context, name: &str, text: &str) -> Result<PathBuf> {
     Ok(path)
 }
 
-fn fig2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+fn fig2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     synthetic(ctx, grid, jobs, "heavy")
 }
 
-fn fig3(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+fn fig3(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     synthetic(ctx, grid, jobs, "light")
 }
 
 /// Figs. 2 and 3: every network with every interface under `load`.
-fn synthetic(ctx: &Context, grid: &Grid, jobs: &[Job], load: &str) -> Result<Outcome> {
+fn synthetic(ctx: &Context, grid: &Grid, jobs: &[Job], load: &str) -> Result<Findings> {
     let seeds: Vec<u64> = grid.axis("seed")?;
     let networks = grid
         .entries("network")?
@@ -220,7 +224,7 @@ fn synthetic(ctx: &Context, grid: &Grid, jobs: &[Job], load: &str) -> Result<Out
             ),
         ]
     };
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }
 
 /// The run name of a Fig. 4 variant: O = 8 at B = 8 is one run of both sweeps.
@@ -230,7 +234,7 @@ fn fig4_variant(b: u32, o: u32) -> String {
 
 /// Fig. 4: the gain of NIFDY over none by fat-tree size, for the pool sizes B at O = 8 and the
 /// table sizes O at B = 8.
-fn fig4(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+fn fig4(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let reports = ctx.run(jobs)?;
     let mut sizes: Vec<(u32, u32)> = Vec::new();
     for entry in grid
@@ -376,11 +380,11 @@ fn fig4(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
             "at the largest size, O = 4's NIFDY/none >= 99 % of the best O's",
         ),
     ];
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }
 
 /// Figs. 5 and 6: the cyclic shift on the 32-node CM-5 network.
-fn cshift(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+fn cshift(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let packets: u64 = grid.param("packets")?;
     let window: u64 = grid.param("window")?;
     let cases: Vec<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
@@ -483,5 +487,5 @@ fn cshift(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
             "mean over time of the largest pile: with NIFDY < without",
         ),
     ];
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }

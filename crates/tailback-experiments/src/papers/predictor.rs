@@ -19,7 +19,7 @@ use tailback_core::traffic::Workload;
 use tailback_plot::{Point, Series, YScale};
 
 use crate::grid::{Folder, Grid};
-use crate::{Comparison, Context, Error, Experiment, Job, Outcome, Result};
+use crate::{Comparison, Context, Error, Experiment, Job, Findings, Result};
 
 static FOLDER: Folder = Folder {
     path: "experiments/predictor",
@@ -44,6 +44,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Heirman, Dambre and Van Campenhout, the model's validation",
             folder: &FOLDER,
             jobs: accuracy_jobs,
+            claims: crate::claim::undeclared,
             run: accuracy,
         },
         Experiment {
@@ -53,6 +54,7 @@ pub fn experiments() -> Vec<Experiment> {
             folder: &FOLDER,
             // Its jobs replay the packets of a first run, so `reconfig` builds them.
             jobs: |_| Ok(Vec::new()),
+            claims: crate::claim::undeclared,
             run: reconfig,
         },
     ]
@@ -91,7 +93,7 @@ fn accuracy_jobs(grid: &Grid) -> Result<Vec<Job>> {
     Ok(jobs)
 }
 
-fn accuracy(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+fn accuracy(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let fractions: Vec<f64> = grid.param("fractions")?;
     // The cases in order, each with its points: (offered load, configuration).
     let mut cases: Vec<(String, Vec<(f64, Spec)>)> = Vec::new();
@@ -238,7 +240,7 @@ fn accuracy(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
             "corrected < plain (sum of the mean |error| up to and above half the bound)",
         ),
     ];
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }
 
 /// The reconfigurable network of the paper's evaluation: a 4x4 torus, traffic whose pairs change
@@ -345,7 +347,7 @@ pub fn torus_with_express_links(radix: usize, express: &[(usize, usize)]) -> Str
 /// The reconfiguration study: one run of the base torus writes its trace; for every interval and
 /// every number of express links, the predictor estimates the latency of that interval's packets
 /// on the reconfigured network, and the simulator replays them on it.
-fn reconfig(ctx: &Context, grid: &Grid, _: &[Job]) -> Result<Outcome> {
+fn reconfig(ctx: &Context, grid: &Grid, _: &[Job]) -> Result<Findings> {
     let intervals: usize = grid.param("intervals")?;
     std::fs::create_dir_all(ctx.out()).map_err(anyhow::Error::from)?;
     // Random pairs at 0.4 flits/node/cycle, a new pairing every second interval: the traffic
@@ -511,10 +513,7 @@ fn reconfig(ctx: &Context, grid: &Grid, _: &[Job]) -> Result<Outcome> {
             .collect::<Vec<_>>()
             .join(", "),
     ));
-    Ok(Outcome {
-        comparisons,
-        files: vec![path, base_trace],
-    })
+    Ok(Findings::legacy(comparisons, vec![path, base_trace]))
 }
 
 #[cfg(test)]

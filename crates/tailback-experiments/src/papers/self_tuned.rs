@@ -10,7 +10,7 @@ use tailback_core::stats::{RunReport, SeriesRow};
 use tailback_plot::{Point, Series, YScale};
 
 use crate::grid::{Folder, Grid};
-use crate::{Comparison, Context, Experiment, Job, Outcome, Result};
+use crate::{Comparison, Context, Experiment, Job, Findings, Result};
 
 static FOLDER: Folder = Folder {
     path: "experiments/self-tuned",
@@ -42,6 +42,7 @@ pub fn experiments() -> Vec<Experiment> {
             "Throughput collapse past saturation without congestion control, uniform vs butterfly (deadlock recovery)",
             "Thottethodi, Lebeck and Mukherjee, HPCA 2001, Fig. 1",
             &FOLDER,
+            crate::claim::undeclared,
             fig1,
         ),
         Experiment::on_grid(
@@ -49,6 +50,7 @@ pub fn experiments() -> Vec<Experiment> {
             "Base, ALO and Tune under uniform traffic, deadlock recovery and avoidance: throughput and latency against offered load",
             "Thottethodi, Lebeck and Mukherjee, HPCA 2001, Fig. 3",
             &FOLDER,
+            crate::claim::undeclared,
             fig3,
         ),
         Experiment::on_grid(
@@ -56,6 +58,7 @@ pub fn experiments() -> Vec<Experiment> {
             "Threshold and throughput over time with and without local-maximum avoidance",
             "Thottethodi, Lebeck and Mukherjee, HPCA 2001, Fig. 4",
             &FOLDER,
+            crate::claim::undeclared,
             fig4,
         ),
         Experiment::on_grid(
@@ -63,6 +66,7 @@ pub fn experiments() -> Vec<Experiment> {
             "Static thresholds 50 and 250 against self-tuning, uniform and butterfly (deadlock recovery)",
             "Thottethodi, Lebeck and Mukherjee, HPCA 2001, Fig. 5",
             &FOLDER,
+            crate::claim::undeclared,
             fig5,
         ),
         Experiment::on_grid(
@@ -70,6 +74,7 @@ pub fn experiments() -> Vec<Experiment> {
             "A congestion tree growing from a hot spot, without throttling and with self-tuning (buffer occupancy maps)",
             "illustration of Thottethodi, Lebeck and Mukherjee, HPCA 2001, section 1; no figure",
             &FOLDER,
+            crate::claim::undeclared,
             tree,
         ),
         Experiment::on_grid(
@@ -77,6 +82,7 @@ pub fn experiments() -> Vec<Experiment> {
             "Bursty load: delivered throughput over time and average latency of Base, ALO and Tune",
             "Thottethodi, Lebeck and Mukherjee, HPCA 2001, Figs. 6 and 7, section 5.2.3",
             &FOLDER,
+            crate::claim::undeclared,
             fig7,
         ),
     ]
@@ -297,7 +303,7 @@ fn sweep_curves(
     Ok((reports, curves))
 }
 
-fn fig1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+fn fig1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let (_, curves) = sweep_curves(ctx, grid, jobs)?;
     let files = plot_curves(ctx, "fig1", "Base, deadlock recovery", &curves, false)?;
     let mut comparisons: Vec<Comparison> = curves
@@ -322,10 +328,10 @@ fn fig1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         (uniform_at - butterfly_at).abs() > 1e-9,
         "the loads of the two throughput peaks differ",
     ));
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }
 
-fn fig3(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+fn fig3(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let (reports, curves) = sweep_curves(ctx, grid, jobs)?;
     let files = plot_curves(ctx, "fig3", "Uniform traffic", &curves, true)?;
     let by_name: BTreeMap<&str, &Vec<LoadPoint>> =
@@ -392,7 +398,7 @@ fn fig3(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
             format!("{:.2} M node-cycles/s (mean over runs)", mean / 1e6),
         ));
     }
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }
 
 /// Mean delivered throughput of the series rows ending after `from`.
@@ -421,7 +427,7 @@ fn plot_series(
     )?)
 }
 
-fn fig4(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+fn fig4(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let reports = ctx.run(jobs)?;
     let variants = names(grid, "local-max")?;
     let runs: Vec<(String, &[SeriesRow])> = variants
@@ -464,10 +470,10 @@ fn fig4(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
             ),
         ),
     ];
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }
 
-fn fig5(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+fn fig5(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let (_, curves) = sweep_curves(ctx, grid, jobs)?;
     let files = plot_curves(
         ctx,
@@ -521,10 +527,10 @@ fn fig5(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
             &HOLDS_PEAK,
         ),
     ];
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }
 
-fn fig7(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+fn fig7(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let reports = ctx.run(jobs)?;
     let mechanisms = names(grid, "mechanism")?;
     // Average latencies of the paper (cycles).
@@ -583,13 +589,13 @@ fn fig7(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
             "Tune's average latency < 50 % of Base's",
         ));
     }
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }
 
 /// Occupancy above which a router counts as part of the tree.
 const TREE_OCCUPANCY: f64 = 0.25;
 
-fn tree(ctx: &Context, _: &Grid, jobs: &[Job]) -> Result<Outcome> {
+fn tree(ctx: &Context, _: &Grid, jobs: &[Job]) -> Result<Findings> {
     let variants: Vec<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
     let dims = jobs[0].config.topology.dims.clone();
     let hot = jobs[0]
@@ -652,5 +658,5 @@ fn tree(ctx: &Context, _: &Grid, jobs: &[Job]) -> Result<Outcome> {
         "-",
         format!("Base {:.3}, Tune {:.3}", others(base), others(tune)),
     ));
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }

@@ -17,7 +17,7 @@ use super::SCHEMES;
 use super::patterns::{Split, flows, roles};
 use crate::grid::Grid;
 use crate::spread::Spread;
-use crate::{Comparison, Context, Job, Outcome, Result};
+use crate::{Comparison, Context, Job, Findings, Result};
 
 /// The gauge of input pools whose hot-packet queues are all claimed.
 const NO_FREE_HPQ: &str = "pools_without_free_cfq";
@@ -184,7 +184,7 @@ fn scheme_name(id: &str) -> &str {
         .map_or(id, |s| s.name)
 }
 
-pub(super) fn fig7(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+pub(super) fn fig7(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let reports = ctx.run(jobs)?;
     let timing = Timing::read(grid)?;
     let split: Split = grid.param("split")?;
@@ -301,7 +301,7 @@ pub(super) fn fig7(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> 
         std::fs::write(&path, text).map_err(anyhow::Error::from)?;
         files.push(path);
     }
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }
 
 /// Paper VI's claims for one size and pattern.
@@ -468,7 +468,7 @@ pub(super) fn table3_jobs(grid: &Grid) -> Result<Vec<Job>> {
     Ok(jobs)
 }
 
-pub(super) fn table3(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+pub(super) fn table3(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let reports = ctx.run(jobs)?;
     let timing = Timing::read(grid)?;
     let seeds: Vec<u64> = grid.param("seeds")?;
@@ -591,5 +591,5 @@ pub(super) fn table3(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome
         std::fs::write(&path, text).map_err(anyhow::Error::from)?;
         files.push(path);
     }
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }

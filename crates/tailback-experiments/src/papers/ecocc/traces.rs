@@ -35,7 +35,7 @@ use super::super::infiniband_cc::report;
 use super::SCHEMES;
 use super::patterns::{Roles, Split, hot_only};
 use crate::grid::Grid;
-use crate::{Comparison, Context, Error, Job, Outcome, Result};
+use crate::{Comparison, Context, Error, Job, Findings, Result};
 
 /// Nodes of configuration #2 (the 4-ary 4-tree).
 const NODES: u32 = 256;
@@ -224,7 +224,7 @@ pub(super) fn jobs(_grid: &Grid) -> Result<Vec<Job>> {
     Ok(Vec::new())
 }
 
-pub(super) fn run(ctx: &Context, grid: &Grid, _: &[Job]) -> Result<Outcome> {
+pub(super) fn run(ctx: &Context, grid: &Grid, _: &[Job]) -> Result<Findings> {
     let scale: f64 = grid.param("scale")?;
     let end: f64 = grid.param("end_us")?;
     let seed: u64 = grid.param("seed")?;
@@ -340,7 +340,7 @@ pub(super) fn run(ctx: &Context, grid: &Grid, _: &[Job]) -> Result<Outcome> {
     let path: PathBuf = ctx.out().join("fig8.csv");
     std::fs::write(&path, csv).map_err(anyhow::Error::from)?;
     files.push(path);
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }
 
 /// Paper VI's Fig. 8 numbers (execution time against 1VL, %) for `app` in `scenario`, as text.

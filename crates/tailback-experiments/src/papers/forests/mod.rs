@@ -45,6 +45,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Gran et al., Paper IV of Gran's thesis, Table II",
             folder: &FOLDER,
             jobs: silent::jobs,
+            claims: crate::claim::undeclared,
             run: silent::run,
         },
         Experiment {
@@ -53,6 +54,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Gran et al., Paper IV of Gran's thesis, Figs. 5-8",
             folder: &FOLDER,
             jobs: windy::jobs,
+            claims: crate::claim::undeclared,
             run: windy::run,
         },
         Experiment {
@@ -61,6 +63,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Gran et al., Paper IV of Gran's thesis, Figs. 9 and 10",
             folder: &FOLDER,
             jobs: moving::jobs,
+            claims: crate::claim::undeclared,
             run: moving::run,
         },
     ]

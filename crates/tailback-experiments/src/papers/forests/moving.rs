@@ -8,7 +8,7 @@ use tailback_plot::{Point, Series, YScale};
 
 use super::{forest_job, with_cc};
 use crate::grid::Grid;
-use crate::{Comparison, Context, Error, Job, Outcome, Result};
+use crate::{Comparison, Context, Error, Job, Findings, Result};
 
 /// The moving forests' mixes: (id, words, `[traffic.forest]` settings).
 const MIXES: [(&str, &str, &[&str]); 5] = [
@@ -68,7 +68,7 @@ pub(super) fn jobs(grid: &Grid) -> Result<Vec<Job>> {
     Ok(jobs)
 }
 
-pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let reports: BTreeMap<String, RunReport> = ctx.run(jobs)?;
     let lifetimes: Vec<u32> = grid.param("lifetimes_us")?;
     // The all-node mean receive rate, Gbit/s.
@@ -189,5 +189,5 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         )
         .identified("moving-falls", None, None),
     );
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }

@@ -8,7 +8,7 @@ use tailback_core::stats::RunReport;
 
 use super::{Classes, forest_job, readings, settled, with_cc};
 use crate::grid::Grid;
-use crate::{Comparison, Context, Error, Job, Outcome, Result};
+use crate::{Comparison, Context, Error, Job, Findings, Result};
 
 /// The victims alone and the silent forest, CC off and on, and CC on under each reading.
 pub(super) fn jobs(grid: &Grid) -> Result<Vec<Job>> {
@@ -29,7 +29,7 @@ pub(super) fn jobs(grid: &Grid) -> Result<Vec<Job>> {
     Ok(jobs)
 }
 
-pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let reports: BTreeMap<String, RunReport> = ctx.run(jobs)?;
     let classes: BTreeMap<&str, Classes> = reports
         .iter()
@@ -151,8 +151,5 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         ));
     }
     std::fs::write(&csv, table).map_err(anyhow::Error::from)?;
-    Ok(Outcome {
-        comparisons,
-        files: vec![csv],
-    })
+    Ok(Findings::legacy(comparisons, vec![csv]))
 }

@@ -11,7 +11,7 @@ use tailback_plot::{Point, Series, YScale};
 
 use super::{Classes, forest_job, readings, settled, with_cc};
 use crate::grid::Grid;
-use crate::{Comparison, Context, Error, Job, Outcome, Result};
+use crate::{Comparison, Context, Error, Job, Findings, Result};
 
 /// The id of a windy run: B nodes `x` %, hot share `p` %, CC off or on.
 fn windy_id(x: u32, p: u32, cc: bool) -> String {
@@ -87,7 +87,7 @@ impl WindyPoint {
     }
 }
 
-pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let reports: BTreeMap<String, RunReport> = ctx.run(jobs)?;
     let xs: Vec<u32> = grid.param("b_percents")?;
     let ps: Vec<u32> = grid.param("share_percents")?;
@@ -279,7 +279,7 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         })
         .collect();
     comparisons.push(settled("windy-stationary", &unsettled));
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }
 
 /// `windy.csv`: a row per point and CC setting.

@@ -11,7 +11,7 @@ use crate::papers::infiniband::{
     Phases, SCENARIO_1, TYPE_1, host, run_scenarios, scenario_job, sink_shares,
 };
 use crate::spread::Spread;
-use crate::{Comparison, Context, Job, Outcome, Result};
+use crate::{Comparison, Context, Job, Findings, Result};
 
 /// Paper II's threshold variants on the Type I network: one threshold, or two with a gap of
 /// half, one, two and three MTU (plus a block), all with the same upper threshold (id,
@@ -113,7 +113,7 @@ fn paper_ratio(gap: u32, value: f64) -> (&'static str, bool, &'static str) {
     }
 }
 
-pub(super) fn type1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+pub(super) fn type1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let mut files = Vec::new();
     let reports = run_scenarios(ctx, jobs, &mut files)?;
     let off = Phases::new(report(&reports, "cc-off")?, grid)?;
@@ -208,7 +208,7 @@ pub(super) fn type1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome>
             );
         }
     }
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }
 
 /// A threshold variant in words.
@@ -270,7 +270,7 @@ fn early_ratio(p: &Phases, phase: u32, windows: usize) -> f64 {
     hi / lo.max(1e-9)
 }
 
-pub(super) fn type2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+pub(super) fn type2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let mut files = Vec::new();
     let reports = run_scenarios(ctx, jobs, &mut files)?;
     let off = Phases::new(report(&reports, "cc-off")?, grid)?;
@@ -363,5 +363,5 @@ pub(super) fn type2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome>
             .over_seeds(&over_seeds),
         );
     }
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }

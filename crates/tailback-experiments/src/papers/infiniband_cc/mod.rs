@@ -58,6 +58,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Gran et al., IPDPS 2010 (Paper III), scenario 1, Figs. 7-9; Gran's thesis Paper I, Fig. 7",
             folder: &FOLDER,
             jobs: testbed::s1_jobs,
+            claims: crate::claim::undeclared,
             run: testbed::s1,
         },
         Experiment {
@@ -66,6 +67,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Gran et al., IPDPS 2010 (Paper III), section VII, Figs. 11-14",
             folder: &FOLDER,
             jobs: sweep::sweep_jobs,
+            claims: crate::claim::undeclared,
             run: sweep::sweep,
         },
         Experiment {
@@ -74,6 +76,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Gran et al., Paper II of Gran's thesis, Figs. 3, 4 and 7",
             folder: &FOLDER,
             jobs: fairness::type1_jobs,
+            claims: crate::claim::undeclared,
             run: fairness::type1,
         },
         Experiment {
@@ -82,6 +85,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Gran et al., Paper II of Gran's thesis, Figs. 9, 11 and 12",
             folder: &FOLDER,
             jobs: fairness::type2_jobs,
+            claims: crate::claim::undeclared,
             run: fairness::type2,
         },
         Experiment {
@@ -90,6 +94,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Gran et al., IPDPS 2010 (Paper III), scenario 2, Table II",
             folder: &FOLDER,
             jobs: |grid| off_and_on(grid, &SCENARIO_2),
+            claims: crate::claim::undeclared,
             run: testbed::s2,
         },
     ]

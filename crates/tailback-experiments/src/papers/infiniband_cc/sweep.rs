@@ -9,7 +9,7 @@ use tailback_core::stats::RunReport;
 use super::{CC_ON, CONTRIBUTORS, READINGS, report, spread};
 use crate::grid::Grid;
 use crate::papers::infiniband::{Phases, Scenario, scenario_job};
-use crate::{Comparison, Context, Job, Outcome, Result};
+use crate::{Comparison, Context, Job, Findings, Result};
 
 /// Scenario 1 with four flows from the start and the last contributor (H7) one phase later: the
 /// timer sweep measures the phase after that addition, when all four contributors are active
@@ -165,7 +165,7 @@ fn treatment_variation(p: &Phases) -> f64 {
     deltas.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / deltas.len().max(1) as f64
 }
 
-pub(super) fn sweep(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+pub(super) fn sweep(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let timers: Vec<f64> = grid.param("timers_us")?;
     let rates: Vec<u32> = grid.param("marking_rates")?;
     let seeds: Vec<u64> = grid.param("seeds")?;
@@ -262,8 +262,5 @@ pub(super) fn sweep(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome>
     }
     let (by_reading, readings_csv) = readings(ctx, grid, &reports, &seeds)?;
     comparisons.extend(by_reading);
-    Ok(Outcome {
-        comparisons,
-        files: vec![csv, readings_csv],
-    })
+    Ok(Findings::legacy(comparisons, vec![csv, readings_csv]))
 }

@@ -6,7 +6,7 @@ use crate::grid::Grid;
 use crate::papers::infiniband::{
     Phases, SCENARIO_1, SCENARIO_2, Scenario, host, run_scenarios, scenario_job,
 };
-use crate::{Comparison, Context, Job, Outcome, Result};
+use crate::{Comparison, Context, Job, Findings, Result};
 
 /// Scenario 1 with every flow from the start (the message-size sweep).
 const SCENARIO_1_AT_ONCE: Scenario = Scenario {
@@ -42,7 +42,7 @@ pub(super) fn s1_jobs(grid: &Grid) -> Result<Vec<Job>> {
     Ok(jobs)
 }
 
-pub(super) fn s1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+pub(super) fn s1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let mut files = Vec::new();
     let reports = run_scenarios(ctx, jobs, &mut files)?;
     let off = Phases::new(report(&reports, "cc-off")?, grid)?;
@@ -136,10 +136,10 @@ pub(super) fn s1(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
             .identified(&format!("s1cc-msg-{bytes}-gain"), Some(10.0), Some(gain)),
         );
     }
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }
 
-pub(super) fn s2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+pub(super) fn s2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let mut files = Vec::new();
     let reports = run_scenarios(ctx, jobs, &mut files)?;
     let off = Phases::new(report(&reports, "cc-off")?, grid)?;
@@ -204,5 +204,5 @@ pub(super) fn s2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         )
         .identified("s2cc-fairness", Some(10.12461 / 9.986035), Some(hi / lo)),
     );
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }

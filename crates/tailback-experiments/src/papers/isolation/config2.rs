@@ -15,7 +15,7 @@ use tailback_core::stats::RunReport;
 use super::phased::{Case, FlowRates};
 use crate::grid::Grid;
 use crate::spread::Spread;
-use crate::{Comparison, Context, Job, Outcome, Result};
+use crate::{Comparison, Context, Job, Findings, Result};
 
 /// The stand-in flows: F1, F0, F4, F2, F3 in the order they join.
 const FLOWS: &[(u32, u32)] = &[(0, 3), (2, 3), (1, 3), (4, 3), (5, 3)];
@@ -43,7 +43,7 @@ pub(super) fn jobs(grid: &Grid) -> Result<Vec<Job>> {
     Ok(jobs)
 }
 
-pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let reports: BTreeMap<String, RunReport> = ctx.run(jobs)?;
     let window: f64 = grid.param("window_us")?;
     let case2 = CASE_2.rates(grid, &reports)?;
@@ -52,7 +52,7 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
     comparisons.extend(throughput(&case3));
     let mut files = CASE_2.files(ctx, &case2, window)?;
     files.extend(CASE_3.files(ctx, &CASE_3.rates(grid, &reports)?, window)?);
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }
 
 /// Fig. 10: fairness among the five flows with all of them on.

@@ -10,7 +10,7 @@ use tailback_core::stats::RunReport;
 
 use super::phased::{Case, FlowRates};
 use crate::grid::Grid;
-use crate::{Comparison, Context, Job, Outcome, Result};
+use crate::{Comparison, Context, Job, Findings, Result};
 
 /// The victim first, then the contributors in the order they join.
 const CASE_1: Case = Case {
@@ -31,12 +31,12 @@ pub(super) fn jobs(grid: &Grid) -> Result<Vec<Job>> {
     CASE_1.jobs(grid, Some(&topology))
 }
 
-pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let reports: BTreeMap<String, RunReport> = ctx.run(jobs)?;
     let by_scheme = CASE_1.rates(grid, &reports)?;
     let comparisons = judge(&by_scheme);
     let files = CASE_1.files(ctx, &by_scheme, grid.param("window_us")?)?;
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }
 
 /// The victim in the last phase.

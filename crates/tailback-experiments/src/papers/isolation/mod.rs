@@ -138,6 +138,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Escudero-Sahuquillo, Gran et al., ICPP 2011 (Paper V of Gran's thesis), Figs. 7a and 9",
             folder: &FOLDER,
             jobs: fairness::jobs,
+            claims: crate::claim::undeclared,
             run: fairness::run,
         },
         Experiment {
@@ -146,6 +147,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Escudero-Sahuquillo, Gran et al., ICPP 2011 (Paper V of Gran's thesis), Figs. 7b, 7c and 10",
             folder: &FOLDER,
             jobs: config2::jobs,
+            claims: crate::claim::undeclared,
             run: config2::run,
         },
         Experiment {
@@ -154,6 +156,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Escudero-Sahuquillo, Gran et al., ICPP 2011 (Paper V of Gran's thesis), Fig. 8",
             folder: &FOLDER,
             jobs: trees::jobs,
+            claims: crate::claim::undeclared,
             run: trees::run,
         },
     ]

@@ -13,7 +13,7 @@ use super::super::infiniband_cc::{report, sd};
 use super::{SCHEMES, mean, plot_throughput};
 use crate::grid::Grid;
 use crate::spread::Spread;
-use crate::{Comparison, Context, Job, Outcome, Result};
+use crate::{Comparison, Context, Job, Findings, Result};
 
 /// Nodes of the 4-ary 3-tree, and nodes per first-level switch.
 const NODES: u32 = 64;
@@ -143,7 +143,7 @@ impl Curve {
     }
 }
 
-pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
+pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let reports: BTreeMap<String, RunReport> = ctx.run(jobs)?;
     let window: f64 = grid.param("window_us")?;
     let from = (grid.param::<f64>("hot_start_us")? / window).round() as usize;
@@ -233,7 +233,7 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Outcome> {
         std::fs::write(&path, text).map_err(anyhow::Error::from)?;
         files.push(path);
     }
-    Ok(Outcome { comparisons, files })
+    Ok(Findings::legacy(comparisons, files))
 }
 
 /// Paper V's orderings for `trees` trees, by mean normalised throughput over the judged
