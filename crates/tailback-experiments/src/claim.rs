@@ -92,7 +92,9 @@ impl Paper {
             Paper::GranIII => "Gran's thesis, Paper III: Gran et al., IPDPS 2010",
             Paper::GranIV => "Gran's thesis, Paper IV: Gran et al., IPDPS 2012",
             Paper::GranV => "Gran's thesis, Paper V: Escudero-Sahuquillo et al., ICPP 2011",
-            Paper::GranVI => "Gran's thesis, Paper VI: Escudero-Sahuquillo et al., TPDS (submitted)",
+            Paper::GranVI => {
+                "Gran's thesis, Paper VI: Escudero-Sahuquillo et al., TPDS (submitted)"
+            }
         }
     }
 }
@@ -462,9 +464,14 @@ impl Claim {
             (Ours::Seeds(xs), _) => Spread::of(xs).describe(f.digits, f.unit),
             (Ours::Ratio { num, den }, Rule::Ratio { floor, .. }) if den.abs() <= *floor => {
                 format!(
-                    "{} / {} (denominator at or below the floor {floor}: not judged)",
+                    "{} / {} (denominator at or below the measurement floor {}: not judged)",
                     f.number(*num),
-                    f.number(*den)
+                    f.number(*den),
+                    Format {
+                        digits: f.digits + 2,
+                        ..*f
+                    }
+                    .number(*floor)
                 )
             }
             (Ours::Ratio { num, den }, _) => {
@@ -723,7 +730,9 @@ mod tests {
             )
             .not_compared(AT, "max", "11.08 Gbit/s", "a property of the hardware");
         let mut found = Findings::default();
-        found.set("f1", Ours::Value(9.97)).info("speed", "-", "fast");
+        found
+            .set("f1", Ours::Value(9.97))
+            .info("speed", "-", "fast");
         let outcome = claims.judge(found, false).unwrap();
         let c = &outcome.comparisons[0];
         assert_eq!(

@@ -18,8 +18,8 @@ pub mod runner;
 pub mod spread;
 
 pub use claim::{
-    Claim, Claims, Findings, Format, Judgement, MIN_ORDER_SEEDS, NotCompared, Ours, Paper, Rule as ClaimRule,
-    Source, Tolerance,
+    Claim, Claims, Findings, Format, Judgement, MIN_ORDER_SEEDS, NotCompared, Ours, Paper,
+    Rule as ClaimRule, Source, Tolerance,
 };
 pub use error::{Error, Result};
 pub use experiment::{Context, Experiment};

@@ -19,7 +19,7 @@ use tailback_core::stats::{RunReport, SeriesRow};
 use tailback_plot::{Point, Series, YScale};
 
 use crate::grid::{Folder, Grid};
-use crate::{Comparison, Context, Experiment, Job, Findings, Result};
+use crate::{Comparison, Context, Experiment, Findings, Job, Result};
 
 static FOLDER: Folder = Folder {
     path: "experiments/entropy",

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use tailback_core::stats::RunReport;
 
 use crate::grid::{Folder, Grid};
-use crate::{Comparison, Context, Error, Experiment, Job, Findings, Result};
+use crate::{Comparison, Context, Error, Experiment, Findings, Job, Result};
 
 pub(super) static FOLDER: Folder = Folder {
     path: "experiments/infiniband",

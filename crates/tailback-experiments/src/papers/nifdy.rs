@@ -12,7 +12,7 @@ use tailback_core::stats::RunReport;
 use tailback_plot::{Point, Series, YScale};
 
 use crate::grid::{Entry, Folder, Grid};
-use crate::{Comparison, Context, Experiment, Job, Findings, Result};
+use crate::{Comparison, Context, Experiment, Findings, Job, Result};
 
 static FOLDER: Folder = Folder {
     path: "experiments/nifdy",

@@ -19,7 +19,7 @@ use tailback_core::traffic::Workload;
 use tailback_plot::{Point, Series, YScale};
 
 use crate::grid::{Folder, Grid};
-use crate::{Comparison, Context, Error, Experiment, Job, Findings, Result};
+use crate::{Comparison, Context, Error, Experiment, Findings, Job, Result};
 
 static FOLDER: Folder = Folder {
     path: "experiments/predictor",

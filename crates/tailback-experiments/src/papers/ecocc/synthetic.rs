@@ -17,7 +17,7 @@ use super::SCHEMES;
 use super::patterns::{Split, flows, roles};
 use crate::grid::Grid;
 use crate::spread::Spread;
-use crate::{Comparison, Context, Job, Findings, Result};
+use crate::{Comparison, Context, Findings, Job, Result};
 
 /// The gauge of input pools whose hot-packet queues are all claimed.
 const NO_FREE_HPQ: &str = "pools_without_free_cfq";

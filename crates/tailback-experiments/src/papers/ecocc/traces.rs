@@ -35,7 +35,7 @@ use super::super::infiniband_cc::report;
 use super::SCHEMES;
 use super::patterns::{Roles, Split, hot_only};
 use crate::grid::Grid;
-use crate::{Comparison, Context, Error, Job, Findings, Result};
+use crate::{Comparison, Context, Error, Findings, Job, Result};
 
 /// Nodes of configuration #2 (the 4-ary 4-tree).
 const NODES: u32 = 256;

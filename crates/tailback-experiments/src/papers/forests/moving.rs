@@ -8,7 +8,7 @@ use tailback_plot::{Point, Series, YScale};
 
 use super::{forest_job, with_cc};
 use crate::grid::Grid;
-use crate::{Comparison, Context, Error, Job, Findings, Result};
+use crate::{Comparison, Context, Error, Findings, Job, Result};
 
 /// The moving forests' mixes: (id, words, `[traffic.forest]` settings).
 const MIXES: [(&str, &str, &[&str]); 5] = [

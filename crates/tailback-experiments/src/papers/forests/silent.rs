@@ -8,7 +8,7 @@ use tailback_core::stats::RunReport;
 
 use super::{Classes, forest_job, readings, settled, with_cc};
 use crate::grid::Grid;
-use crate::{Comparison, Context, Error, Job, Findings, Result};
+use crate::{Comparison, Context, Error, Findings, Job, Result};
 
 /// The victims alone and the silent forest, CC off and on, and CC on under each reading.
 pub(super) fn jobs(grid: &Grid) -> Result<Vec<Job>> {

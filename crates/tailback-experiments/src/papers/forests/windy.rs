@@ -11,7 +11,7 @@ use tailback_plot::{Point, Series, YScale};
 
 use super::{Classes, forest_job, readings, settled, with_cc};
 use crate::grid::Grid;
-use crate::{Comparison, Context, Error, Job, Findings, Result};
+use crate::{Comparison, Context, Error, Findings, Job, Result};
 
 /// The id of a windy run: B nodes `x` %, hot share `p` %, CC off or on.
 fn windy_id(x: u32, p: u32, cc: bool) -> String {

@@ -11,7 +11,7 @@ use crate::papers::infiniband::{
     Phases, SCENARIO_1, TYPE_1, host, run_scenarios, scenario_job, sink_shares,
 };
 use crate::spread::Spread;
-use crate::{Comparison, Context, Job, Findings, Result};
+use crate::{Comparison, Context, Findings, Job, Result};
 
 /// Paper II's threshold variants on the Type I network: one threshold, or two with a gap of
 /// half, one, two and three MTU (plus a block), all with the same upper threshold (id,

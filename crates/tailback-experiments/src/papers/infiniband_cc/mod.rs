@@ -58,7 +58,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Gran et al., IPDPS 2010 (Paper III), scenario 1, Figs. 7-9; Gran's thesis Paper I, Fig. 7",
             folder: &FOLDER,
             jobs: testbed::s1_jobs,
-            claims: crate::claim::undeclared,
+            claims: testbed::s1_claims,
             run: testbed::s1,
         },
         Experiment {
@@ -94,7 +94,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Gran et al., IPDPS 2010 (Paper III), scenario 2, Table II",
             folder: &FOLDER,
             jobs: |grid| off_and_on(grid, &SCENARIO_2),
-            claims: crate::claim::undeclared,
+            claims: testbed::s2_claims,
             run: testbed::s2,
         },
     ]

@@ -9,7 +9,7 @@ use tailback_core::stats::RunReport;
 use super::{CC_ON, CONTRIBUTORS, READINGS, report, spread};
 use crate::grid::Grid;
 use crate::papers::infiniband::{Phases, Scenario, scenario_job};
-use crate::{Comparison, Context, Job, Findings, Result};
+use crate::{Comparison, Context, Findings, Job, Result};
 
 /// Scenario 1 with four flows from the start and the last contributor (H7) one phase later: the
 /// timer sweep measures the phase after that addition, when all four contributors are active

@@ -15,7 +15,7 @@ use tailback_core::stats::RunReport;
 use super::phased::{Case, FlowRates};
 use crate::grid::Grid;
 use crate::spread::Spread;
-use crate::{Comparison, Context, Job, Findings, Result};
+use crate::{Comparison, Context, Findings, Job, Result};
 
 /// The stand-in flows: F1, F0, F4, F2, F3 in the order they join.
 const FLOWS: &[(u32, u32)] = &[(0, 3), (2, 3), (1, 3), (4, 3), (5, 3)];

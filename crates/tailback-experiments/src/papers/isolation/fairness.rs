@@ -10,7 +10,7 @@ use tailback_core::stats::RunReport;
 
 use super::phased::{Case, FlowRates};
 use crate::grid::Grid;
-use crate::{Comparison, Context, Job, Findings, Result};
+use crate::{Comparison, Context, Findings, Job, Result};
 
 /// The victim first, then the contributors in the order they join.
 const CASE_1: Case = Case {

@@ -13,7 +13,7 @@ use super::super::infiniband_cc::{report, sd};
 use super::{SCHEMES, mean, plot_throughput};
 use crate::grid::Grid;
 use crate::spread::Spread;
-use crate::{Comparison, Context, Job, Findings, Result};
+use crate::{Comparison, Context, Findings, Job, Result};
 
 /// Nodes of the 4-ary 3-tree, and nodes per first-level switch.
 const NODES: u32 = 64;
