@@ -180,29 +180,48 @@ fn the_report_lists_every_entry_with_its_figures_tables_and_commands() {
     let after: Vec<String> = pages.iter().map(|p| read(p)).collect();
     assert_eq!(before, after);
 
-    // Judged comparisons: the verdict in words as well as in colour, counted in the index.
+    // Judged comparisons: the verdict in words as well as in colour, counted in the index;
+    // the results not compared listed with their reasons.
     let mut judged = summary.clone();
     judged["quick"] = Value::Bool(false);
-    judged["comparisons"][0]["agrees"] = Value::Bool(true);
-    judged["comparisons"][1]["agrees"] = Value::Bool(false);
-    std::fs::write(
-        fixture.experiment.join("summary.json"),
-        serde_json::to_string(&judged).unwrap(),
-    )
-    .unwrap();
-    let index = report(&[&fixture.results], &[]);
-    let rows = table_rows(&read(&index), "entries");
+    let lines = judged["comparisons"].as_array().unwrap().len();
+    assert!(lines >= 3, "the fixture has {lines} comparisons");
+    for (i, (agrees, verdict)) in [
+        (true, "agrees"),
+        (false, "differs"),
+        (false, "not separated"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        judged["comparisons"][i]["agrees"] = Value::Bool(agrees);
+        judged["comparisons"][i]["verdict"] = Value::from(verdict);
+        judged["comparisons"][i]["rule"] = Value::from("a rule");
+    }
+    judged["not_compared"] = serde_json::json!([
+        {"what": "the hardware jitter", "paper": "42 Mbit/s", "reason": "a property of the host"}
+    ]);
     let unjudged = judged["comparisons"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|c| c["agrees"].is_null() && c.get("rule").is_some())
+        .filter(|c| c["verdict"] == "not judged")
         .count();
-    let expected = match unjudged {
-        0 => "1 agrees, 1 differs".to_string(),
-        n => format!("1 agrees, 1 differs, {n} not judged"),
+    let counts = |first: &str| match unjudged {
+        0 => first.to_string(),
+        n => format!("{first}, {n} not judged"),
     };
-    assert_eq!(rows[0][4], expected);
+    let write = |summary: &Value| {
+        std::fs::write(
+            fixture.experiment.join("summary.json"),
+            serde_json::to_string(summary).unwrap(),
+        )
+        .unwrap();
+    };
+    write(&judged);
+    let index = report(&[&fixture.results], &[]);
+    let rows = table_rows(&read(&index), "entries");
+    assert_eq!(rows[0][4], counts("1 agrees, 1 differs, 1 not separated"));
     assert!(rows[0][5].contains("full"), "{rows:?}");
     let page = read(&pages[1]);
     assert!(
@@ -211,6 +230,25 @@ fn the_report_lists_every_entry_with_its_figures_tables_and_commands() {
     assert!(
         page.contains("<td class=\"verdict differs\" data-sort=\"differs\">\u{2717} differs</td>")
     );
+    assert!(page.contains("\u{2717} not separated</td>"), "{page}");
+    assert_eq!(
+        table_rows(&page, "not-compared"),
+        [["the hardware jitter", "42 Mbit/s", "a property of the host"]]
+    );
+    // A summary written before verdicts and results not compared were recorded still loads:
+    // its verdicts come from `agrees`.
+    let mut older = judged.clone();
+    for c in older["comparisons"].as_array_mut().unwrap() {
+        c.as_object_mut().unwrap().remove("verdict");
+    }
+    older.as_object_mut().unwrap().remove("not_compared");
+    write(&older);
+    let index = report(&[&fixture.results], &[]);
+    let rows = table_rows(&read(&index), "entries");
+    assert_eq!(rows[0][4], counts("1 agrees, 2 differ"));
+    let page = read(&pages[1]);
+    assert!(!page.contains("not-compared"));
+    write(&judged);
     assert!(page.contains(&format!("--out {}</pre>", fixture.experiment.display())));
     assert!(!page.contains(" --quick "));
 

@@ -39,6 +39,9 @@ pub struct Experiment {
     /// The tailback that wrote it, when recorded.
     pub version: Option<String>,
     pub comparisons: Vec<Comparison>,
+    /// The results the paper states that are not compared (none in summaries written before
+    /// they were listed).
+    pub not_compared: Vec<NotCompared>,
 }
 
 /// A line of the paper-against-ours table.
@@ -48,7 +51,48 @@ pub struct Comparison {
     pub paper: String,
     pub ours: String,
     pub rule: Option<String>,
-    pub agrees: Option<bool>,
+    pub status: Status,
+}
+
+/// What a comparison line says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Agrees,
+    Differs,
+    /// An ordering the seeds do not separate (counts as differing).
+    NotSeparated,
+    /// A quick run's: the rule is kept, nothing judged.
+    NotJudged,
+    /// Shown for information.
+    Info,
+}
+
+impl Status {
+    /// From a comparison's `verdict` (written since ordering claims exist) or, in older
+    /// summaries, its `agrees` and whether it has a rule.
+    fn of(c: &Value) -> Status {
+        match c.get("verdict").and_then(Value::as_str) {
+            Some("agrees") => Status::Agrees,
+            Some("differs") => Status::Differs,
+            Some("not separated") => Status::NotSeparated,
+            Some("not judged") => Status::NotJudged,
+            Some(_) => Status::Info,
+            None => match (c.get("agrees").and_then(Value::as_bool), c.get("rule")) {
+                (Some(true), _) => Status::Agrees,
+                (Some(false), _) => Status::Differs,
+                (None, Some(r)) if !r.is_null() => Status::NotJudged,
+                (None, _) => Status::Info,
+            },
+        }
+    }
+}
+
+/// A result the paper states that the experiment does not compare, and why.
+#[derive(Debug)]
+pub struct NotCompared {
+    pub what: String,
+    pub paper: String,
+    pub reason: String,
 }
 
 /// From a sweep's `sweep.json`, `curves.csv` and `curves.json`.
@@ -159,7 +203,20 @@ fn load_experiment(dir: &Path) -> anyhow::Result<Experiment> {
                         .get("rule")
                         .map(|r| text(Some(r)))
                         .filter(|r| !r.is_empty()),
-                    agrees: c.get("agrees").and_then(Value::as_bool),
+                    status: Status::of(c),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let not_compared = summary
+        .get("not_compared")
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .map(|n| NotCompared {
+                    what: text(n.get("what")),
+                    paper: text(n.get("paper")),
+                    reason: text(n.get("reason")),
                 })
                 .collect()
         })
@@ -177,6 +234,7 @@ fn load_experiment(dir: &Path) -> anyhow::Result<Experiment> {
             .and_then(Value::as_str)
             .map(String::from),
         comparisons,
+        not_compared,
     })
 }
 

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 use std::path::Path;
 
-use super::entry::{Comparison, Entry, Experiment, Kind, Sweep};
+use super::entry::{Comparison, Entry, Experiment, Kind, Status, Sweep};
 use super::html::{self, Cell, escape};
 
 /// The index page, listing `entries` found under `dirs`.
@@ -103,20 +103,16 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// "7 agree, 1 differs" (and how many are not judged), with the class of the whole.
+/// "7 agree, 1 differs, 2 not separated" (and how many are not judged), with the class of
+/// the whole.
 fn agreement(comparisons: &[Comparison]) -> (String, &'static str) {
-    let agree = comparisons
-        .iter()
-        .filter(|c| c.agrees == Some(true))
-        .count();
-    let differ = comparisons
-        .iter()
-        .filter(|c| c.agrees == Some(false))
-        .count();
-    let unjudged = comparisons
-        .iter()
-        .filter(|c| c.agrees.is_none() && c.rule.is_some())
-        .count();
+    let count = |status: Status| comparisons.iter().filter(|c| c.status == status).count();
+    let (agree, differ, apart) = (
+        count(Status::Agrees),
+        count(Status::Differs),
+        count(Status::NotSeparated),
+    );
+    let unjudged = count(Status::NotJudged);
     let mut parts = Vec::new();
     if agree > 0 {
         parts.push(format!(
@@ -130,13 +126,16 @@ fn agreement(comparisons: &[Comparison]) -> (String, &'static str) {
             if differ == 1 { "s" } else { "" }
         ));
     }
+    if apart > 0 {
+        parts.push(format!("{apart} not separated"));
+    }
     if unjudged > 0 {
         parts.push(format!("{unjudged} not judged"));
     }
     if parts.is_empty() {
         parts.push("no comparisons".to_string());
     }
-    let class = if differ > 0 {
+    let class = if differ + apart > 0 {
         "differs"
     } else if agree > 0 {
         "agrees"
@@ -147,13 +146,14 @@ fn agreement(comparisons: &[Comparison]) -> (String, &'static str) {
 }
 
 /// The verdict's label and class: the label says it, the colour repeats it. A comparison
-/// without a rule is shown for information and has no verdict.
+/// shown for information has no verdict.
 fn verdict(c: &Comparison) -> (&'static str, &'static str) {
-    match (c.agrees, &c.rule) {
-        (Some(true), _) => ("\u{2713} agrees", "agrees"),
-        (Some(false), _) => ("\u{2717} differs", "differs"),
-        (None, Some(_)) => ("not judged", "not-judged"),
-        (None, None) => ("", "info"),
+    match c.status {
+        Status::Agrees => ("\u{2713} agrees", "verdict agrees"),
+        Status::Differs => ("\u{2717} differs", "verdict differs"),
+        Status::NotSeparated => ("\u{2717} not separated", "verdict differs"),
+        Status::NotJudged => ("not judged", "verdict not-judged"),
+        Status::Info => ("", "verdict not-judged"),
     }
 }
 
@@ -214,11 +214,7 @@ fn experiment_sections(body: &mut String, e: &Experiment) {
                 Cell::text(&c.ours),
                 Cell {
                     html: escape(label),
-                    class: Some(match class {
-                        "agrees" => "verdict agrees",
-                        "differs" => "verdict differs",
-                        _ => "verdict not-judged",
-                    }),
+                    class: Some(class),
                     sort: Some(
                         label
                             .trim_start_matches(['\u{2713}', '\u{2717}', ' '])
@@ -235,6 +231,28 @@ fn experiment_sections(body: &mut String, e: &Experiment) {
         &["what", "paper", "ours", "verdict", "rule"],
         &rows,
     ));
+    if !e.not_compared.is_empty() {
+        body.push_str(
+            "<h2>Not compared</h2>\n<p class=\"muted\">Results the paper states that this \
+             experiment does not compare, and why.</p>\n",
+        );
+        let rows: Vec<Vec<Cell>> = e
+            .not_compared
+            .iter()
+            .map(|n| {
+                vec![
+                    Cell::text(&n.what),
+                    Cell::text(&n.paper),
+                    Cell::text(&n.reason),
+                ]
+            })
+            .collect();
+        body.push_str(&html::table(
+            "not-compared",
+            &["what", "paper", "why not"],
+            &rows,
+        ));
+    }
 }
 
 /// A sweep's `--vary` arguments, as code.
