@@ -255,6 +255,23 @@ pub enum ExperimentCommand {
     /// Print the jobs an experiment knows before running (id and configuration fingerprint).
     #[command(hide = true)]
     Jobs(ExperimentJobsArgs),
+    /// Count, per paper, the claims that full runs judged: agree, differ, not separated,
+    /// information and not compared, as a Markdown table (the one that opens
+    /// docs/validation.md). Reads the experiments' summary.json files found under DIRS, or a
+    /// snapshot of them.
+    Tally(ExperimentTallyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ExperimentTallyArgs {
+    /// Directories searched, recursively, for experiments' summary.json files (full runs).
+    pub dirs: Vec<PathBuf>,
+    /// Read the tallies from this snapshot instead of from DIRS.
+    #[arg(long, value_name = "FILE", conflicts_with = "dirs")]
+    pub snapshot: Option<PathBuf>,
+    /// Also write the tallies read from DIRS to this snapshot file.
+    #[arg(long, value_name = "FILE", requires = "dirs")]
+    pub write_snapshot: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -341,8 +341,13 @@ impl Rule {
             Rule::Ratio {
                 tolerance, floor, ..
             } => format!(
-                "within ±{} % of the paper's ratio (judged when the denominator exceeds {floor})",
-                percent(tolerance)
+                "within ±{} % of the paper's ratio (judged when the denominator exceeds {})",
+                percent(tolerance),
+                Format {
+                    digits: format.digits + 2,
+                    ..*format
+                }
+                .number(floor)
             ),
             Rule::Order { higher, lower } => format!(
                 "{higher} above {lower}: the 95 % interval of the per-seed difference above zero \

@@ -16,6 +16,7 @@ mod outcome;
 mod papers;
 pub mod runner;
 pub mod spread;
+pub mod tally;
 
 pub use claim::{
     Claim, Claims, Findings, Format, Judgement, MIN_ORDER_SEEDS, NotCompared, Ours, Paper,

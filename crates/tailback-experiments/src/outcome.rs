@@ -445,7 +445,7 @@ mod tests {
     fn an_unjudged_outcome_keeps_its_rules_and_values_but_no_verdict() {
         let outcome = Outcome {
             comparisons: sample(),
-            files: Vec::new(),
+            ..Outcome::default()
         }
         .unjudged();
         let text = table(&outcome.comparisons);

@@ -9,7 +9,9 @@ use tailback_experiments::{
     self as experiments, Comparison, Context, Experiment, NotCompared, RunOptions,
 };
 
-use crate::cli::{ExperimentArgs, ExperimentCommand, ExperimentJobsArgs, ExperimentRunArgs};
+use crate::cli::{
+    ExperimentArgs, ExperimentCommand, ExperimentJobsArgs, ExperimentRunArgs, ExperimentTallyArgs,
+};
 use crate::error::{CliError, CliResult};
 
 /// What `summary.json` holds. A quick run's comparisons carry no verdict (`agrees` is null)
@@ -77,6 +79,7 @@ pub fn run(args: ExperimentArgs) -> CliResult {
         }
         ExperimentCommand::Run(args) => run_one(args),
         ExperimentCommand::Jobs(args) => list_jobs(args),
+        ExperimentCommand::Tally(args) => tally(&args),
     }
 }
 
@@ -216,4 +219,46 @@ fn update_report(out: &Path) {
         Ok(index) => println!("report: {}", index.display()),
         Err(e) => eprintln!("warning: the report was not updated: {e}"),
     }
+}
+
+/// Prints the per-paper tally of the full runs under `args.dirs` (or of a snapshot), writing
+/// the snapshot when asked.
+fn tally(args: &ExperimentTallyArgs) -> CliResult {
+    let snapshot = match &args.snapshot {
+        Some(path) => {
+            let text =
+                tailback_core::files::read_text(path, tailback_core::files::MAX_CONFIG_BYTES)
+                    .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
+            serde_json::from_str(&text).map_err(|e| {
+                CliError::Input(format!("{}: not a tally snapshot: {e}", path.display()))
+            })?
+        }
+        None => {
+            if args.dirs.is_empty() {
+                return Err(CliError::Input(
+                    "give directories holding experiments' full runs, or --snapshot FILE".into(),
+                ));
+            }
+            let mut snapshot = experiments::tally::Snapshot::default();
+            for dir in crate::report::experiment_dirs(&args.dirs) {
+                let path = dir.join("summary.json");
+                let summary = std::fs::read_to_string(&path)
+                    .ok()
+                    .and_then(|t| serde_json::from_str(&t).ok())
+                    .ok_or_else(|| {
+                        CliError::Input(format!("{}: not readable JSON", path.display()))
+                    })?;
+                if let Err(e) = snapshot.add(&summary) {
+                    eprintln!("skipped {}: {e}", path.display());
+                }
+            }
+            if let Some(out) = &args.write_snapshot {
+                super::write_json(out, &snapshot)?;
+            }
+            snapshot
+        }
+    };
+    let names: Vec<&str> = experiments::all().iter().map(|e| e.name).collect();
+    print!("{}", snapshot.table(&names));
+    Ok(())
 }

@@ -139,6 +139,18 @@ fn lock(dir: &Path) -> CliResult<File> {
     Ok(file)
 }
 
+/// The experiments' directories (holding a `summary.json` that names its experiment) at or
+/// under `dirs`, sorted.
+pub fn experiment_dirs(dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for dir in dirs {
+        find(dir, 0, Path::new(""), &mut found);
+    }
+    found.retain(|d| entry::kind_of(d) == Some("experiment"));
+    found.sort();
+    found
+}
+
 /// Appends to `found` the entries at or under `dir`, in no particular order. Hidden folders,
 /// `shards/` (pieces of a batch run), reports and cache folders (such as Cargo's `target/`)
 /// are not entered; nor are symbolic links.

@@ -280,7 +280,7 @@ pub(super) fn s2_claims(grid: &Grid) -> Result<Claims> {
                 TABLE_II,
                 Rule::Ratio {
                     value: 1770.445 / 42.02744,
-                    tolerance: 0.5,
+                    tolerance: 0.25,
                     floor: sample_quantum(window),
                 },
             )
