@@ -81,7 +81,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Escudero-Sahuquillo, Gran et al., Paper VI of Gran's thesis (University of Oslo, 2013; submitted to IEEE TPDS), Fig. 7 and Supplement Fig. 10",
             folder: &FOLDER,
             jobs: synthetic::fig7_jobs,
-            claims: crate::claim::undeclared,
+            claims: synthetic::fig7_claims,
             run: synthetic::fig7,
         },
         Experiment {
@@ -90,7 +90,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Escudero-Sahuquillo, Gran et al., Paper VI of Gran's thesis (University of Oslo, 2013; submitted to IEEE TPDS), Table 3 and Supplement Fig. 11",
             folder: &FOLDER,
             jobs: synthetic::table3_jobs,
-            claims: crate::claim::undeclared,
+            claims: synthetic::table3_claims,
             run: synthetic::table3,
         },
         Experiment {
@@ -99,7 +99,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Escudero-Sahuquillo, Gran et al., Paper VI of Gran's thesis (University of Oslo, 2013; submitted to IEEE TPDS), Fig. 8",
             folder: &FOLDER,
             jobs: traces::jobs,
-            claims: crate::claim::undeclared,
+            claims: traces::claims,
             run: traces::run,
         },
     ]

@@ -23,8 +23,9 @@ use std::path::PathBuf;
 
 use tailback_plot::{Point, Series, YScale};
 
+use crate::claim::{Claim, Ours, Rule};
 use crate::grid::Folder;
-use crate::{Context, Experiment, Result};
+use crate::{Context, Experiment, Result, Source};
 
 pub(super) static FOLDER: Folder = Folder {
     path: "experiments/isolation",
@@ -138,7 +139,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Escudero-Sahuquillo, Gran et al., ICPP 2011 (Paper V of Gran's thesis), Figs. 7a and 9",
             folder: &FOLDER,
             jobs: fairness::jobs,
-            claims: crate::claim::undeclared,
+            claims: fairness::claims,
             run: fairness::run,
         },
         Experiment {
@@ -147,7 +148,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Escudero-Sahuquillo, Gran et al., ICPP 2011 (Paper V of Gran's thesis), Figs. 7b, 7c and 10",
             folder: &FOLDER,
             jobs: config2::jobs,
-            claims: crate::claim::undeclared,
+            claims: config2::claims,
             run: config2::run,
         },
         Experiment {
@@ -156,10 +157,27 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Escudero-Sahuquillo, Gran et al., ICPP 2011 (Paper V of Gran's thesis), Fig. 8",
             folder: &FOLDER,
             jobs: trees::jobs,
-            claims: crate::claim::undeclared,
+            claims: trees::claims,
             run: trees::run,
         },
     ]
+}
+
+/// The claim `id` that the paper puts `higher` clearly above `lower` (judged on per-seed
+/// paired differences), numbers printed with `digits` decimals and `unit`.
+pub(super) fn order(
+    id: impl Into<String>,
+    what: impl Into<String>,
+    source: Source,
+    (higher, lower): (&'static str, &'static str),
+    (digits, unit): (usize, &'static str),
+) -> Claim {
+    Claim::new(id, what, source, Rule::Order { higher, lower }).shown(digits, unit)
+}
+
+/// Per seed, the value of what the paper puts above and of what it puts below.
+pub(super) fn paired(higher: &[f64], lower: &[f64]) -> Ours {
+    Ours::Paired(higher.iter().copied().zip(lower.iter().copied()).collect())
 }
 
 /// The mean of `values` (0 for none).

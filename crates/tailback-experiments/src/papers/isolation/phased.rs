@@ -10,7 +10,6 @@ use tailback_plot::{Series, YScale};
 use super::super::infiniband_cc::report;
 use super::{SCHEMES, Scheme, line, mean};
 use crate::grid::Grid;
-use crate::spread::Spread;
 use crate::{Context, Error, Job, Result};
 
 /// A case: flows joining one per phase, and flows running all along beside them.
@@ -112,12 +111,12 @@ impl Case {
     }
 
     /// Each scheme's delivered traffic (all flows, over the capacity of the nodes' links) in
-    /// the second half of the last phase, over the grid's seeds.
+    /// the second half of the last phase, per grid seed.
     pub(super) fn network_throughput(
         &self,
         grid: &Grid,
         reports: &BTreeMap<String, RunReport>,
-    ) -> Result<BTreeMap<&'static str, Spread>> {
+    ) -> Result<BTreeMap<&'static str, Vec<f64>>> {
         let (per_phase, by_scheme) = self.runs(grid, reports)?;
         let last = self.phases() as usize;
         let (first, end) = ((last - 1) * per_phase + per_phase / 2, last * per_phase);
@@ -135,7 +134,7 @@ impl Case {
                         mean(&part)
                     })
                     .collect();
-                (id, Spread::of(&values))
+                (id, values)
             })
             .collect())
     }
@@ -276,11 +275,10 @@ impl FlowRates {
         })
     }
 
-    /// `value` of each seed's rates, and its spread over the seeds (for a value linear in the
-    /// rates, such as a flow's or the total's, the mean is `value` of these mean rates).
-    pub(super) fn over_seeds(&self, value: impl Fn(&FlowRates) -> f64) -> Spread {
-        let values: Vec<f64> = self
-            .per_seed
+    /// `value` of each seed's rates, in the grid's seed order (for a value linear in the
+    /// rates, such as a flow's or the total's, their mean is `value` of the mean rates).
+    pub(super) fn per_seed(&self, value: impl Fn(&FlowRates) -> f64) -> Vec<f64> {
+        self.per_seed
             .iter()
             .map(|windows| {
                 value(&FlowRates {
@@ -290,8 +288,7 @@ impl FlowRates {
                     per_seed: Vec::new(),
                 })
             })
-            .collect();
-        Spread::of(&values)
+            .collect()
     }
 
     /// Flow `i`'s mean GB/s over the second half of phase `phase`.

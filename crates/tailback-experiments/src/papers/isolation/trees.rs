@@ -10,10 +10,11 @@ use std::collections::BTreeMap;
 use tailback_core::stats::RunReport;
 
 use super::super::infiniband_cc::{report, sd};
-use super::{SCHEMES, mean, plot_throughput};
+use super::{SCHEMES, mean, order, paired, plot_throughput};
+use crate::claim::{Claim, Claims, Ours, Paper, Rule, Source};
 use crate::grid::Grid;
 use crate::spread::Spread;
-use crate::{Comparison, Context, Findings, Job, Result};
+use crate::{Context, Findings, Job, Result};
 
 /// Nodes of the 4-ary 3-tree, and nodes per first-level switch.
 const NODES: u32 = 64;
@@ -136,11 +137,115 @@ impl Curve {
     fn judged(&self) -> Spread {
         Spread::of(&self.judged)
     }
+}
 
-    /// The swing over the seeds.
-    fn swing(&self) -> Spread {
-        Spread::of(&self.swing)
+/// Where Paper V discusses `trees` trees.
+fn fig_8(trees: u32) -> Source {
+    Source::new(
+        Paper::GranV,
+        match trees {
+            1 => "Sec. IV-B, Fig. 8a",
+            4 => "Sec. IV-B, Fig. 8b",
+            6 => "Sec. IV-B, Fig. 8c",
+            _ => "Sec. IV-B, Fig. 8",
+        },
+    )
+}
+
+/// VOQnet as the upper bound (Paper V's set-up, and Fig. 8a's "maximum performance").
+const UPPER_BOUND: Source = Source::new(Paper::GranV, "Sec. IV-A and IV-B, Fig. 8a");
+
+/// What Paper V states of Case #4 for the grid's tree counts.
+pub(super) fn claims(grid: &Grid) -> Result<Claims> {
+    let counts: Vec<u32> = grid.param("trees")?;
+    let mut claims = Claims::default();
+    let throughput = (3, "");
+    for &trees in &counts {
+        let what = |claim: &str| format!("{trees} tree(s), mean normalised throughput: {claim}");
+        let id = |name: &str| format!("fig8-t{trees}-{name}");
+        claims.claim(order(
+            id("voqnet-ccfit"),
+            what("VOQnet against CCFIT (VOQnet the theoretical maximum)"),
+            UPPER_BOUND,
+            ("VOQnet", "CCFIT"),
+            throughput,
+        ));
+        if trees == 1 {
+            claims
+                .claim(
+                    Claim::new(
+                        id("ccfit-fbicm"),
+                        what("CCFIT against FBICM (at its level: two CFQs suffice)"),
+                        fig_8(trees),
+                        // "At the level of" read as "≈", ±10 %; 30 % apart contradicts it.
+                        Rule::Zero {
+                            within: 10.0,
+                            failing: 30.0,
+                        },
+                    )
+                    .shown(1, " %")
+                    .stated("CCFIT at the level of FBICM"),
+                )
+                .claim(order(
+                    id("fbicm-ith"),
+                    what("the lower of CCFIT and FBICM against ITh (ITh does not cope well)"),
+                    fig_8(trees),
+                    ("the lower of CCFIT and FBICM", "ITh"),
+                    throughput,
+                ))
+                .claim(order(
+                    id("ith-1q"),
+                    what("ITh against 1Q (1Q \"again\" the worst)"),
+                    fig_8(4),
+                    ("ITh", "1Q"),
+                    throughput,
+                ));
+        } else {
+            claims
+                .claim(order(
+                    id("ccfit-fbicm"),
+                    what("CCFIT against FBICM (CCFIT clearly better)"),
+                    fig_8(trees),
+                    ("CCFIT", "FBICM"),
+                    throughput,
+                ))
+                .claim(order(
+                    id("1q-lowest"),
+                    what("the lowest of ITh, FBICM and CCFIT against 1Q (1Q the worst)"),
+                    fig_8(trees),
+                    ("the lowest of ITh, FBICM and CCFIT", "1Q"),
+                    throughput,
+                ))
+                .claim(order(
+                    id("ith-swing"),
+                    format!(
+                        "{trees} trees: the coefficient of variation of the window throughput \
+                         over the judged interval, ITh against CCFIT (ITh oscillates, saw-shaped, \
+                         or needs time to adjust)"
+                    ),
+                    fig_8(trees),
+                    ("ITh", "CCFIT"),
+                    throughput,
+                ));
+        }
     }
+    if counts.contains(&1) && counts.contains(&4) {
+        claims.claim(order(
+            "fig8-ith-better-with-4",
+            "ITh's mean normalised throughput with 4 trees against 1 tree (ITh copes better)",
+            fig_8(4),
+            ("4 trees", "1 tree"),
+            throughput,
+        ));
+    }
+    claims.not_compared(
+        fig_8(1),
+        "CCFIT less sensitive to its parameters than ITh",
+        "stated in words",
+        "we vary the isolation's unstated settings (the readings, shown for information), not \
+         the throttling's parameters",
+    );
+    Ok(claims)
 }
 
 pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
@@ -149,8 +254,8 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> 
     let from = (grid.param::<f64>("hot_start_us")? / window).round() as usize;
     let until = (grid.param::<f64>("judge_until_us")? / window).round() as usize;
     let seeds: Vec<u64> = grid.param("seeds")?;
-    let mut comparisons = Vec::new();
-    let mut files = Vec::new();
+    let mut found = Findings::default();
+    let mut ith_judged = BTreeMap::new();
     let mut table = String::from("trees,scheme,seed,judged_throughput,swing\n");
     let mut series_csv = String::from("trees,scheme,time_us,throughput\n");
     for trees in grid.param::<Vec<u32>>("trees")? {
@@ -186,8 +291,9 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> 
             };
             curves.insert(scheme.id, curve);
         }
-        comparisons.extend(judge(trees, &curves));
-        files.extend(plot_throughput(
+        measure(trees, &curves, &mut found);
+        ith_judged.insert(trees, curves["ith"].judged.clone());
+        found.files.extend(plot_throughput(
             ctx,
             &format!("fig8-t{trees}"),
             &format!("4-ary 3-tree, {trees} congestion tree(s): normalised throughput"),
@@ -213,110 +319,79 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> 
                 .collect::<Result<Vec<f64>>>()?;
             values.push(Spread::of(&runs));
         }
-        comparisons.push(
-            Comparison::info(
-                format!("{trees} trees, FBICM / CCFIT with `{setting}`"),
-                "(sensitivity; Paper V does not say)",
-                format!(
-                    "{} / {} {}",
-                    values[0].value(3),
-                    values[1].value(3),
-                    values[1].note()
-                ),
-            )
-            .identified(&format!("fig8-{reading}"), None, Some(values[1].mean))
-            .over_seeds(&values[1]),
+        found.info(
+            format!("{trees} trees, FBICM / CCFIT with `{setting}`"),
+            "(sensitivity; Paper V does not say)",
+            format!(
+                "{} / {} {}",
+                values[0].value(3),
+                values[1].value(3),
+                values[1].note()
+            ),
         );
+    }
+    if let (Some(one), Some(four)) = (ith_judged.get(&1), ith_judged.get(&4)) {
+        found.set("fig8-ith-better-with-4", paired(four, one));
     }
     for (name, text) in [("trees.csv", table), ("trees-series.csv", series_csv)] {
         let path = ctx.out().join(name);
         std::fs::write(&path, text).map_err(anyhow::Error::from)?;
-        files.push(path);
+        found.files.push(path);
     }
-    Ok(Findings::legacy(comparisons, files))
+    Ok(found)
 }
 
-/// Paper V's orderings for `trees` trees, by mean normalised throughput over the judged
-/// interval (means over the seeds, printed with their spread).
-fn judge(trees: u32, curves: &BTreeMap<&str, Curve>) -> Vec<Comparison> {
-    let spread = |id: &str| curves[id].judged();
-    let at = |id: &str| spread(id).mean;
-    let (q1, ith, fbicm, ccfit, voqnet) =
-        (at("1q"), at("ith"), at("fbicm"), at("ccfit"), at("voqnet"));
-    let note = spread("ccfit").note();
-    let listed = format!(
-        "VOQnet {}, CCFIT {}, FBICM {}, ITh {}, 1Q {} {note}",
-        spread("voqnet").value(3),
-        spread("ccfit").value(3),
-        spread("fbicm").value(3),
-        spread("ith").value(3),
-        spread("1q").value(3)
+/// Our values for `trees` trees: per seed, the mean normalised throughput over the judged
+/// interval and its coefficient of variation.
+fn measure(trees: u32, curves: &BTreeMap<&str, Curve>, found: &mut Findings) {
+    let judged = |id: &str| curves[id].judged.as_slice();
+    let lowest = |ids: &[&str]| -> Vec<f64> {
+        (0..judged("1q").len())
+            .map(|seed| {
+                ids.iter()
+                    .map(|id| judged(id)[seed])
+                    .fold(f64::INFINITY, f64::min)
+            })
+            .collect()
+    };
+    let id = |name: &str| format!("fig8-t{trees}-{name}");
+    found.set(
+        id("voqnet-ccfit"),
+        paired(judged("voqnet"), judged("ccfit")),
     );
-    let what = |claim: &str| format!("{trees} tree(s), mean normalised throughput: {claim}");
-    let mut out = Vec::new();
     if trees == 1 {
-        out.push(
-            Comparison::judged(
-                what("VOQnet >= CCFIT, FBICM > ITh > 1Q"),
-                "VOQnet >= CCFIT ~ FBICM > ITh > 1Q",
-                listed,
-                voqnet >= ccfit && ccfit.min(fbicm) > ith && ith > q1,
-                "VOQnet >= CCFIT; CCFIT > ITh and FBICM > ITh; ITh > 1Q",
+        let (ccfit, fbicm) = (curves["ccfit"].judged(), curves["fbicm"].judged());
+        found
+            .set(
+                id("ccfit-fbicm"),
+                Ours::Value(100.0 * (ccfit.mean / fbicm.mean - 1.0)),
             )
-            .identified("fig8-t1-order", None, Some(ccfit))
-            .over_seeds(&spread("ccfit")),
-        );
-        out.push(
-            Comparison::judged(
-                what("CCFIT ~ FBICM (two CFQs suffice for one tree; judged within 10 %)"),
-                "CCFIT ~ FBICM",
-                format!(
-                    "CCFIT {}, FBICM {} {note}",
-                    spread("ccfit").value(3),
-                    spread("fbicm").value(3)
-                ),
-                (ccfit / fbicm - 1.0).abs() <= 0.10,
-                "CCFIT within ±10 % of FBICM",
+            .set(
+                id("fbicm-ith"),
+                paired(&lowest(&["ccfit", "fbicm"]), judged("ith")),
             )
-            .identified("fig8-t1-ccfit-fbicm", None, Some(ccfit / fbicm)),
-        );
+            .set(id("ith-1q"), paired(judged("ith"), judged("1q")));
     } else {
-        out.push(
-            Comparison::judged(
-                what("VOQnet > CCFIT > FBICM, 1Q lowest"),
-                "VOQnet > CCFIT > FBICM; 1Q lowest",
-                listed,
-                voqnet > ccfit && ccfit > fbicm && q1 < ith.min(fbicm).min(ccfit),
-                "VOQnet > CCFIT > FBICM, and 1Q < ITh, FBICM and CCFIT",
+        found
+            .set(id("ccfit-fbicm"), paired(judged("ccfit"), judged("fbicm")))
+            .set(
+                id("1q-lowest"),
+                paired(&lowest(&["ith", "fbicm", "ccfit"]), judged("1q")),
             )
-            .identified(&format!("fig8-t{trees}-order"), None, Some(ccfit))
-            .over_seeds(&spread("ccfit")),
-        );
-        let (swing_ith, swing_ccfit) = (curves["ith"].swing(), curves["ccfit"].swing());
-        out.push(
-            Comparison::judged(
-                format!(
-                    "{trees} trees: ITh oscillates (its throughput swings more than CCFIT's; \
-                     coefficient of variation over the judged windows)"
-                ),
-                "ITh saw-shaped",
-                format!(
-                    "ITh {}, CCFIT {} {note}",
-                    swing_ith.value(3),
-                    swing_ccfit.value(3)
-                ),
-                swing_ith.mean > swing_ccfit.mean,
-                "ITh's coefficient of variation > CCFIT's (means over the seeds)",
-            )
-            .identified(
-                &format!("fig8-t{trees}-ith-swing"),
-                None,
-                Some(swing_ith.mean),
-            )
-            .over_seeds(&swing_ith),
-        );
+            .set(
+                id("ith-swing"),
+                paired(&curves["ith"].swing, &curves["ccfit"].swing),
+            );
     }
-    out
+    found.info(
+        format!("{trees} tree(s), mean normalised throughput over the judged interval"),
+        "-",
+        SCHEMES
+            .iter()
+            .map(|s| format!("{} {}", s.name, curves[s.id].judged().describe(3, "")))
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
 }
 
 #[cfg(test)]
