@@ -67,7 +67,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Gran et al., IPDPS 2010 (Paper III), section VII, Figs. 11-14",
             folder: &FOLDER,
             jobs: sweep::sweep_jobs,
-            claims: crate::claim::undeclared,
+            claims: sweep::sweep_claims,
             run: sweep::sweep,
         },
         Experiment {
@@ -76,7 +76,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Gran et al., Paper II of Gran's thesis, Figs. 3, 4 and 7",
             folder: &FOLDER,
             jobs: fairness::type1_jobs,
-            claims: crate::claim::undeclared,
+            claims: fairness::type1_claims,
             run: fairness::type1,
         },
         Experiment {
@@ -85,7 +85,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Gran et al., Paper II of Gran's thesis, Figs. 9, 11 and 12",
             folder: &FOLDER,
             jobs: fairness::type2_jobs,
-            claims: crate::claim::undeclared,
+            claims: fairness::type2_claims,
             run: fairness::type2,
         },
         Experiment {
