@@ -35,7 +35,9 @@ pub(super) const CONTRIBUTORS: [(u32, u32); 4] = [(1, 4), (2, 4), (5, 4), (6, 4)
 
 /// The readings of the timer and of the injection rate delay the thesis leaves open (name,
 /// settings): free-running or restarted by each BECN; a gap after the packet or start to start.
-/// The default comes first.
+/// The default comes first: the timer Paper III describes ("maintained separately for each SL of
+/// a port", decrementing every associated flow), which no flow's BECN restarts; the text does not
+/// decide the delay, so the gap after the packet is kept and start to start shown beside it.
 pub(super) const READINGS: [(&str, &[&str]); 4] = [
     ("per-sl-gap", &[]),
     ("restart-gap", &["congestion.timer=\"per_flow_restart\""]),
@@ -67,7 +69,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Gran et al., IPDPS 2010 (Paper III), section VII, Figs. 11-14",
             folder: &FOLDER,
             jobs: sweep::sweep_jobs,
-            claims: crate::claim::undeclared,
+            claims: sweep::sweep_claims,
             run: sweep::sweep,
         },
         Experiment {
@@ -76,7 +78,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Gran et al., Paper II of Gran's thesis, Figs. 3, 4 and 7",
             folder: &FOLDER,
             jobs: fairness::type1_jobs,
-            claims: crate::claim::undeclared,
+            claims: fairness::type1_claims,
             run: fairness::type1,
         },
         Experiment {
@@ -85,7 +87,7 @@ pub fn experiments() -> Vec<Experiment> {
             source: "Gran et al., Paper II of Gran's thesis, Figs. 9, 11 and 12",
             folder: &FOLDER,
             jobs: fairness::type2_jobs,
-            claims: crate::claim::undeclared,
+            claims: fairness::type2_claims,
             run: fairness::type2,
         },
         Experiment {
