@@ -634,7 +634,8 @@ fn fig6_claims(_: &Grid) -> Result<Claims> {
                     tolerance: Tolerance::Absolute(0.5),
                 },
             )
-            .shown(0, " cycles"),
+            .shown(1, " cycles")
+            .stated("16 cycles"),
         )
         .claim(
             // "No significant improvement": within 5 % of none, where throttling gains 30-90 %
@@ -1272,7 +1273,8 @@ fn fig11_claims(_: &Grid) -> Result<Claims> {
                         tolerance: Tolerance::Absolute(0.5),
                     },
                 )
-                .shown(0, ""),
+                .shown(1, "")
+                .stated(steps.to_string()),
             );
         }
     }
