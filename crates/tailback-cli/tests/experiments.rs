@@ -192,7 +192,9 @@ fn the_entropy_staircase_experiment_agrees_and_writes_its_series() {
     assert_eq!(
         steps
             .iter()
-            .filter(|c| verdicts[c["what"].as_str().unwrap()] == Some(true))
+            .filter(|c| c["id"]
+                .as_str()
+                .is_some_and(|id| verdicts[id] == Some(true)))
             .count(),
         5,
         "{verdicts:?}"
