@@ -652,7 +652,7 @@ fn cshift_claims(_: &Grid) -> Result<Claims> {
                     failing: 1.0,
                 },
             )
-            .shown(0, "")
+            .shown(1, "")
             .stated("none: the same number of packets is transferred in every case"),
         )
         .claim(cshift_order(
