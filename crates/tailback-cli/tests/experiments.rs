@@ -158,11 +158,11 @@ fn the_cyclic_shift_experiment_draws_pending_packets_and_compares_with_barriers(
     let comparisons = summary["comparisons"].as_array().unwrap();
     let every_case = comparisons
         .iter()
-        .find(|c| c["what"] == "every case completes")
+        .find(|c| c["id"] == "cshift-complete")
         .unwrap();
     assert!(every_case["rule"].is_string(), "{every_case}");
     assert_eq!(
-        verdicts("nifdy-cshift", &out)["every case completes"],
+        verdicts("nifdy-cshift", &out)["cshift-complete"],
         Some(true)
     );
     // The pending packets: a header of the cycle and 32 nodes, then a row per window.
@@ -263,14 +263,15 @@ fn a_quick_experiment_writes_its_table_summary_and_plots_and_resumes() {
         table.contains("local-maximum") || table.contains("avoidance"),
         "{table}"
     );
-    // A quick run judges nothing, but shows the values and the rule of each judged line.
-    let judged = table
+    // A quick run judges nothing, but shows the values; this ordering has one seed, so even
+    // a full run shows it for information.
+    let ordering = table
         .lines()
         .find(|l| l.starts_with("mean delivered throughput after warm-up"))
         .unwrap_or_else(|| panic!("{table}"));
     assert!(
-        judged.contains("not judged") && judged.contains("with avoidance >= without"),
-        "{judged}"
+        ordering.contains("with local-maximum avoidance") && ordering.contains("not judged"),
+        "{ordering}"
     );
     assert!(
         !table.contains("agrees") && !table.contains("DIFFERS"),
