@@ -14,7 +14,6 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::grid::Grid;
 use crate::outcome::{Comparison, Outcome, Verdict};
 use crate::spread::Spread;
 use crate::{Error, Result};
@@ -451,7 +450,7 @@ impl Claim {
         };
         let mut c = Comparison::new(&self.what, &self.paper, self.describe(ours), verdict)
             .identified(&self.id, self.rule.paper_value(), Some(ours.value()))
-            .from_source(self.source);
+            .sourced(self.source);
         if let Ours::Seeds(xs) = ours {
             c = c.over_seeds(&Spread::of(xs));
         }
@@ -601,12 +600,6 @@ impl Claims {
     }
 }
 
-/// The claims of an experiment not yet declared as data (its comparisons are built by its
-/// analysis; being migrated).
-pub fn undeclared(_: &Grid) -> Result<Claims> {
-    Ok(Claims::default())
-}
-
 /// What an analysis measured: our value for each claim, lines shown for information (ours
 /// against ours with no paper number), and the files written.
 #[derive(Debug, Clone, Default)]
@@ -624,20 +617,6 @@ impl Findings {
             files,
             ..Findings::default()
         }
-    }
-
-    /// Comparisons built before claims were declared as data (being migrated).
-    pub fn legacy(comparisons: Vec<Comparison>, files: Vec<PathBuf>) -> Findings {
-        Findings {
-            info: comparisons,
-            files,
-            ..Findings::default()
-        }
-    }
-
-    /// A comparison built before claims were declared as data (being migrated).
-    pub fn push_legacy(&mut self, comparison: Comparison) {
-        self.info.push(comparison);
     }
 
     /// Our value for the claim `id`.

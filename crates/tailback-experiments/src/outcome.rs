@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use serde::{Serialize, Serializer};
 
-use crate::claim::{NotCompared, Source, percent};
+use crate::claim::{NotCompared, Source};
 use crate::spread::Spread;
 
 /// The rule a comparison is judged by, in words: what ours must satisfy to agree with the
@@ -204,7 +204,7 @@ impl Serialize for Comparison {
 
 impl Comparison {
     /// A comparison line.
-    pub fn new(
+    pub(crate) fn new(
         what: impl Into<String>,
         paper: impl Into<String>,
         ours: impl Into<String>,
@@ -225,7 +225,7 @@ impl Comparison {
     }
 
     /// A line shown for information, with nothing to judge.
-    pub fn info(
+    pub(crate) fn info(
         what: impl Into<String>,
         paper: impl Into<String>,
         ours: impl Into<String>,
@@ -233,56 +233,8 @@ impl Comparison {
         Comparison::new(what, paper, ours, Verdict::Info)
     }
 
-    /// A line judged by `rule`: ours `agrees` with the paper or not.
-    pub fn judged(
-        what: impl Into<String>,
-        paper: impl Into<String>,
-        ours: impl Into<String>,
-        agrees: bool,
-        rule: impl Into<String>,
-    ) -> Self {
-        Comparison::new(what, paper, ours, Verdict::judged(agrees, rule))
-    }
-
-    /// A comparison of two numbers with a stable `id`: ours agrees when it is within
-    /// `tolerance` (relative) of the paper's; both printed with `digits` decimals and `unit`.
-    pub fn numbers(
-        id: &str,
-        what: impl Into<String>,
-        paper: f64,
-        ours: f64,
-        tolerance: f64,
-        (digits, unit): (usize, &str),
-    ) -> Self {
-        Comparison::judged(
-            what,
-            format!("{paper:.digits$}{unit}"),
-            format!("{ours:.digits$}{unit}"),
-            (ours / paper - 1.0).abs() <= tolerance,
-            format!("within ±{} % of the paper's", percent(tolerance)),
-        )
-        .identified(id, Some(paper), Some(ours))
-    }
-
-    /// [`Comparison::numbers`] for a mean over seeds: judged by the mean, printed with its
-    /// 95 % confidence interval.
-    pub fn numbers_over_seeds(
-        id: &str,
-        what: impl Into<String>,
-        paper: f64,
-        ours: &Spread,
-        tolerance: f64,
-        (digits, unit): (usize, &str),
-    ) -> Self {
-        Comparison {
-            ours: ours.describe(digits, unit),
-            ..Comparison::numbers(id, what, paper, ours.mean, tolerance, (digits, unit))
-        }
-        .over_seeds(ours)
-    }
-
     /// This comparison with a stable `id` and, where known, the numbers behind it.
-    pub fn identified(self, id: &str, paper: Option<f64>, ours: Option<f64>) -> Self {
+    pub(crate) fn identified(self, id: &str, paper: Option<f64>, ours: Option<f64>) -> Self {
         Comparison {
             id: Some(id.to_string()),
             paper_value: paper,
@@ -292,7 +244,7 @@ impl Comparison {
     }
 
     /// This comparison with the place the paper states its value.
-    pub fn from_source(self, source: Source) -> Self {
+    pub(crate) fn sourced(self, source: Source) -> Self {
         Comparison {
             source: Some(source),
             ..self
@@ -301,7 +253,7 @@ impl Comparison {
 
     /// This comparison with our value a mean over seeds, spread as `spread` (the text of
     /// `ours` is left as it is).
-    pub fn over_seeds(self, spread: &Spread) -> Self {
+    pub(crate) fn over_seeds(self, spread: &Spread) -> Self {
         Comparison {
             ours_ci95: spread.ci95,
             seeds: Some(spread.n),
@@ -389,13 +341,47 @@ pub fn table(comparisons: &[Comparison]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::claim::{
+        Claim, Claims, Findings, Ours, Paper, Rule as ClaimRule, Source as At, Tolerance,
+    };
 
+    const AT: At = At::new(Paper::GranV, "Fig. 9");
+
+    fn near(id: &str, value: f64, tolerance: f64) -> Claim {
+        Claim::new(
+            id,
+            id,
+            AT,
+            ClaimRule::Near {
+                value,
+                tolerance: Tolerance::Relative(tolerance),
+            },
+        )
+    }
+
+    /// A number, an ordering and a line for information, judged.
     fn sample() -> Vec<Comparison> {
-        vec![
-            Comparison::numbers("a", "victim", 10.0, 10.4, 0.05, (1, " Gbit/s")),
-            Comparison::judged("order", "CCFIT > 1Q", "0.9 > 0.5", true, "CCFIT > 1Q"),
-            Comparison::info("speed", "-", "2.1 M node-cycles/s"),
-        ]
+        let mut claims = Claims::default();
+        claims
+            .claim(near("victim", 10.0, 0.05).shown(1, " Gbit/s"))
+            .claim(Claim::new(
+                "order",
+                "CCFIT > 1Q",
+                AT,
+                ClaimRule::Order {
+                    higher: "CCFIT",
+                    lower: "1Q",
+                },
+            ));
+        let mut found = Findings::default();
+        found
+            .set("victim", Ours::Value(10.4))
+            .set(
+                "order",
+                Ours::Paired(vec![(0.9, 0.5), (0.92, 0.5), (0.88, 0.52)]),
+            )
+            .info("speed", "-", "2.1 M node-cycles/s");
+        claims.judge(found, false).unwrap().comparisons
     }
 
     #[test]
@@ -406,7 +392,11 @@ mod tests {
             c.verdict.rule().unwrap().as_str(),
             "within ±5 % of the paper's"
         );
-        let off = Comparison::numbers("b", "x", 1.0, 1.2, 0.025, (2, ""));
+        let mut claims = Claims::default();
+        claims.claim(near("b", 1.0, 0.025));
+        let mut found = Findings::default();
+        found.set("b", Ours::Value(1.2));
+        let off = &claims.judge(found, false).unwrap().comparisons[0];
         assert_eq!(off.verdict.label(), "DIFFERS");
         assert_eq!(
             off.verdict.rule().unwrap().as_str(),
@@ -428,15 +418,19 @@ mod tests {
             victim.contains("agrees") && victim.ends_with("within ±5 % of the paper's"),
             "{victim}"
         );
-        assert!(lines.next().unwrap().ends_with("CCFIT > 1Q"));
+        let order = lines.next().unwrap();
+        assert!(
+            order.contains("agrees") && order.contains("CCFIT above 1Q"),
+            "{order}"
+        );
         // Information: no verdict, no rule.
         assert!(lines.next().unwrap().ends_with("2.1 M node-cycles/s"));
-        // Columns line up: the rule starts at the same place on every judged line.
+        // Columns line up: the verdict starts at the same place on every judged line.
         let at: Vec<usize> = text
             .lines()
             .skip(1)
             .take(2)
-            .map(|l| l.find("agrees").unwrap())
+            .map(|l| l[..l.find("agrees").unwrap()].chars().count())
             .collect();
         assert_eq!(at[0], at[1]);
     }
@@ -457,31 +451,52 @@ mod tests {
         assert!(text.contains("10.4 Gbit/s") && text.contains("within ±5 %"));
         let json = serde_json::to_value(&outcome.comparisons).unwrap();
         assert_eq!(json[0]["agrees"], serde_json::Value::Null);
+        assert_eq!(json[0]["verdict"], "not judged");
         assert_eq!(json[0]["rule"], "within ±5 % of the paper's");
         assert_eq!(json[0]["ours_value"], 10.4);
+        assert_eq!(json[0]["source"]["paper"], "gran-v");
         assert!(json[2].get("rule").is_none());
+        assert_eq!(json[2]["verdict"], "information");
     }
 
     #[test]
-    fn json_keeps_agrees_and_adds_the_rule_and_the_spread() {
-        let spread = Spread::of(&[0.40, 0.42, 0.44]);
-        let c = Comparison::numbers_over_seeds("s", "share", 0.4, &spread, 0.1, (3, ""));
+    fn json_keeps_agrees_and_adds_the_rule_the_spread_and_the_source() {
+        let values = [0.40, 0.42, 0.44];
+        let mut claims = Claims::default();
+        claims.claim(near("s", 0.4, 0.1).shown(3, ""));
+        let mut found = Findings::default();
+        found.set("s", Ours::Seeds(values.to_vec()));
+        let c = &claims.judge(found, false).unwrap().comparisons[0];
         assert!(
             c.ours.starts_with("0.420 ± 0.050 (95% CI, 3 seeds)"),
             "{}",
             c.ours
         );
-        let json = serde_json::to_value(&c).unwrap();
+        let json = serde_json::to_value(c).unwrap();
         assert_eq!(json["agrees"], true);
+        assert_eq!(json["verdict"], "agrees");
         assert_eq!(json["rule"], "within ±10 % of the paper's");
         assert_eq!(json["seeds"], 3);
+        assert_eq!(json["source"]["at"], "Fig. 9");
+        let spread = Spread::of(&values);
         assert!((json["ours_ci95"].as_f64().unwrap() - spread.ci95.unwrap()).abs() < 1e-12);
         assert!((json["ours_value"].as_f64().unwrap() - 0.42).abs() < 1e-12);
     }
 
     #[test]
+    fn an_ordering_the_seeds_do_not_separate_counts_as_differing() {
+        let verdict = Verdict::not_separated("A above B");
+        assert_eq!(verdict.agrees(), Some(false));
+        assert_eq!(
+            (verdict.label(), verdict.key()),
+            ("not separated", "not separated")
+        );
+        assert_eq!(verdict.unjudged().label(), "not judged");
+    }
+
+    #[test]
     #[should_panic(expected = "states its rule")]
     fn a_judged_comparison_cannot_have_a_blank_rule() {
-        let _ = Comparison::judged("x", "1", "1", true, "  ");
+        let _ = Verdict::judged(true, "  ");
     }
 }

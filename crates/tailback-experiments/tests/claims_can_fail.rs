@@ -108,3 +108,15 @@ fn an_ordering_of_fewer_seeds_than_needed_is_not_judged() {
     let pairs = vec![(2.0, 1.0); MIN_ORDER_SEEDS - 1];
     assert_eq!(order.judge(&Ours::Paired(pairs)), Judgement::Information);
 }
+
+#[test]
+fn every_experiment_declares_what_its_paper_states() {
+    for experiment in all() {
+        let claims = experiment.claims(false).unwrap();
+        assert!(
+            !claims.judged.is_empty() || !claims.not_compared.is_empty(),
+            "{} declares no claim and no result not compared",
+            experiment.name
+        );
+    }
+}
