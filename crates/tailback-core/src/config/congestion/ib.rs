@@ -109,14 +109,54 @@ choice_enum! {
     }
 }
 
+/// The upper threshold of a Port VL: from a threshold weight, or given in blocks. Only the key
+/// that sets it is written to a resolved configuration, so that it reads back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Threshold {
+    /// Threshold weight 0-15 (0: never mark; 15: the lowest threshold).
+    #[serde(rename = "threshold_weight")]
+    Weight(u32),
+    /// The upper threshold in blocks.
+    #[serde(rename = "threshold_blocks")]
+    Blocks(u32),
+}
+
+/// How often eligible packets are marked: a Marking_Rate, or a probability.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub enum MarkingRate {
+    /// Marking_Rate: eligible packets between two marks, on average (probability
+    /// 1/(rate + 1)).
+    #[serde(rename = "marking_rate")]
+    Rate(u32),
+    /// A marking probability (counter marking: every round(1/p)-th eligible packet).
+    #[serde(rename = "marking_probability")]
+    Probability(f64),
+}
+
+impl MarkingRate {
+    /// The probability of marking an eligible packet.
+    pub fn probability(self) -> f64 {
+        match self {
+            MarkingRate::Rate(rate) => 1.0 / f64::from(rate + 1),
+            MarkingRate::Probability(p) => p,
+        }
+    }
+
+    /// Eligible packets from one mark to the next, for counter marking.
+    pub fn period(self) -> u32 {
+        match self {
+            MarkingRate::Rate(rate) => rate + 1,
+            MarkingRate::Probability(p) => ((1.0 / p).round() as u32).max(1),
+        }
+    }
+}
+
 /// Settings of InfiniBand congestion control.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct IbCcConfig {
-    /// Threshold weight 0-15 (0: never mark; 15: the lowest threshold).
-    pub threshold_weight: u32,
-    /// The upper threshold in blocks, instead of the weight's.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub threshold_blocks: Option<u32>,
+    /// The upper threshold, by weight or in blocks (written as the one key that sets it).
+    #[serde(flatten)]
+    pub threshold: Threshold,
     /// Blocks between the upper and the lower threshold (0: one threshold).
     pub hysteresis_blocks: u32,
     /// What occupancy is compared with the thresholds.
@@ -127,13 +167,11 @@ pub struct IbCcConfig {
     pub victim_mask: VictimMask,
     /// Packets shorter than this are never marked (Packet_Size), bytes.
     pub packet_size_bytes: u32,
-    /// Marking_Rate: eligible packets between two marks, on average.
-    pub marking_rate: u32,
+    /// How often eligible packets are marked (written as the one key that sets it).
+    #[serde(flatten)]
+    pub marking_rate: MarkingRate,
     /// How marks are spaced.
     pub marking: Marking,
-    /// A marking probability instead of 1/(Marking_Rate + 1).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub marking_probability: Option<f64>,
     /// CCTI_Increase: index steps per BECN.
     pub ccti_increase: u32,
     /// CCTI_Limit: the highest index.
@@ -197,16 +235,14 @@ impl Default for IbCcConfig {
     /// queue-pair level, free-running timers and the delay as a gap after each packet.
     fn default() -> IbCcConfig {
         IbCcConfig {
-            threshold_weight: 15,
-            threshold_blocks: None,
+            threshold: Threshold::Weight(15),
             hysteresis_blocks: 3 * MTU_BLOCKS + 1,
             detect: Detect::Sum,
             root_test: RootTest::AnyCredit,
             victim_mask: VictimMask::CaPorts,
             packet_size_bytes: 512,
-            marking_rate: 1,
+            marking_rate: MarkingRate::Rate(1),
             marking: Marking::Random,
-            marking_probability: None,
             ccti_increase: 1,
             ccti_limit: 127,
             ccti_min: 0,
@@ -256,20 +292,26 @@ fn read(s: &Section<'_>) -> IbCcConfig {
     }
     let d = IbCcConfig::default();
     IbCcConfig {
-        threshold_weight: s.int("threshold_weight", d.threshold_weight, 0, 15),
-        threshold_blocks: s.opt_int("threshold_blocks", 1, 1 << 20),
+        threshold: {
+            let weight = s.int("threshold_weight", 15, 0, 15);
+            s.opt_int("threshold_blocks", 1, 1 << 20)
+                .map_or(Threshold::Weight(weight), Threshold::Blocks)
+        },
         hysteresis_blocks: s.int("hysteresis_blocks", d.hysteresis_blocks, 0, 1 << 20),
         detect: s.choice("detect", d.detect),
         root_test: s.choice("root_test", d.root_test),
         victim_mask: s.choice("victim_mask", d.victim_mask),
         packet_size_bytes: s.int("packet_size_bytes", d.packet_size_bytes, 0, 1 << 24),
-        marking_rate: s.int("marking_rate", d.marking_rate, 0, 1 << 20),
+        marking_rate: {
+            let rate = s.int("marking_rate", 1, 0, 1 << 20);
+            s.opt_float(
+                "marking_probability",
+                |p| p > 0.0 && p <= 1.0,
+                "greater than 0 and at most 1",
+            )
+            .map_or(MarkingRate::Rate(rate), MarkingRate::Probability)
+        },
         marking: s.choice("marking", d.marking),
-        marking_probability: s.opt_float(
-            "marking_probability",
-            |p| p > 0.0 && p <= 1.0,
-            "greater than 0 and at most 1",
-        ),
         ccti_increase: s.int("ccti_increase", d.ccti_increase, 1, 1 << 14),
         ccti_limit: s.int("ccti_limit", d.ccti_limit, 0, (1 << 14) - 1),
         ccti_min: s.int("ccti_min", d.ccti_min, 0, (1 << 14) - 1),

@@ -11,7 +11,7 @@
 mod adapter;
 mod switch;
 
-use crate::config::IbCcConfig;
+use crate::config::{IbCcConfig, MarkingRate, Threshold};
 use adapter::AdapterSide;
 use switch::{FECN, SwitchSide};
 
@@ -42,11 +42,17 @@ impl Registered for IbCc {
 
     fn describe(s: &IbCcConfig, name: &str) -> Option<String> {
         Some(format!(
-            "congestion management: {name} (threshold weight {}, hysteresis {} blocks, \
-             marking rate {}, CCTI timer {} x {} µs, {} CCT, {} level)",
-            s.threshold_weight,
+            "congestion management: {name} ({}, hysteresis {} blocks, marking {}, CCTI timer \
+             {} x {} µs, {} CCT, {} level)",
+            match s.threshold {
+                Threshold::Weight(w) => format!("threshold weight {w}"),
+                Threshold::Blocks(b) => format!("threshold {b} blocks"),
+            },
             s.hysteresis_blocks,
-            s.marking_rate,
+            match s.marking_rate {
+                MarkingRate::Rate(r) => format!("rate {r}"),
+                MarkingRate::Probability(p) => format!("probability {p}"),
+            },
             s.ccti_timer,
             s.timer_unit_us,
             s.cct.name(),

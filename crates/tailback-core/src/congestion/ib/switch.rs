@@ -6,7 +6,7 @@
 
 use rand::RngExt;
 
-use crate::config::{Detect, IbCcConfig, Marking, RootTest, VictimMask};
+use crate::config::{Detect, IbCcConfig, Marking, RootTest, Threshold, VictimMask};
 use crate::hooks::{PortVlEvent, PortVlTotals};
 use crate::ids::PortId;
 use crate::packet::Packet;
@@ -73,10 +73,8 @@ impl SwitchSide {
                 .packet_size_bytes
                 .div_ceil(crate::config::BLOCK_BYTES),
             marking: settings.marking,
-            probability: settings
-                .marking_probability
-                .unwrap_or(1.0 / f64::from(settings.marking_rate + 1)),
-            period: settings.marking_rate + 1,
+            probability: settings.marking_rate.probability(),
+            period: settings.marking_rate.period(),
             congested: vec![false; port_vls],
             since_mark: vec![0; port_vls],
             voq_above: if settings.detect == Detect::PerVoq {
@@ -208,11 +206,11 @@ pub(super) fn thresholds(
     pool_blocks: u32,
     mtu_blocks: u32,
 ) -> Option<(u32, u32)> {
-    if settings.threshold_weight == 0 {
-        return None;
-    }
-    let weighted = (u64::from(pool_blocks) * u64::from(16 - settings.threshold_weight) / 16) as u32;
-    let mut hi = settings.threshold_blocks.unwrap_or(weighted);
+    let mut hi = match settings.threshold {
+        Threshold::Weight(0) => return None,
+        Threshold::Weight(w) => (u64::from(pool_blocks) * u64::from(16 - w) / 16) as u32,
+        Threshold::Blocks(blocks) => blocks,
+    };
     let gap = settings.hysteresis_blocks;
     if gap > 0 {
         hi = hi.max(gap + mtu_blocks);
@@ -233,6 +231,7 @@ fn step(state: &mut bool, occupancy: u32, hi: u32, lo: u32, root: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::MarkingRate;
 
     #[test]
     fn hysteresis_enters_above_the_high_and_leaves_below_the_low_threshold() {
@@ -300,7 +299,7 @@ mod tests {
             (10, Marking::Counter),
         ] {
             let settings = IbCcConfig {
-                marking_rate: rate,
+                marking_rate: MarkingRate::Rate(rate),
                 marking,
                 ..IbCcConfig::default()
             };
@@ -356,12 +355,12 @@ mod tests {
         assert_eq!(thresholds(&d, 1000, 32), Some((129, 32)));
         let single = IbCcConfig {
             hysteresis_blocks: 0,
-            threshold_weight: 8,
+            threshold: Threshold::Weight(8),
             ..d.clone()
         };
         assert_eq!(thresholds(&single, 1000, 32), Some((500, 500)));
         let off = IbCcConfig {
-            threshold_weight: 0,
+            threshold: Threshold::Weight(0),
             ..d
         };
         assert_eq!(thresholds(&off, 1000, 32), None);
