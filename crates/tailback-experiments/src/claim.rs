@@ -256,6 +256,14 @@ pub enum Judgement {
 }
 
 impl Rule {
+    /// The paper's `value`, ours within `fraction` of it either way.
+    pub const fn near(value: f64, fraction: f64) -> Rule {
+        Rule::Near {
+            value,
+            tolerance: Tolerance::Relative(fraction),
+        }
+    }
+
     /// Judges `ours` by this rule.
     pub fn judge(&self, ours: &Ours) -> Judgement {
         let verdict = |ok: bool| {

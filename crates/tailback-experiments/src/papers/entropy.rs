@@ -582,16 +582,7 @@ fn gmean_claims(claims: &mut Claims, prefix: &str, source: Source, paper: (f64, 
 
 /// A duration the paper gives, in cycles.
 fn duration_claim(id: &str, what: &str, source: Source, value: f64) -> Claim {
-    Claim::new(
-        id,
-        what,
-        source,
-        Rule::Near {
-            value,
-            tolerance: Tolerance::Relative(DURATION_TOLERANCE),
-        },
-    )
-    .shown(1, " cycles")
+    Claim::new(id, what, source, Rule::near(value, DURATION_TOLERANCE)).shown(1, " cycles")
 }
 
 /// The patterns on which the paper finds gt_x not the best model.
@@ -920,10 +911,7 @@ fn table2_claims(_: &Grid) -> Result<Claims> {
                     failing: 15.0,
                 }
             } else {
-                Rule::Near {
-                    value: sd,
-                    tolerance: Tolerance::Relative(SD_TOLERANCE),
-                }
+                Rule::near(sd, SD_TOLERANCE)
             };
             let claim =
                 Claim::new(format!("table2-{p}-tg{g}-sd"), what, TABLE_2, rule).shown(2, " cycles");
@@ -1120,10 +1108,7 @@ fn critical_claim(id: &str, setting: &str, value: f64) -> Claim {
         id,
         format!("critical load ratio, {setting}"),
         FIG_13,
-        Rule::Near {
-            value,
-            tolerance: Tolerance::Relative(0.15),
-        },
+        Rule::near(value, 0.15),
     )
     .shown(4, "")
 }

@@ -305,16 +305,7 @@ const TREE_FIG_10: Source = Source::new(Paper::GranII, "Sec. V, Fig. 10");
 
 /// A claim that the paper's throughput `value` (Gbit/s) holds within `fraction` of it.
 fn gbps_near(id: String, what: String, source: Source, value: f64, fraction: f64) -> Claim {
-    Claim::new(
-        id,
-        what,
-        source,
-        Rule::Near {
-            value,
-            tolerance: Tolerance::Relative(fraction),
-        },
-    )
-    .shown(2, " Gbit/s")
+    Claim::new(id, what, source, Rule::near(value, fraction)).shown(2, " Gbit/s")
 }
 
 /// "Just under 7" and "almost 7" Gbit/s, read as 6 to 7 (Paper I says the three flows fall to
@@ -517,10 +508,7 @@ fn testbed_s2_claims(grid: &Grid) -> Result<Claims> {
                 "s2-sd",
                 format!("standard deviation of the three flows' {window} µs samples"),
                 S2_TABLE_II,
-                Rule::Near {
-                    value: 0.04202744,
-                    tolerance: Tolerance::Relative(0.25),
-                },
+                Rule::near(0.04202744, 0.25),
             )
             .shown(3, " Gbit/s")
             .stated("0.042 Gbit/s (hardware report intervals)"),
@@ -750,10 +738,7 @@ fn all_to_one_claims(_: &Grid) -> Result<Claims> {
                 id,
                 format!("share of the sink's link, {what}: the source farthest from it"),
                 TREE_FIG_10,
-                Rule::Near {
-                    value: share,
-                    tolerance: Tolerance::Relative(0.05),
-                },
+                Rule::near(share, 0.05),
             )
             .shown(5, "")
             .stated(format!("1/{:.0}", 1.0 / share)),

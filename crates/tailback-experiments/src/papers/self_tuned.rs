@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use tailback_core::stats::{RunReport, SeriesRow};
 use tailback_plot::{Point, Series, YScale};
 
-use crate::claim::{Claim, Claims, Findings, Ours, Paper, Rule, Source, Tolerance};
+use crate::claim::{Claim, Claims, Findings, Ours, Paper, Rule, Source};
 use crate::grid::{Folder, Grid};
 use crate::{Context, Experiment, Job, Result};
 
@@ -788,10 +788,7 @@ fn fig7_claims(grid: &Grid) -> Result<Claims> {
                     format!("fig7-{}-{deadlock}-latency", mechanism.to_lowercase()),
                     format!("average latency, {mechanism}, {deadlock}"),
                     FIG_7,
-                    Rule::Near {
-                        value: paper_latency(&mechanism, &deadlock)?,
-                        tolerance: Tolerance::Relative(0.25),
-                    },
+                    Rule::near(paper_latency(&mechanism, &deadlock)?, 0.25),
                 )
                 .shown(0, " cycles"),
             );

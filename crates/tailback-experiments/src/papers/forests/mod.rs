@@ -19,7 +19,7 @@ mod windy;
 use tailback_core::stats::{ClassRate, RunReport};
 
 use super::infiniband::FOLDER;
-use crate::claim::{Findings, Rule, Tolerance};
+use crate::claim::{Findings, Rule};
 use crate::grid::Grid;
 use crate::{Error, Experiment, Job, Result};
 
@@ -176,14 +176,6 @@ pub(super) const RATE: f64 = 0.15;
 /// Tolerance of a stated improvement factor of CC: ±25 %, as its denominator is a collapsed
 /// rate (0.1 to 0.6 Gbit/s) that the unpublished switch arbitration sets.
 pub(super) const FACTOR: f64 = 0.25;
-
-/// The paper's `value` within `fraction` of it.
-pub(super) fn near(value: f64, fraction: f64) -> Rule {
-    Rule::Near {
-        value,
-        tolerance: Tolerance::Relative(fraction),
-    }
-}
 
 /// A small signed change the paper states to one or two digits (+10 %, a 2.5 % loss): the
 /// same sign, within half of it, so that no change fails.

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use tailback_core::stats::RunReport;
 use tailback_plot::{Point, Series, YScale};
 
-use super::{RATE, change, factor, forest_job, near, rate_floor, with_cc};
+use super::{RATE, change, factor, forest_job, rate_floor, with_cc};
 use crate::claim::{Claim, Claims, Findings, Ours, Paper, Rule, Source};
 use crate::grid::Grid;
 use crate::{Context, Error, Job, Result};
@@ -96,7 +96,7 @@ pub(super) fn claims(grid: &Grid) -> Result<Claims> {
                 "moving-v20-10ms-off",
                 "v20, hot spots living 10 ms, CC off: all nodes' receive rate",
                 FIG_9A,
-                near(0.467, RATE),
+                Rule::near(0.467, RATE),
             )
             .shown(3, " Gbit/s"),
         )
@@ -105,7 +105,7 @@ pub(super) fn claims(grid: &Grid) -> Result<Claims> {
                 "moving-v20-10ms-on",
                 "v20, hot spots living 10 ms, CC on: all nodes' receive rate",
                 FIG_9A,
-                near(0.723, RATE),
+                Rule::near(0.723, RATE),
             )
             .shown(3, " Gbit/s"),
         );

@@ -6,9 +6,7 @@ use std::collections::BTreeMap;
 
 use tailback_core::stats::RunReport;
 
-use super::{
-    Classes, RATE, change, factor, forest_job, near, rate_floor, readings, settled, with_cc,
-};
+use super::{Classes, RATE, change, factor, forest_job, rate_floor, readings, settled, with_cc};
 use crate::claim::{Claim, Claims, Findings, Ours, Paper, Rule, Source};
 use crate::grid::Grid;
 use crate::{Context, Error, Job, Result};
@@ -54,13 +52,13 @@ pub(super) fn claims(grid: &Grid) -> Result<Claims> {
             "silent-victims-off",
             "victims alone, CC off: receive rate per node",
             TABLE_II,
-            near(2.699, OFFERED),
+            Rule::near(2.699, OFFERED),
         )))
         .claim(gbit(Claim::new(
             "silent-victims-on",
             "victims alone, CC on: receive rate per node",
             TABLE_II,
-            near(2.701, OFFERED),
+            Rule::near(2.701, OFFERED),
         )))
         .claim(
             // The paper calls CC's 3 % cost under uniform traffic a "small penalty" (Sec.
@@ -81,19 +79,19 @@ pub(super) fn claims(grid: &Grid) -> Result<Claims> {
             "silent-hot-off",
             "forest, CC off: hot spots' receive rate",
             TABLE_II,
-            near(13.602, SATURATED),
+            Rule::near(13.602, SATURATED),
         )))
         .claim(gbit(Claim::new(
             "silent-others-off",
             "forest, CC off: the other nodes' receive rate",
             TABLE_II,
-            near(0.168, RATE),
+            Rule::near(0.168, RATE),
         )))
         .claim(gbit(Claim::new(
             "silent-hot-on",
             "forest, CC on: hot spots' receive rate",
             TABLE_II,
-            near(13.279, 0.05),
+            Rule::near(13.279, 0.05),
         )))
         .claim(
             Claim::new(
@@ -109,7 +107,7 @@ pub(super) fn claims(grid: &Grid) -> Result<Claims> {
             "silent-others-on",
             "forest, CC on: the other nodes' receive rate",
             TABLE_II,
-            near(2.246, RATE),
+            Rule::near(2.246, RATE),
         )))
         .claim(
             Claim::new(
@@ -139,7 +137,7 @@ pub(super) fn claims(grid: &Grid) -> Result<Claims> {
                 "silent-total-off",
                 "forest, CC off: total network throughput",
                 TABLE_II,
-                near(216.073, RATE),
+                Rule::near(216.073, RATE),
             )
             .shown(1, " Gbit/s"),
         )
@@ -148,7 +146,7 @@ pub(super) fn claims(grid: &Grid) -> Result<Claims> {
                 "silent-total-on",
                 "forest, CC on: total network throughput",
                 TABLE_II,
-                near(1543.793, RATE),
+                Rule::near(1543.793, RATE),
             )
             .shown(1, " Gbit/s"),
         )

@@ -10,7 +10,7 @@ use tailback_core::stats::RunReport;
 use tailback_plot::{Point, Series, YScale};
 
 use super::{
-    Classes, FACTOR, RATE, change, factor, forest_job, near, rate_floor, readings, settled, with_cc,
+    Classes, FACTOR, RATE, change, factor, forest_job, rate_floor, readings, settled, with_cc,
 };
 use crate::claim::{Claim, Claims, Findings, Ours, Paper, Rule, Source, Tolerance};
 use crate::grid::Grid;
@@ -167,13 +167,13 @@ fn fig5_claims(posting: &Posting, floor: f64) -> Vec<Claim> {
         c(
             "windy25-p0-off",
             &what(0, "non-hot-spot receive rate, CC off"),
-            near(0.55, RATE),
+            Rule::near(0.55, RATE),
         )
         .shown(2, " Gbit/s"),
         c(
             "windy25-p0-on",
             &what(0, "non-hot-spot receive rate, CC on"),
-            near(4.75, RATE),
+            Rule::near(4.75, RATE),
         )
         .shown(2, " Gbit/s")
         .stated("4.75 Gbit/s (88 % of tmax)"),
@@ -187,7 +187,7 @@ fn fig5_claims(posting: &Posting, floor: f64) -> Vec<Claim> {
         c(
             "windy25-dip",
             &what(10, "CC on, share of tmax"),
-            near(0.60, RATE),
+            Rule::near(0.60, RATE),
         )
         .stated("0.60 (\"drops from 88% to 60% of tmax\")"),
         c(
@@ -200,19 +200,19 @@ fn fig5_claims(posting: &Posting, floor: f64) -> Vec<Claim> {
         c(
             "windy25-recovery",
             "x = 25 %, p = 60 to 100: CC on, mean share of tmax",
-            near(0.80, RATE),
+            Rule::near(0.80, RATE),
         )
         .stated("0.80 (\"increases to 80% again, where it stays\")"),
         c(
             "windy25-others-gain-least",
             "x = 25 %, p = 30 to 100: the least non-hot-spot gain",
-            near(12.9, FACTOR),
+            Rule::near(12.9, FACTOR),
         )
         .shown(1, "x"),
         c(
             "windy25-others-gain-most",
             "x = 25 %, p = 30 to 100: the greatest non-hot-spot gain",
-            near(16.3, FACTOR),
+            Rule::near(16.3, FACTOR),
         )
         .shown(1, "x"),
         c(
@@ -224,7 +224,7 @@ fn fig5_claims(posting: &Posting, floor: f64) -> Vec<Claim> {
         c(
             "windy25-hot-off",
             "x = 25 %, CC off: hot spots' receive rate, mean over p",
-            near(13.6, SATURATED),
+            Rule::near(13.6, SATURATED),
         )
         .shown(2, " Gbit/s"),
         c(
@@ -261,7 +261,7 @@ fn fig5_claims(posting: &Posting, floor: f64) -> Vec<Claim> {
         c(
             "windy25-peak-gain",
             "x = 25 %: the greatest total throughput gain over p",
-            near(8.7, FACTOR),
+            Rule::near(8.7, FACTOR),
         )
         .shown(1, "x")
         .stated("8.7x (at p = 60)"),
@@ -308,7 +308,7 @@ fn fig8_claims(posting: &Posting, floor: f64) -> Vec<Claim> {
         c(
             "windy100-near-tmax",
             "x = 100 %, p = 70 to 90: CC on, the least share of tmax",
-            near(1.0, 0.05),
+            Rule::near(1.0, 0.05),
         )
         .stated("about 1 (\"very close to the theoretical maximum when p > 60\")"),
         c(
@@ -335,7 +335,7 @@ fn fig8_claims(posting: &Posting, floor: f64) -> Vec<Claim> {
         c(
             "windy100-peak-gain",
             "x = 100 %: the greatest total throughput gain over p",
-            near(17.0, FACTOR),
+            Rule::near(17.0, FACTOR),
         )
         .shown(1, "x")
         .stated("17x (\"a seventeen-fold increase\", at p = 60)"),

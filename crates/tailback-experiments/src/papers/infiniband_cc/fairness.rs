@@ -122,10 +122,7 @@ const EQUAL: Rule = Rule::Zero {
 
 /// One threshold with three contributors: H6 twice H3 and H2 between them, a max / min of 2
 /// ("twice" read as ±15 %).
-const TWICE: Rule = Rule::Near {
-    value: 2.0,
-    tolerance: Tolerance::Relative(0.15),
-};
+const TWICE: Rule = Rule::near(2.0, 0.15);
 
 /// What Paper II states of the Type I network with CC off, one threshold and two.
 pub(super) fn type1_claims(_: &Grid) -> Result<Claims> {
@@ -455,10 +452,7 @@ pub(super) fn type2_claims(_: &Grid) -> Result<Claims> {
                 "t2cc-mr1-victim",
                 "Marking_Rate 1: the victim H1 -> H4 with all contributors on",
                 FIG_11,
-                Rule::Near {
-                    value: 13.0,
-                    tolerance: Tolerance::Relative(0.05),
-                },
+                Rule::near(13.0, 0.05),
             )
             .shown(2, " Gbit/s")
             .stated("13 Gbit/s (the HoL blocking is gone)"),

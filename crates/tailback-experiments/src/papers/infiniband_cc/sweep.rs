@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use tailback_core::stats::RunReport;
 
 use super::{CC_ON, CONTRIBUTORS, READINGS, report, spread};
-use crate::claim::{Claim, Claims, Findings, Ours, Paper, Rule, Source, Tolerance};
+use crate::claim::{Claim, Claims, Findings, Ours, Paper, Rule, Source};
 use crate::grid::Grid;
 use crate::papers::infiniband::{Phases, Scenario, scenario_job};
 use crate::{Context, Job, Result};
@@ -127,10 +127,7 @@ const COLLAPSES: Rule = Rule::AtMost {
 };
 
 /// Paper III's victim limited by PCIe, ≈ 13 Gbit/s.
-const AT_ITS_LIMIT: Rule = Rule::Near {
-    value: 13.0,
-    tolerance: Tolerance::Relative(0.05),
-};
+const AT_ITS_LIMIT: Rule = Rule::near(13.0, 0.05);
 
 /// Paper III's victim (Fig. 11).
 const FIG_11: Source = Source::new(Paper::GranIII, "Sec. VII, Fig. 11");
@@ -215,10 +212,7 @@ pub(super) fn sweep_claims(grid: &Grid) -> Result<Claims> {
             "the four contributors together at the longest timer",
             FIG_12,
             // The link's end node takes "just above 13" (Paper I); "able to utilize" as ≈.
-            Rule::Near {
-                value: 13.0,
-                tolerance: Tolerance::Relative(0.1),
-            },
+            Rule::near(13.0, 0.1),
             "they utilise the congested link even at 2,000 µs",
         ))
         .claim(gbps(

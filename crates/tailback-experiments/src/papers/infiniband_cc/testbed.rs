@@ -65,10 +65,7 @@ pub(super) fn s1_claims(_: &Grid) -> Result<Claims> {
                 format!("s1cc-f1-phase{phase}"),
                 format!("CC on: the victim F1 (H1 -> H4) in phase {phase}"),
                 FIG_7,
-                Rule::Near {
-                    value: 13.0,
-                    tolerance: Tolerance::Relative(0.05),
-                },
+                Rule::near(13.0, 0.05),
             )
             .shown(2, " Gbit/s")
             .stated("≈ 13 Gbit/s the whole time (PCIe-limited)"),
@@ -81,10 +78,7 @@ pub(super) fn s1_claims(_: &Grid) -> Result<Claims> {
                 format!("s1cc-five-{}", h.to_lowercase()),
                 format!("CC on: {h} -> H5 with all five flows on"),
                 FIG_7,
-                Rule::Near {
-                    value: 13.0 / 4.0,
-                    tolerance: Tolerance::Relative(0.15),
-                },
+                Rule::near(13.0 / 4.0, 0.15),
             )
             .shown(2, " Gbit/s")
             .stated("≈ 3.25 Gbit/s (13 shared equally)"),
@@ -109,10 +103,7 @@ pub(super) fn s1_claims(_: &Grid) -> Result<Claims> {
                 "s1cc-two-contributors",
                 "CC on: F2 + F3 while they are the only contributors",
                 PAPER_I,
-                Rule::Near {
-                    value: 13.0,
-                    tolerance: Tolerance::Relative(0.15),
-                },
+                Rule::near(13.0, 0.15),
             )
             .shown(2, " Gbit/s")
             .stated("≈ 13 Gbit/s (Paper I's simulation)"),
@@ -136,10 +127,7 @@ pub(super) fn s1_claims(_: &Grid) -> Result<Claims> {
                 format!("s1cc-msg-{bytes}-gain"),
                 format!("the victim's gain from CC with {bytes}-byte messages"),
                 FIG_9,
-                Rule::Near {
-                    value: 10.0,
-                    tolerance: Tolerance::Relative(0.25),
-                },
+                Rule::near(10.0, 0.25),
             )
             .shown(1, "x")
             .stated("≈ 10x (about an order of magnitude, hardware)"),
@@ -149,10 +137,7 @@ pub(super) fn s1_claims(_: &Grid) -> Result<Claims> {
                 format!("s1cc-msg-{bytes}-on"),
                 format!("CC on: the victim with {bytes}-byte messages"),
                 FIG_9,
-                Rule::Near {
-                    value: 13.0,
-                    tolerance: Tolerance::Relative(0.05),
-                },
+                Rule::near(13.0, 0.05),
             )
             .shown(2, " Gbit/s")
             .stated("its throughput on an uncongested network (13 Gbit/s)"),
@@ -239,10 +224,7 @@ pub(super) fn s2_claims(grid: &Grid) -> Result<Claims> {
                     host(flow.1)
                 ),
                 TABLE_II,
-                Rule::Near {
-                    value: S2_MEANS[i],
-                    tolerance: Tolerance::Relative(0.05),
-                },
+                Rule::near(S2_MEANS[i], 0.05),
             )
             .shown(2, " Gbit/s"),
         );
@@ -266,10 +248,7 @@ pub(super) fn s2_claims(grid: &Grid) -> Result<Claims> {
                 "s2cc-sd",
                 format!("CC on: standard deviation of the {window} µs samples (all flows)"),
                 TABLE_II,
-                Rule::Near {
-                    value: 1.770445,
-                    tolerance: Tolerance::Relative(0.25),
-                },
+                Rule::near(1.770445, 0.25),
             )
             .shown(3, " Gbit/s"),
         )
@@ -292,10 +271,7 @@ pub(super) fn s2_claims(grid: &Grid) -> Result<Claims> {
                 "s2cc-min",
                 "CC on: the lowest sample (all flows)",
                 TABLE_II,
-                Rule::Near {
-                    value: 8.487411,
-                    tolerance: Tolerance::Relative(0.1),
-                },
+                Rule::near(8.487411, 0.1),
             )
             .shown(2, " Gbit/s"),
         )
@@ -304,10 +280,7 @@ pub(super) fn s2_claims(grid: &Grid) -> Result<Claims> {
                 "s2cc-max",
                 "CC on: the highest sample (all flows)",
                 TABLE_II,
-                Rule::Near {
-                    value: 13.90236,
-                    tolerance: Tolerance::Relative(0.1),
-                },
+                Rule::near(13.90236, 0.1),
             )
             .shown(2, " Gbit/s"),
         )
