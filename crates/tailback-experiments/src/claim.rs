@@ -395,8 +395,8 @@ pub struct Claim {
     pub what: String,
     /// Where the paper states it.
     pub source: Source,
-    /// The paper's value or claim, as the paper gives it.
-    pub paper: String,
+    /// The paper's words for its result, where they say more than its value.
+    pub stated: Option<String>,
     /// What ours must satisfy.
     pub rule: Rule,
     /// How the numbers are printed.
@@ -408,31 +408,23 @@ impl Claim {
     /// with two decimals and no unit, the paper's value as its number (see [`Claim::shown`]
     /// and [`Claim::stated`]).
     pub fn new(id: impl Into<String>, what: impl Into<String>, source: Source, rule: Rule) -> Self {
-        let format = Format {
-            digits: 2,
-            unit: "",
-        };
         Claim {
             id: id.into(),
             what: what.into(),
             source,
-            paper: paper_text(&rule, &format),
+            stated: None,
             rule,
-            format,
+            format: Format {
+                digits: 2,
+                unit: "",
+            },
         }
     }
 
     /// The same claim printed with `digits` decimals and `unit`.
     pub fn shown(self, digits: usize, unit: &'static str) -> Self {
-        let format = Format { digits, unit };
-        let paper = if self.paper == paper_text(&self.rule, &self.format) {
-            paper_text(&self.rule, &format)
-        } else {
-            self.paper
-        };
         Claim {
-            format,
-            paper,
+            format: Format { digits, unit },
             ..self
         }
     }
@@ -441,9 +433,16 @@ impl Claim {
     /// magnitude").
     pub fn stated(self, paper: impl Into<String>) -> Self {
         Claim {
-            paper: paper.into(),
+            stated: Some(paper.into()),
             ..self
         }
+    }
+
+    /// The paper's value or claim as printed: its words, or its value from the rule.
+    pub fn paper(&self) -> String {
+        self.stated
+            .clone()
+            .unwrap_or_else(|| paper_text(&self.rule, &self.format))
     }
 
     /// The comparison line for `ours` (a quick run's is not judged).
@@ -456,7 +455,7 @@ impl Claim {
             Judgement::NotSeparated => Verdict::not_separated(rule),
             Judgement::Information => Verdict::Info,
         };
-        let mut c = Comparison::new(&self.what, &self.paper, self.describe(ours), verdict)
+        let mut c = Comparison::new(&self.what, self.paper(), self.describe(ours), verdict)
             .identified(&self.id, self.rule.paper_value(), Some(ours.value()))
             .sourced(self.source);
         if let Ours::Seeds(xs) = ours {
