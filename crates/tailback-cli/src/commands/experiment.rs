@@ -242,12 +242,8 @@ fn tally(args: &ExperimentTallyArgs) -> CliResult {
             let mut snapshot = experiments::tally::Snapshot::default();
             for dir in crate::report::experiment_dirs(&args.dirs) {
                 let path = dir.join("summary.json");
-                let summary = std::fs::read_to_string(&path)
-                    .ok()
-                    .and_then(|t| serde_json::from_str(&t).ok())
-                    .ok_or_else(|| {
-                        CliError::Input(format!("{}: not readable JSON", path.display()))
-                    })?;
+                let summary = crate::report::read_json(&path)
+                    .map_err(|e| CliError::Input(format!("{e:#}")))?;
                 if let Err(e) = snapshot.add(&summary) {
                     eprintln!("skipped {}: {e}", path.display());
                 }

@@ -173,7 +173,8 @@ pub fn load(dir: &Path, name: String) -> anyhow::Result<Entry> {
     })
 }
 
-fn read_json(path: &Path) -> anyhow::Result<Value> {
+/// The JSON file at `path`, its errors naming it.
+pub fn read_json(path: &Path) -> anyhow::Result<Value> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     serde_json::from_str(&text).with_context(|| format!("reading {}", path.display()))

@@ -7,6 +7,8 @@ mod entry;
 mod html;
 mod pages;
 
+pub use entry::read_json;
+
 use std::collections::BTreeSet;
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
