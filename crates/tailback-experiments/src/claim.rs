@@ -357,8 +357,10 @@ impl Rule {
                 .number(floor)
             ),
             Rule::Order { higher, lower } => format!(
-                "{higher} above {lower}: the 95 % interval of the per-seed difference above zero \
-                 (at least {MIN_ORDER_SEEDS} seeds)"
+                "{higher} above {lower}: the 95 % interval of the per-{} difference above zero \
+                 (at least {MIN_ORDER_SEEDS} {})",
+                format.samples.one(),
+                format.samples.many()
             ),
         }
     }
@@ -377,6 +379,35 @@ pub struct Format {
     pub digits: usize,
     /// Unit, printed as given (" Gbit/s", " %", "x").
     pub unit: &'static str,
+    /// What a value measured several times was measured over.
+    pub samples: Samples,
+}
+
+/// What the values of a claim measured several times stand for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Samples {
+    /// One value per seed of the same run.
+    Seeds,
+    /// One value per case (a topology and traffic pattern, say), each its own run.
+    Cases,
+}
+
+impl Samples {
+    /// "seed" or "case".
+    pub fn one(self) -> &'static str {
+        match self {
+            Samples::Seeds => "seed",
+            Samples::Cases => "case",
+        }
+    }
+
+    /// "seeds" or "cases".
+    pub fn many(self) -> &'static str {
+        match self {
+            Samples::Seeds => "seeds",
+            Samples::Cases => "cases",
+        }
+    }
 }
 
 impl Format {
@@ -417,6 +448,7 @@ impl Claim {
             format: Format {
                 digits: 2,
                 unit: "",
+                samples: Samples::Seeds,
             },
         }
     }
@@ -424,7 +456,22 @@ impl Claim {
     /// The same claim printed with `digits` decimals and `unit`.
     pub fn shown(self, digits: usize, unit: &'static str) -> Self {
         Claim {
-            format: Format { digits, unit },
+            format: Format {
+                digits,
+                unit,
+                ..self.format
+            },
+            ..self
+        }
+    }
+
+    /// The same claim with its several values one per case rather than one per seed.
+    pub fn over_cases(self) -> Self {
+        Claim {
+            format: Format {
+                samples: Samples::Cases,
+                ..self.format
+            },
             ..self
         }
     }
@@ -455,16 +502,18 @@ impl Claim {
             Judgement::NotSeparated => Verdict::not_separated(rule),
             Judgement::Information => Verdict::Info,
         };
-        let mut c = Comparison::new(&self.what, self.paper(), self.describe(ours), verdict)
+        let c = Comparison::new(&self.what, self.paper(), self.describe(ours), verdict)
             .identified(&self.id, self.rule.paper_value(), Some(ours.value()))
             .sourced(self.source);
-        if let Ours::Seeds(xs) = ours {
-            c = c.over_seeds(&Spread::of(xs));
+        let spread = match ours {
+            Ours::Seeds(xs) => Some(Spread::of(xs)),
+            Ours::Paired(pairs) => Some(differences(pairs)),
+            Ours::Value(_) | Ours::Ratio { .. } => None,
+        };
+        match spread {
+            Some(s) => c.over(&s, self.format.samples == Samples::Seeds),
+            None => c,
         }
-        if let Ours::Paired(pairs) = ours {
-            c = c.over_seeds(&differences(pairs));
-        }
-        c
     }
 
     /// Ours in words.
@@ -472,7 +521,9 @@ impl Claim {
         let f = &self.format;
         match (ours, &self.rule) {
             (Ours::Value(x), _) => f.number(*x),
-            (Ours::Seeds(xs), _) => Spread::of(xs).describe(f.digits, f.unit),
+            (Ours::Seeds(xs), _) => {
+                Spread::of(xs).describe_over(f.digits, f.unit, f.samples.many())
+            }
             (Ours::Ratio { num, den }, Rule::Ratio { floor, .. }) if den.abs() <= *floor => {
                 format!(
                     "{} / {} (denominator at or below the measurement floor {}: not judged)",
@@ -500,10 +551,14 @@ impl Claim {
                     "{higher} {}, {lower} {}; difference {}",
                     f.number(mean(|p| p.0)),
                     f.number(mean(|p| p.1)),
-                    d.describe(f.digits, f.unit)
+                    d.describe_over(f.digits, f.unit, f.samples.many())
                 );
                 if pairs.len() < MIN_ORDER_SEEDS {
-                    let _ = write!(text, ": fewer than {MIN_ORDER_SEEDS} seeds, not judged");
+                    let _ = write!(
+                        text,
+                        ": fewer than {MIN_ORDER_SEEDS} {}, not judged",
+                        f.samples.many()
+                    );
                 }
                 text
             }
@@ -739,5 +794,35 @@ mod tests {
         let mut stray = Findings::default();
         stray.set("f2", Ours::Value(1.0));
         assert!(claims.judge(stray, true).is_err());
+    }
+
+    #[test]
+    fn values_over_cases_are_counted_as_cases_not_seeds() {
+        let order = Rule::Order {
+            higher: "without",
+            lower: "with",
+        };
+        let pairs = Ours::Paired(vec![(3.0, 1.0), (4.0, 2.0), (5.0, 2.0)]);
+        let mut claims = Claims::default();
+        claims
+            .claim(Claim::new("seeds", "x", AT, order.clone()))
+            .claim(Claim::new("cases", "x", AT, order).over_cases());
+        let mut found = Findings::default();
+        found.set("seeds", pairs.clone()).set("cases", pairs);
+        let outcome = claims.judge(found, false).unwrap();
+        let (seeds, cases) = (&outcome.comparisons[0], &outcome.comparisons[1]);
+        assert!(seeds.ours.ends_with("(95% CI, 3 seeds)"), "{}", seeds.ours);
+        assert_eq!(seeds.seeds, Some(3));
+        assert!(cases.ours.ends_with("(95% CI, 3 cases)"), "{}", cases.ours);
+        assert!(
+            cases
+                .verdict
+                .rule()
+                .unwrap()
+                .as_str()
+                .contains("per-case difference")
+        );
+        assert_eq!(cases.seeds, None);
+        assert!(cases.ours_ci95.is_some());
     }
 }

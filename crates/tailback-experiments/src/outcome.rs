@@ -149,8 +149,8 @@ pub struct Comparison {
     pub paper_value: Option<f64>,
     /// Our value as a number.
     pub ours_value: Option<f64>,
-    /// Where our value is a mean over seeds: the half-width of its 95 % confidence interval
-    /// (none for a single seed).
+    /// Where our value is a mean of several (over seeds, or over cases): the half-width of its
+    /// 95 % confidence interval (none for a single value).
     pub ours_ci95: Option<f64>,
     /// Where our value is a mean over seeds: how many.
     pub seeds: Option<usize>,
@@ -251,12 +251,12 @@ impl Comparison {
         }
     }
 
-    /// This comparison with our value a mean over seeds, spread as `spread` (the text of
-    /// `ours` is left as it is).
-    pub(crate) fn over_seeds(self, spread: &Spread) -> Self {
+    /// This comparison with our value a mean of several values spread as `spread` (the text
+    /// of `ours` already says so); `seeds` when they are one per seed, counted in `seeds`.
+    pub(crate) fn over(self, spread: &Spread, seeds: bool) -> Self {
         Comparison {
             ours_ci95: spread.ci95,
-            seeds: Some(spread.n),
+            seeds: seeds.then_some(spread.n),
             ..self
         }
     }

@@ -57,17 +57,27 @@ impl Spread {
 
     /// "(95% CI, 5 seeds)", or "(1 seed)".
     pub fn note(&self) -> String {
+        self.note_over("seeds")
+    }
+
+    /// "(95% CI, 5 seeds)" with the values counted as `samples` ("seeds", "cases").
+    pub fn note_over(&self, samples: &str) -> String {
         match (self.ci95, self.n) {
-            (Some(_), n) => format!("(95% CI, {n} seeds)"),
-            (None, 1) => "(1 seed)".to_string(),
-            (None, n) => format!("({n} seeds)"),
+            (Some(_), n) => format!("(95% CI, {n} {samples})"),
+            (None, 1) => format!("(1 {})", samples.trim_end_matches('s')),
+            (None, n) => format!("({n} {samples})"),
         }
     }
 
     /// "0.412 ± 0.013 unit (95% CI, 5 seeds)" with `digits` decimals; `unit` is printed as
     /// given (with its own leading space, if it needs one).
     pub fn describe(&self, digits: usize, unit: &str) -> String {
-        format!("{}{unit} {}", self.value(digits), self.note())
+        self.describe_over(digits, unit, "seeds")
+    }
+
+    /// As [`Spread::describe`], the values counted as `samples` ("seeds", "cases").
+    pub fn describe_over(&self, digits: usize, unit: &str, samples: &str) -> String {
+        format!("{}{unit} {}", self.value(digits), self.note_over(samples))
     }
 }
 
