@@ -30,6 +30,28 @@ pub fn shape(cfg: &Config) -> String {
             fly.dilation()
         ),
         (Layout::Fly(fly), _) => format!("{}-ary {}-fly", fly.k(), fly.stages()),
+        (Layout::Dragonfly(fly), _) => format!(
+            "dragonfly of {} groups of {} routers (p = {}, h = {}, {} arrangement)",
+            fly.groups(),
+            fly.a(),
+            fly.p(),
+            fly.h(),
+            fly.arrangement()
+        ),
+        (Layout::HyperX(x), _) => {
+            let switches: Vec<String> = x.dims().iter().map(u32::to_string).collect();
+            let trunks = if x.trunking().iter().all(|&k| k == 1) {
+                String::new()
+            } else {
+                let t: Vec<String> = x.trunking().iter().map(u32::to_string).collect();
+                format!(", trunking {}", t.join("x"))
+            };
+            format!(
+                "{} HyperX, {} nodes per switch{trunks}",
+                switches.join("x"),
+                x.terminals()
+            )
+        }
         // The file's name, not its whole path: the shape titles plots.
         (Layout::File(file), _) => format!(
             "{} ({} switches, {} nodes)",
@@ -409,6 +431,25 @@ pub fn port_name(topology: &Topology, port: PortId) -> String {
             "switch {} (stage {}), output {}",
             p.router,
             p.router.index() / fly.switches_per_stage(),
+            p.local
+        ),
+        (_, Layout::Dragonfly(fly)) => {
+            let router = p.router.index();
+            let kind = if u32::from(p.local) >= fly.first_global_port() {
+                "global"
+            } else {
+                "local"
+            };
+            format!(
+                "router {router} (group {}), {kind} port {}",
+                fly.group(router),
+                p.local
+            )
+        }
+        (_, Layout::HyperX(x)) => format!(
+            "switch {} ({:?}), port {}",
+            p.router,
+            x.grid().coords(p.router.index()),
             p.local
         ),
         (_, Layout::Cube(_)) => {

@@ -29,6 +29,8 @@ pub struct Packet {
     pub flits: u32,
     /// Router-to-router channels crossed so far.
     pub hops: u32,
+    /// Cycles of the router-to-router channels crossed so far (their latencies).
+    pub link_cycles: u32,
     /// Flits the destination NIC has consumed.
     pub(crate) delivered_flits: u32,
     /// Current VC class (set by the routing function).
@@ -69,6 +71,7 @@ impl Packet {
             injected,
             flits,
             hops: 0,
+            link_cycles: 0,
             delivered_flits: 0,
             class: 0,
             marks: 0,

@@ -486,7 +486,11 @@ impl Collector {
             half.1 += 1;
             self.hops_sum += packet.hops as u64;
             if let Some(zero_load) = &self.zero_load {
-                self.zero_load_sum += zero_load.latency(f64::from(packet.hops), packet.flits);
+                self.zero_load_sum += zero_load.latency_over(
+                    f64::from(packet.hops),
+                    f64::from(packet.link_cycles),
+                    packet.flits,
+                );
             }
             self.measured_delivered += 1;
             self.measured_outstanding -= 1;

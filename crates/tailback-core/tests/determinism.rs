@@ -103,7 +103,7 @@ const NETWORK_CHANGES: [(&str, NetworkChange); 8] = [
     }),
     ("datelines, positive ties", |c| {
         c.routing.datelines = Some(vec![vec![0, 2]; 2]);
-        c.routing.tie_break = TieBreak::Positive;
+        c.routing.tie_break = Some(TieBreak::Positive);
     }),
     ("half-rate ejection", |c| c.nic.ejection_rate = 0.5),
 ];

@@ -268,8 +268,13 @@ fn analyse(cfg: &Config, budget: f64) -> NetworkReport {
         }),
         mean_hops: load.map(|l| l.mean_hops),
         routing_draws: routing.draws(),
-        zero_load_latency: load
-            .map(|l| ZeroLoad::new(cfg, &topology).latency(l.mean_hops, cfg.traffic.packet_flits)),
+        zero_load_latency: load.map(|l| {
+            ZeroLoad::new(cfg, &topology).latency_over(
+                l.mean_hops,
+                l.mean_link_cycles,
+                cfg.traffic.packet_flits,
+            )
+        }),
         skipped,
         memory_bytes: tailback_core::sim::estimated_bytes(cfg),
         link_rates: link_rates(cfg, &topology),
@@ -406,7 +411,7 @@ fn print_table(source: &str, r: &NetworkReport) {
         (
             "deadlock",
             match (r.deadlock_free, r.routing) {
-                (Some(true), RoutingAlgorithm::Dor) => format!(
+                (Some(true), RoutingAlgorithm::Dor | RoutingAlgorithm::Min) => format!(
                     "free: channel dependency graph over {} VC classes is acyclic",
                     r.vc_classes
                 ),

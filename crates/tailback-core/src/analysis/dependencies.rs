@@ -26,9 +26,11 @@ pub fn dependency_graph(topology: &Topology, routing: &Routing) -> DiGraphMap<Ch
     let mut dependencies = Dependencies::new(topology, routing.classes());
     match routing {
         Routing::Duato(_) => extended_escape(&mut dependencies, routing),
-        Routing::Dor(_) | Routing::Disha(_) | Routing::Table(_) => {
-            deterministic(&mut dependencies, routing)
-        }
+        Routing::Dor(_)
+        | Routing::Disha(_)
+        | Routing::Table(_)
+        | Routing::DragonflyMin(_)
+        | Routing::HyperXDor(_) => deterministic(&mut dependencies, routing),
         Routing::UpDown(_) | Routing::Tag(_) => minimal(&mut dependencies, routing),
     }
     dependencies.into_graph()

@@ -21,6 +21,8 @@ pub struct ChannelLoad {
     pub ideal_throughput: f64,
     /// Mean router-to-router hops per packet.
     pub mean_hops: f64,
+    /// Mean cycles per packet on router-to-router channels (the sum of their latencies).
+    pub mean_link_cycles: f64,
 }
 
 /// Routes every (source, destination) pair the pattern uses, weighted by its probability and,
@@ -223,11 +225,14 @@ fn by_destination(
 /// The bound and the mean hops from the flits each port carries per unit of injection.
 fn summarize(topology: &Topology, mut load: Vec<f64>) -> ChannelLoad {
     let nodes = topology.node_count();
-    let hops: f64 = load
-        .iter()
-        .zip(topology.ports())
-        .filter(|(_, port)| matches!(port.output, Link::Router(_)))
-        .map(|(l, _)| l)
+    let links = || {
+        load.iter()
+            .zip(topology.ports())
+            .filter(|(_, port)| matches!(port.output, Link::Router(_)))
+    };
+    let hops: f64 = links().map(|(l, _)| l).sum();
+    let link_cycles: f64 = links()
+        .map(|(l, port)| l * f64::from(port.output_latency))
         .sum();
     // A channel taking P cycles per flit is busy P cycles per flit it carries.
     for (l, port) in load.iter_mut().zip(topology.ports()) {
@@ -254,6 +259,7 @@ fn summarize(topology: &Topology, mut load: Vec<f64>) -> ChannelLoad {
         bottleneck,
         ideal_throughput: 1.0 / max_load,
         mean_hops: hops / nodes as f64,
+        mean_link_cycles: link_cycles / nodes as f64,
     }
 }
 

@@ -62,16 +62,19 @@ impl ZeroLoad {
     /// The latency of a `flits`-flit packet crossing `hops` router-to-router channels (a mean
     /// hop count may be fractional).
     pub fn latency(&self, hops: f64, flits: u32) -> f64 {
+        self.latency_over(hops, hops * self.link, flits)
+    }
+
+    /// The latency of a `flits`-flit packet crossing `hops` router-to-router channels whose
+    /// latencies add up to `link_cycles` (channels of several latencies, as a dragonfly's).
+    pub fn latency_over(&self, hops: f64, link_cycles: f64, flits: u32) -> f64 {
         let serialization = f64::from(flits - 1) * self.slowest;
         let stores = if self.store_and_forward {
             hops + 1.0
         } else {
             0.0
         };
-        self.ends
-            + (hops + 1.0) * self.per_router
-            + hops * self.link
-            + (1.0 + stores) * serialization
+        self.ends + (hops + 1.0) * self.per_router + link_cycles + (1.0 + stores) * serialization
     }
 }
 

@@ -30,9 +30,11 @@ pub fn dependency_graph_steps(topology: &Topology, routing: &Routing) -> f64 {
         // their routers, the dependency).
         Routing::Duato(_) => 10.0 * draws * nodes * routers * (1.0 + mean_reach(topology, routing)),
         // Per draw and destination: each source's first hop, then each channel once.
-        Routing::Dor(_) | Routing::Disha(_) | Routing::Table(_) => {
-            draws * nodes * (nodes + ports * routing.classes() as f64)
-        }
+        Routing::Dor(_)
+        | Routing::Disha(_)
+        | Routing::Table(_)
+        | Routing::DragonflyMin(_)
+        | Routing::HyperXDor(_) => draws * nodes * (nodes + ports * routing.classes() as f64),
         // Per destination: each router's minimal ports.
         Routing::UpDown(_) | Routing::Tag(_) => nodes * ports,
     }

@@ -30,6 +30,9 @@ choice_enum! {
         DestinationTag = "destination_tag",
         /// Topology files: the file's forwarding tables, shortest paths where it has none.
         Table = "table",
+        /// Dragonflies: minimal (a local hop, the global hop, a local hop), parallel global
+        /// links picked per packet.
+        Min = "min",
     }
 }
 
@@ -51,6 +54,8 @@ impl RoutingAlgorithm {
                 &[RoutingAlgorithm::DestinationTag]
             }
             TopologyKind::File => &[RoutingAlgorithm::Table],
+            TopologyKind::Dragonfly => &[RoutingAlgorithm::Min],
+            TopologyKind::Hyperx => &[RoutingAlgorithm::Dor],
         }
     }
 }
@@ -77,8 +82,10 @@ pub struct RoutingConfig {
     /// upper VC class for a whole dimension when the route wraps around that ring.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub datelines: Option<Vec<Vec<u32>>>,
-    /// Rule for direction ties at distance k/2.
-    pub tie_break: TieBreak,
+    /// Rule for direction ties at distance k/2 (`None` on dragonflies and HyperX, which have no
+    /// rings).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tie_break: Option<TieBreak>,
     /// Disha only: cycles a head may wait for an output VC before it is presumed deadlocked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disha_timeout: Option<u32>,
@@ -102,7 +109,22 @@ impl RoutingConfig {
                 ),
             );
         }
-        let tie_break = s.choice("tie_break", TieBreak::Balanced);
+        let ringless = matches!(
+            topology.kind,
+            TopologyKind::Dragonfly | TopologyKind::Hyperx
+        );
+        let tie_break = (!ringless).then(|| s.choice("tie_break", TieBreak::Balanced));
+        if s.has("tie_break") && ringless {
+            s.value("tie_break");
+            s.problem(
+                "tie_break",
+                format!(
+                    "breaks ties between the two ways around a ring; topology.kind = \"{}\" \
+                     has no rings",
+                    topology.kind.name()
+                ),
+            );
+        }
         let datelines = s
             .value("datelines")
             .and_then(|v| read_datelines(&s, v, topology));

@@ -5,7 +5,10 @@ use serde::Serialize;
 use super::Choice;
 use super::reader::{Section, choice_enum};
 use super::{Config, MAX_LATENCY, MAX_NODES, MAX_PERIOD};
-use crate::topology::{CubeShape, CustomShape, FlyShape, Layout, Timing, Topology, TreeShape};
+use crate::topology::{
+    Arrangement, CubeShape, CustomShape, DragonflyShape, FlyShape, HyperXShape, Layout, Timing,
+    Topology, TreeShape, hyperx_ports,
+};
 
 choice_enum! {
     /// The network family.
@@ -27,6 +30,12 @@ choice_enum! {
         Multibutterfly = "multibutterfly",
         /// A topology file (`file`): switches, nodes, links and optional routes.
         File = "file",
+        /// Dragonfly: `groups` groups of `a` all-to-all routers with `p` terminals and `h`
+        /// global links each.
+        Dragonfly = "dragonfly",
+        /// HyperX: switches on a grid (`dims` switches per dimension), each linked to every
+        /// switch that differs in one coordinate, with `terminals` nodes each.
+        Hyperx = "hyperx",
     }
 }
 
@@ -52,8 +61,10 @@ impl TopologyKind {
 pub struct TopologyConfig {
     /// The network family.
     pub kind: TopologyKind,
-    /// Radix of every dimension of a torus or mesh, dimension 0 first (`k` repeated `n` times
-    /// unless `dims` is given); for other kinds, the node count (the line of node addresses).
+    /// The grid of node addresses: the radix of every dimension of a torus or mesh, dimension 0
+    /// first (`k` repeated `n` times unless `dims` is given); (nodes per group, groups) on a
+    /// dragonfly; (terminals, then switches per dimension) on a HyperX; for other kinds, the
+    /// node count (a line of node addresses).
     pub dims: Vec<u32>,
     /// The shape the kind's keys describe.
     pub layout: Layout,
@@ -91,6 +102,20 @@ impl Serialize for TopologyConfig {
                 out.serialize_field("file", &self.file)?;
                 out.serialize_field("deadlock_check", &self.deadlock_check)?;
             }
+            (Layout::Dragonfly(fly), _) => {
+                out.serialize_field("p", &fly.p())?;
+                out.serialize_field("a", &fly.a())?;
+                out.serialize_field("h", &fly.h())?;
+                out.serialize_field("groups", &fly.groups())?;
+                out.serialize_field("arrangement", fly.arrangement().name())?;
+                out.serialize_field("local_latency", &fly.local_latency())?;
+                out.serialize_field("global_latency", &fly.global_latency())?;
+            }
+            (Layout::HyperX(x), _) => {
+                out.serialize_field("dims", x.dims())?;
+                out.serialize_field("terminals", &x.terminals())?;
+                out.serialize_field("trunking", x.trunking())?;
+            }
             (Layout::Fly(fly), kind) => {
                 out.serialize_field("k", &fly.k())?;
                 out.serialize_field("n", &fly.stages())?;
@@ -99,11 +124,21 @@ impl Serialize for TopologyConfig {
                 }
             }
         }
-        out.serialize_field("link_latency", &self.link_latency)?;
+        if !matches!(self.layout, Layout::Dragonfly(_)) {
+            out.serialize_field("link_latency", &self.link_latency)?;
+        }
         if self.link_period != 1 {
             out.serialize_field("link_period", &self.link_period)?;
         }
         out.end()
+    }
+}
+
+impl Choice for Arrangement {
+    const CHOICES: &'static [(&'static str, Self)] = &Arrangement::NAMED;
+
+    fn name(self) -> &'static str {
+        Arrangement::name(self)
     }
 }
 
@@ -116,11 +151,21 @@ fn shape_keys(kind: TopologyKind) -> &'static [&'static str] {
         TopologyKind::Cm5Fattree => &["nodes"],
         TopologyKind::Multibutterfly => &["k", "n", "dilation"],
         TopologyKind::File => &["file", "deadlock_check"],
+        TopologyKind::Dragonfly => &[
+            "p",
+            "a",
+            "h",
+            "groups",
+            "arrangement",
+            "local_latency",
+            "global_latency",
+        ],
+        TopologyKind::Hyperx => &["dims", "terminals", "trunking"],
     }
 }
 
 /// Every key some topology kind reads besides `kind` and `link_latency`.
-const SHAPE_KEYS: [&str; 9] = [
+const SHAPE_KEYS: [&str; 18] = [
     "k",
     "n",
     "dims",
@@ -130,6 +175,15 @@ const SHAPE_KEYS: [&str; 9] = [
     "dilation",
     "file",
     "deadlock_check",
+    "p",
+    "a",
+    "h",
+    "groups",
+    "arrangement",
+    "local_latency",
+    "global_latency",
+    "terminals",
+    "trunking",
 ];
 
 impl TopologyConfig {
@@ -169,11 +223,21 @@ impl TopologyConfig {
             (Some(path), None) => read_file(&s, path),
             (None, _) => read_layout(&s, kind),
         };
-        let dims = match &layout {
-            Layout::Cube(cube) => cube.dims().to_vec(),
-            other => vec![other.nodes() as u32],
+        let dims = layout.addresses().dims().to_vec();
+        let link_latency = match &layout {
+            Layout::Dragonfly(fly) => {
+                if s.has("link_latency") {
+                    s.value("link_latency");
+                    s.problem(
+                        "link_latency",
+                        "a dragonfly times its local and global links apart: give \
+                         `local_latency` and `global_latency` instead",
+                    );
+                }
+                fly.local_latency()
+            }
+            _ => s.int("link_latency", 1, 1, MAX_LATENCY),
         };
-        let link_latency = s.int("link_latency", 1, 1, MAX_LATENCY);
         let link_period = s.int("link_period", 1, 1, MAX_PERIOD);
         if file.is_some() && link_period != 1 {
             s.problem(
@@ -331,8 +395,117 @@ fn read_layout(s: &Section<'_>, kind: TopologyKind) -> Layout {
             }
             Layout::Fly(FlyShape::multibutterfly(k, n, dilation.min(64 / k)))
         }
+        TopologyKind::Dragonfly => read_dragonfly(s, &fits),
+        TopologyKind::Hyperx => read_hyperx(s, &fits),
         TopologyKind::File => unreachable!("topology files are read by `read_file`"),
     }
+}
+
+/// Ports a VC router can have (port sets are 64-bit masks).
+const MAX_ROUTER_PORTS: u32 = 64;
+
+/// A dragonfly from `p`, `a`, `h`, `groups` and `arrangement`; one over 64 ports per router,
+/// or over [`MAX_NODES`] (`fits`), is reported and replaced by the smallest.
+fn read_dragonfly(s: &Section<'_>, fits: &dyn Fn(&str, u64) -> bool) -> Layout {
+    let p: u32 = s.int("p", 4, 1, MAX_ROUTER_PORTS);
+    let a: u32 = s.int("a", 8, 2, MAX_ROUTER_PORTS);
+    let h: u32 = s.int("h", 4, 1, MAX_ROUTER_PORTS);
+    let most = a * h + 1;
+    let groups: u32 = match s.opt_int::<u32>("groups", 2, 1 << 20) {
+        Some(g) if g > most => {
+            s.problem(
+                "groups",
+                format!(
+                    "at most a·h + 1 = {most} groups (each pair of groups needs a global link)"
+                ),
+            );
+            most
+        }
+        Some(g) => g,
+        None => most,
+    };
+    let arrangement = s.choice("arrangement", Arrangement::Consecutive);
+    let local_latency = s.int("local_latency", 1, 1, MAX_LATENCY);
+    let global_latency = s.int("global_latency", 1, 1, MAX_LATENCY);
+    let ports = p + a - 1 + h;
+    let small = (1, 2, 1, 2);
+    let shape = if ports > MAX_ROUTER_PORTS {
+        s.problem(
+            "a",
+            format!(
+                "p + a − 1 + h = {ports} ports per router; VC routers have at most \
+                 {MAX_ROUTER_PORTS}"
+            ),
+        );
+        small
+    } else if !fits("groups", u64::from(p) * u64::from(a) * u64::from(groups)) {
+        small
+    } else {
+        (p, a, h, groups)
+    };
+    Layout::Dragonfly(DragonflyShape::new(
+        shape,
+        arrangement,
+        local_latency,
+        global_latency,
+    ))
+}
+
+/// A HyperX from `dims` (switches per dimension), `terminals` and `trunking`; one over 64
+/// ports per switch, or over [`MAX_NODES`] (`fits`), is reported and replaced by the smallest.
+fn read_hyperx(s: &Section<'_>, fits: &dyn Fn(&str, u64) -> bool) -> Layout {
+    let small = || HyperXShape::new(vec![2], 1, vec![1]);
+    let dims: Vec<u32> = match s.opt_int_list("dims", 2, i64::from(MAX_ROUTER_PORTS) + 1) {
+        Some(d) if !d.is_empty() && d.len() <= 16 => d.into_iter().map(|x| x as u32).collect(),
+        Some(_) => {
+            s.problem(
+                "dims",
+                "must list between 1 and 16 dimensions (switches in each)",
+            );
+            return Layout::HyperX(small());
+        }
+        None => vec![4, 4],
+    };
+    let terminals: u32 = s.int("terminals", 4, 1, MAX_ROUTER_PORTS);
+    let trunking: Vec<u32> = match s.opt_int_list("trunking", 1, i64::from(MAX_ROUTER_PORTS)) {
+        Some(t) if t.len() == dims.len() => t.into_iter().map(|x| x as u32).collect(),
+        Some(t) => {
+            s.problem(
+                "trunking",
+                format!(
+                    "gives {} links per dimension for {} dimensions",
+                    t.len(),
+                    dims.len()
+                ),
+            );
+            vec![1; dims.len()]
+        }
+        None => vec![1; dims.len()],
+    };
+    let ports = u64::from(terminals)
+        + dims
+            .iter()
+            .zip(&trunking)
+            .map(|(&d, &k)| u64::from(d - 1) * u64::from(k))
+            .sum::<u64>();
+    if ports > u64::from(MAX_ROUTER_PORTS) {
+        s.problem(
+            "dims",
+            format!(
+                "terminals + Σ (dims[d] − 1)·trunking[d] = {ports} ports per switch; VC routers \
+                 have at most {MAX_ROUTER_PORTS}"
+            ),
+        );
+        return Layout::HyperX(small());
+    }
+    debug_assert_eq!(u64::from(hyperx_ports(&dims, terminals, &trunking)), ports);
+    let nodes = dims
+        .iter()
+        .fold(u64::from(terminals), |n, &d| n.saturating_mul(u64::from(d)));
+    if !fits("dims", nodes) {
+        return Layout::HyperX(small());
+    }
+    Layout::HyperX(HyperXShape::new(dims, terminals, trunking))
 }
 
 /// The radices of a torus or mesh: `dims`, or `k` repeated `n` times.

@@ -36,6 +36,12 @@ choice_enum! {
         RandomPair = "random_pair",
         /// A fraction of packets goes to a set of hot nodes, the rest is uniform.
         Hotspot = "hotspot",
+        /// Dragonflies: each packet to a uniformly drawn node of the next group (g + 1 mod
+        /// groups), BookSim2's `bad_dragon`: every group's traffic crosses one group pair.
+        GroupShift = "group_shift",
+        /// HyperX: each node to the node of the same index on the switch one step on along
+        /// dimension 0 (wrapping).
+        HyperxShift = "hyperx_shift",
     }
 }
 

@@ -120,6 +120,8 @@ pub(crate) struct Timing {
     pub(crate) routing: u64,
     pub(crate) vc_alloc: u64,
     pub(crate) credit: u64,
+    /// Switch allocation and crossbar: an output's delay less its channel's latency.
+    pub(crate) switch: u64,
 }
 
 /// Per-port work masks (one bit per VC).
@@ -167,6 +169,8 @@ pub(crate) struct Port {
     first: u32,
     /// Cycles from winning switch allocation to arriving downstream.
     out_delay: u32,
+    /// Cycles a credit for the input side takes to reach `upstream`.
+    pub(crate) credit_delay: u32,
     /// The cycle the last flit left through the output ([`NEVER_SENT`]: none yet); slow
     /// channels take the next one `period` cycles later.
     pub(crate) sent_at: u64,
@@ -305,7 +309,8 @@ impl RouterSet {
         };
         let ports: Vec<Port> = topo_ports
             .iter()
-            .map(|p| Port {
+            .enumerate()
+            .map(|(i, p)| Port {
                 work: PortWork::default(),
                 downstream: far_end(p.output),
                 upstream: far_end(p.input),
@@ -313,6 +318,8 @@ impl RouterSet {
                 router: p.router.index() as u32,
                 first: topology.router_ports(p.router).start as u32,
                 out_delay: pipe + p.output_latency,
+                credit_delay: topology
+                    .credit_delay(crate::ids::PortId::new(i), cfg.router.credit_latency),
                 sa_in_ptr: (vcs - 1) as u8,
                 sa_out_ptr: 63,
                 accept_ptr: 63,
@@ -330,6 +337,7 @@ impl RouterSet {
                 routing: cfg.router.routing_delay as u64,
                 vc_alloc: cfg.router.vc_alloc_delay as u64,
                 credit: cfg.router.credit_latency as u64,
+                switch: u64::from(pipe),
             },
             allocator: cfg.router.allocator,
             islip_iterations: cfg.router.islip_iterations.unwrap_or(1),

@@ -240,7 +240,7 @@ impl RouterSet {
 
         // This VC stays a switch candidate only with a flit, a credit and the same packet.
         let input = &mut self.ports[port];
-        let upstream = input.upstream;
+        let (upstream, credit_delay) = (input.upstream, input.credit_delay);
         let bit = 1u32 << vc;
         if starved || left == 0 || tail {
             input.work.sa_ready &= !bit;
@@ -252,13 +252,16 @@ impl RouterSet {
 
         cx.flits.schedule(now, delay, FlitArrival { to, flit });
         cx.credits
-            .schedule(now, self.timing.credit, upstream + vc as u32);
+            .schedule(now, u64::from(credit_delay), upstream + vc as u32);
         let to_router = slots.is_router(to as usize);
         *cx.flit_hops += u64::from(to_router);
         if flit.is_head() {
             let packet = cx.packets.get_mut(flit.packet());
             packet.class = class;
-            packet.hops += u32::from(to_router);
+            if to_router {
+                packet.hops += 1;
+                packet.link_cycles += (delay - self.timing.switch) as u32;
+            }
             if C::FORWARD_EVENTS {
                 let event = ForwardEvent {
                     router: RouterId::new(r),

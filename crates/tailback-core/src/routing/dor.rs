@@ -98,7 +98,7 @@ impl Dor {
         Dor {
             dims: shape.dims().to_vec(),
             wrap: shape.wraps(),
-            tie: cfg.tie_break,
+            tie: cfg.tie_break.unwrap_or(TieBreak::Balanced),
             scheme,
             coords,
             class_vcs,
@@ -364,7 +364,7 @@ pub(crate) fn classes_needed(dims: &[u32], wrap: bool, cfg: &RoutingConfig) -> u
             1 + dims
                 .iter()
                 .zip(lines)
-                .map(|(&k, l)| max_crossings(k, l, cfg.tie_break))
+                .map(|(&k, l)| max_crossings(k, l, cfg.tie_break.unwrap_or(TieBreak::Balanced)))
                 .sum::<usize>()
         }
     }
@@ -404,7 +404,7 @@ mod tests {
         RoutingConfig {
             algorithm: crate::config::RoutingAlgorithm::Dor,
             datelines,
-            tie_break: tie,
+            tie_break: Some(tie),
             disha_timeout: None,
             disha_token_hop: None,
         }

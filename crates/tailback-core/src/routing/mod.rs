@@ -15,6 +15,8 @@
 //! - `destination_tag` on butterflies (`tag`): each stage's output group is a destination
 //!   digit; any port of a dilated group.
 //! - `table` on topology files (`table`): the file's forwarding tables or shortest paths.
+//! - `min` on dragonflies (`dragonfly`): local, global, local hop, two VC classes.
+//! - `dor` on HyperX (`hyperx`): one hop per differing dimension, lowest first.
 //!
 //! The selection among adaptive candidates happens in VC allocation (`router/alloc.rs`): the free
 //! adaptive VC with the most credits, else the escape VC.
@@ -26,12 +28,16 @@
 //! ([`Routing::spread`]).
 
 mod dor;
+mod dragonfly;
+mod hyperx;
 mod pooled;
 mod table;
 mod tag;
 mod updown;
 
 pub use dor::{Dor, Hop};
+pub use dragonfly::DragonflyMin;
+pub use hyperx::HyperXDor;
 pub(crate) use pooled::PooledTree;
 pub use table::TableRouting;
 pub use tag::DestinationTag;
@@ -90,6 +96,10 @@ pub enum Routing {
     Tag(DestinationTag),
     /// Forwarding tables of a topology file.
     Table(TableRouting),
+    /// Minimal routing on a dragonfly.
+    DragonflyMin(DragonflyMin),
+    /// Dimension-order routing on a HyperX.
+    HyperXDor(HyperXDor),
 }
 
 impl Adaptive {
@@ -115,6 +125,10 @@ impl Routing {
             }
             Layout::Fly(fly) => return Routing::Tag(DestinationTag::new(fly, vcs)),
             Layout::File(file) => return Routing::Table(TableRouting::new(file, topology, vcs)),
+            Layout::Dragonfly(fly) => {
+                return Routing::DragonflyMin(DragonflyMin::new(fly, topology, vcs));
+            }
+            Layout::HyperX(x) => return Routing::HyperXDor(HyperXDor::new(x, vcs)),
         };
         match section.algorithm {
             RoutingAlgorithm::Duato => {
@@ -175,6 +189,16 @@ impl Routing {
                 adaptive_ports: 0,
                 adaptive_vcs: 0,
             },
+            Routing::DragonflyMin(m) => Route {
+                escape: m.route(r, d, draw),
+                adaptive_ports: 0,
+                adaptive_vcs: 0,
+            },
+            Routing::HyperXDor(x) => Route {
+                escape: x.route(r, d, draw),
+                adaptive_ports: 0,
+                adaptive_vcs: 0,
+            },
             Routing::Tag(t) => {
                 let adaptive = t.is_adaptive();
                 Route {
@@ -223,6 +247,8 @@ impl Routing {
             Routing::UpDown(u) => u.route(router.index(), dst.index(), draw),
             Routing::Tag(t) => t.route(router.index(), src.index(), dst.index()),
             Routing::Table(t) => t.route(router.index(), dst),
+            Routing::DragonflyMin(m) => m.route(router.index(), dst.index(), draw),
+            Routing::HyperXDor(x) => x.route(router.index(), dst.index(), draw),
         }
     }
 
@@ -236,6 +262,8 @@ impl Routing {
             Routing::UpDown(u) => u.minimal_ports(router.index(), dst),
             Routing::Tag(t) => t.minimal_ports(router.index(), dst),
             Routing::Table(t) => 1 << t.route(router.index(), NodeId::new(dst)).port,
+            Routing::DragonflyMin(m) => m.minimal_ports(router.index(), dst),
+            Routing::HyperXDor(x) => x.minimal_ports(router.index(), dst),
         }
     }
 
@@ -247,6 +275,8 @@ impl Routing {
             Routing::UpDown(u) => u.distance(router.index(), dst),
             Routing::Tag(t) => t.distance(router.index()),
             Routing::Table(t) => t.distance(router.index(), dst),
+            Routing::DragonflyMin(m) => m.distance(router.index(), dst),
+            Routing::HyperXDor(x) => x.distance(router.index(), dst),
         }
     }
 
@@ -258,6 +288,8 @@ impl Routing {
             Routing::UpDown(u) => u.diameter(),
             Routing::Tag(t) => t.diameter(),
             Routing::Table(t) => t.diameter(),
+            Routing::DragonflyMin(m) => m.diameter(),
+            Routing::HyperXDor(x) => x.diameter(),
         }
     }
 
@@ -265,13 +297,16 @@ impl Routing {
         match self {
             Routing::Dor(dor) => Some(dor),
             Routing::Duato(a) | Routing::Disha(a) => Some(&a.dor),
-            Routing::UpDown(_) | Routing::Tag(_) | Routing::Table(_) => None,
+            _ => None,
         }
     }
 
     /// Number of VC classes of the deterministic (escape) routing.
     pub fn classes(&self) -> usize {
-        self.dor().map_or(1, Dor::classes)
+        match self {
+            Routing::DragonflyMin(_) => dragonfly::MIN_CLASSES as usize,
+            _ => self.dor().map_or(1, Dor::classes),
+        }
     }
 
     /// How the routing function copes with deadlock.
@@ -281,7 +316,9 @@ impl Routing {
             | Routing::Duato(_)
             | Routing::UpDown(_)
             | Routing::Tag(_)
-            | Routing::Table(_) => DeadlockHandling::Avoidance,
+            | Routing::Table(_)
+            | Routing::DragonflyMin(_)
+            | Routing::HyperXDor(_) => DeadlockHandling::Avoidance,
             Routing::Disha(_) => DeadlockHandling::Recovery,
         }
     }
@@ -290,21 +327,45 @@ impl Routing {
     pub fn draws(&self) -> bool {
         match self {
             Routing::UpDown(u) => u.draws(),
+            Routing::DragonflyMin(m) => m.draws(),
+            Routing::HyperXDor(x) => x.draws(),
             _ => self.dor().is_some_and(Dor::draws),
         }
     }
 
-    /// Every routing draw that makes a difference to some route on a torus with drawn ties
-    /// (a draw of 0 alone for every other routing).
+    /// Every routing draw that makes a difference to some route: on a torus with drawn ties,
+    /// on a dragonfly with parallel global links, on a HyperX with trunks (a draw of 0 alone
+    /// for every other routing).
     pub fn distinct_draws(&self) -> Vec<u32> {
-        subsets(self.dor().map_or(0, Dor::tie_mask)).collect()
+        match self {
+            Routing::DragonflyMin(m) => (0..m.most_parallel_links()).collect(),
+            Routing::HyperXDor(x) => (0..x.trunk_combinations()).collect(),
+            _ => subsets(self.dor().map_or(0, Dor::tie_mask)).collect(),
+        }
     }
 
     /// Calls `visit(draw, probability)` for routing draws that between them give every route
-    /// a packet from `src` to `dst` may take on a torus with drawn ties, each with its
-    /// probability (a single draw of probability 1 for deterministic routing). Random-up
-    /// routes are spread by [`spread`](Self::spread) instead.
+    /// a packet from `src` to `dst` may take on a torus with drawn ties, a dragonfly's parallel
+    /// global links or a HyperX's trunks, each with its probability (a single draw of
+    /// probability 1 for deterministic routing). Random-up routes are spread by
+    /// [`spread`](Self::spread) instead.
     pub fn draws_between(&self, src: NodeId, dst: NodeId, mut visit: impl FnMut(u32, f64)) {
+        let uniform = |count: u32, visit: &mut dyn FnMut(u32, f64)| {
+            for draw in 0..count {
+                visit(draw, 1.0 / f64::from(count));
+            }
+        };
+        match self {
+            Routing::DragonflyMin(m) => {
+                let (a, b) = (m.router_of(src.index()), m.router_of(dst.index()));
+                return uniform(m.parallel_links(a, b), &mut visit);
+            }
+            Routing::HyperXDor(x) => {
+                let (a, b) = (x.switch_of(src.index()), x.switch_of(dst.index()));
+                return uniform(x.distinct_draws(a, b), &mut visit);
+            }
+            _ => {}
+        }
         let tied = self
             .dor()
             .map_or(0, |dor| dor.tied_dimensions(src.index(), dst.index()));
@@ -424,6 +485,9 @@ fn subsets(mask: u32) -> impl Iterator<Item = u32> {
 
 /// Number of VCs per port the configured routing needs (checked against `router.vcs`).
 pub(crate) fn vcs_needed(topology: &TopologyConfig, routing: &RoutingConfig) -> usize {
+    if topology.kind == TopologyKind::Dragonfly {
+        return dragonfly::MIN_CLASSES as usize;
+    }
     if !topology.kind.is_cube() {
         return 1;
     }
@@ -440,7 +504,8 @@ pub(crate) fn vcs_needed(topology: &TopologyConfig, routing: &RoutingConfig) -> 
         | RoutingAlgorithm::AdaptiveUp
         | RoutingAlgorithm::RandomUp
         | RoutingAlgorithm::DestinationTag
-        | RoutingAlgorithm::Table => 1,
+        | RoutingAlgorithm::Table
+        | RoutingAlgorithm::Min => 1,
     }
 }
 
@@ -453,6 +518,7 @@ pub(crate) fn vc_need_description(topology: &TopologyConfig, routing: &RoutingCo
         (Some(lines), TopologyKind::Torus) => {
             format!("dateline scheme with datelines at {lines:?} (one more VC class per crossing)")
         }
+        (_, TopologyKind::Hyperx) => "single class of dimension-order routing on a HyperX".into(),
         _ => "single class of dimension-order routing on a mesh".to_string(),
     };
     match routing.algorithm {
@@ -466,5 +532,9 @@ pub(crate) fn vc_need_description(topology: &TopologyConfig, routing: &RoutingCo
         }
         RoutingAlgorithm::DestinationTag => "destination-tag routing needs a VC".to_string(),
         RoutingAlgorithm::Table => "table routing needs a VC".to_string(),
+        RoutingAlgorithm::Min => {
+            "minimal dragonfly routing needs a VC class before and one after the global hop"
+                .to_string()
+        }
     }
 }

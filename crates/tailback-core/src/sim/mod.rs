@@ -251,6 +251,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         // the recovery lane carries at most one flit per cycle.
         let channel_ends = topology.ports().len() + topology.node_count() + 1;
         let max_flit_delay = max_flit_delay.max(fabric.max_lane_delay(routing.diameter()));
+        let max_credit_delay = u64::from(topology.max_credit_delay(r.credit_latency));
         let creations = (0..topology.node_count())
             .filter(|&n| workload.next_time(n) != NEVER)
             .map(|n| Reverse((workload.next_time(n), n as u32)))
@@ -278,7 +279,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             processors,
             packets: PacketSlab::default(),
             flit_wheel: Wheel::new(max_flit_delay, channel_ends),
-            credit_wheel: Wheel::new(r.credit_latency as u64, channel_ends),
+            credit_wheel: Wheel::new(max_credit_delay, channel_ends),
             credit_batches: Wheel::new(
                 r.credit_latency as u64,
                 if F::trains() { channel_ends } else { 0 },

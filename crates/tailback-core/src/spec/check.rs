@@ -147,7 +147,7 @@ pub(super) fn check_consistency(cfg: &Config, issues: &Issues) {
     for (path, kind) in patterns {
         if shape
             && clean(&[path.as_str()])
-            && let Err(message) = check_pattern(kind, &cfg.topology.dims)
+            && let Err(message) = check_pattern(kind, &cfg.topology)
         {
             report(
                 &path,

@@ -520,7 +520,11 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         );
         let to_router = slots.is_router(to as usize);
         *cx.flit_hops += u64::from(r.blocks) * u64::from(to_router);
-        cx.packets.get_mut(r.packet).hops += u32::from(to_router);
+        if to_router {
+            let packet = cx.packets.get_mut(r.packet);
+            packet.hops += 1;
+            packet.link_cycles += port.link_delay;
+        }
         self.credits[slots.port_vc(out, vl)] -= r.blocks;
         if C::PORT_VL_EVENTS {
             // The packet counts as queued for its Port VL until it starts.

@@ -5,13 +5,17 @@
 //! channel. Topology kinds only decide the wiring and the coordinates routing needs.
 
 mod cube;
+mod dragonfly;
 mod file;
 mod fly;
+mod hyperx;
 mod tree;
 
 pub use cube::CubeShape;
+pub use dragonfly::{Arrangement, DragonflyShape};
 pub use file::{CustomShape, FileError};
 pub use fly::FlyShape;
+pub use hyperx::{HyperXShape, ports_per_switch as hyperx_ports};
 pub use tree::TreeShape;
 
 use crate::ids::{NodeId, PortId, RouterId};
@@ -56,6 +60,10 @@ pub enum Layout {
     Fly(FlyShape),
     /// A topology file: any wiring, with its own routes.
     File(CustomShape),
+    /// A dragonfly: groups of all-to-all routers joined by global links.
+    Dragonfly(DragonflyShape),
+    /// A HyperX: switches linked to all others along each dimension of a grid.
+    HyperX(HyperXShape),
 }
 
 impl Layout {
@@ -66,6 +74,23 @@ impl Layout {
             Layout::Tree(tree) => tree.nodes(),
             Layout::Fly(fly) => fly.nodes(),
             Layout::File(file) => file.nodes(),
+            Layout::Dragonfly(fly) => fly.nodes(),
+            Layout::HyperX(x) => x.nodes(),
+        }
+    }
+
+    /// The grid coordinate patterns see the nodes on: the cube itself; (node in group, group)
+    /// on a dragonfly; (terminal, switch coordinates) on a HyperX; a line of nodes otherwise.
+    pub fn addresses(&self) -> CubeShape {
+        match self {
+            Layout::Cube(cube) => cube.clone(),
+            Layout::Dragonfly(fly) => CubeShape::new(vec![fly.a() * fly.p(), fly.groups()], false),
+            Layout::HyperX(x) => {
+                let mut dims = vec![x.terminals()];
+                dims.extend_from_slice(x.dims());
+                CubeShape::new(dims, false)
+            }
+            other => CubeShape::new(vec![other.nodes() as u32], false),
         }
     }
 
@@ -80,6 +105,11 @@ impl Layout {
                 (switches, switches * fly.ports_per_switch())
             }
             Layout::File(file) => (file.switches(), file.ports()),
+            Layout::Dragonfly(fly) => (
+                fly.routers(),
+                fly.routers() * fly.ports_per_router() as usize,
+            ),
+            Layout::HyperX(x) => (x.switches(), x.switches() * x.ports_per_switch() as usize),
         }
     }
 }
@@ -107,15 +137,17 @@ pub struct Topology {
 }
 
 impl Topology {
-    /// The network of `layout`, its router-to-router channels timed as `links` and its
-    /// terminal channels as `terminals` (the ejection latency); `seed` wires random networks
-    /// (multibutterflies).
+    /// The network of `layout`, its router-to-router channels timed as `links` (a dragonfly's
+    /// latencies are its shape's) and its terminal channels as `terminals` (the ejection
+    /// latency); `seed` wires random networks (multibutterflies, random dragonflies).
     pub fn new(layout: &Layout, links: Timing, terminals: Timing, seed: u64) -> Topology {
         let (link, ejection) = (links.latency, terminals.latency);
         let mut topology = match layout {
             Layout::Cube(cube) => cube.clone().build(link, ejection),
             Layout::Tree(tree) => tree.build(link, ejection),
             Layout::Fly(fly) => fly.build(link, ejection, seed),
+            Layout::Dragonfly(fly) => fly.build(ejection, seed),
+            Layout::HyperX(x) => x.build(link, ejection),
             // The file sets its own link speeds.
             Layout::File(file) => return file.build(link, ejection),
         };
@@ -137,7 +169,7 @@ impl Topology {
     pub fn cube(&self) -> Option<&CubeShape> {
         match &self.layout {
             Layout::Cube(shape) => Some(shape),
-            Layout::Tree(_) | Layout::Fly(_) | Layout::File(_) => None,
+            _ => None,
         }
     }
 
@@ -174,6 +206,24 @@ impl Topology {
             .map(|w| (w[1] - w[0]) as usize)
             .max()
             .unwrap_or(0)
+    }
+
+    /// Cycles a credit takes back over the channel into router port `port`: the channel's own
+    /// latency on a dragonfly (whose local and global channels differ), `credit_latency`
+    /// elsewhere and on terminal channels.
+    pub fn credit_delay(&self, port: PortId, credit_latency: u32) -> u32 {
+        match (&self.layout, self.ports[port.index()].input) {
+            (Layout::Dragonfly(_), Link::Router(up)) => self.ports[up.index()].output_latency,
+            _ => credit_latency,
+        }
+    }
+
+    /// The longest [`credit_delay`](Self::credit_delay) of any port.
+    pub fn max_credit_delay(&self, credit_latency: u32) -> u32 {
+        (0..self.ports.len())
+            .map(|p| self.credit_delay(PortId::new(p), credit_latency))
+            .max()
+            .unwrap_or(credit_latency)
     }
 
     /// The router port a node injects into (its input side is fed by the node).

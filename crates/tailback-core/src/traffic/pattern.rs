@@ -6,7 +6,7 @@
 use rand::RngExt;
 use rand::seq::SliceRandom;
 
-use crate::config::{PatternKind, TrafficConfig};
+use crate::config::{Choice, PatternKind, TopologyConfig, TopologyKind, TrafficConfig};
 use crate::rng::{self, Purpose, StreamRng};
 use crate::topology::CubeShape;
 
@@ -22,6 +22,14 @@ pub enum Destinations {
     },
     /// A fixed destination per source.
     Fixed(Vec<u32>),
+    /// A uniformly drawn node of the next group: nodes `g·group .. (g + 1)·group` form group
+    /// `g` of `groups`.
+    NextGroup {
+        /// Nodes per group.
+        group: u32,
+        /// Number of groups.
+        groups: u32,
+    },
     /// With probability `fraction` a hot node other than the source, otherwise uniform
     /// (excluding the source). A source that is the only hot node always sends uniformly.
     Hotspot {
@@ -61,6 +69,11 @@ impl Destinations {
                 nodes,
                 include_self: cfg.include_self.unwrap_or(false),
             },
+            // A dragonfly's addresses are (node in group, group).
+            PatternKind::GroupShift => Destinations::NextGroup {
+                group: shape.dims()[0],
+                groups: shape.dims().get(1).copied().unwrap_or(1),
+            },
             PatternKind::Hotspot => Destinations::Hotspot {
                 nodes,
                 hot: cfg.hotspot_nodes.clone().unwrap_or_default(),
@@ -95,6 +108,9 @@ impl Destinations {
     pub fn pick(&self, src: u32, rng: &mut StreamRng) -> u32 {
         match self {
             Destinations::Fixed(table) => table[src as usize],
+            Destinations::NextGroup { group, groups } => {
+                (src / group + 1) % groups * group + rng.random_range(0..*group)
+            }
             Destinations::Uniform {
                 nodes,
                 include_self,
@@ -122,6 +138,7 @@ impl Destinations {
     pub fn only_to_self(&self, src: u32) -> bool {
         match self {
             Destinations::Fixed(table) => table[src as usize] == src,
+            Destinations::NextGroup { groups, .. } => *groups == 1,
             Destinations::Uniform { nodes, .. } | Destinations::Hotspot { nodes, .. } => {
                 *nodes == 1
             }
@@ -132,6 +149,7 @@ impl Destinations {
     pub fn fanout(&self) -> usize {
         match self {
             Destinations::Fixed(_) => 1,
+            Destinations::NextGroup { group, .. } => *group as usize,
             Destinations::Uniform { nodes, .. } => *nodes as usize,
             Destinations::Hotspot { nodes, hot, .. } => *nodes as usize + hot.len(),
         }
@@ -143,6 +161,9 @@ impl Destinations {
         let (each, hot_each) = self.shares(src);
         match self {
             Destinations::Fixed(table) => f64::from(u8::from(table[src as usize] == dst)),
+            Destinations::NextGroup { group, groups } => {
+                f64::from(u8::from(dst / group == (src / group + 1) % groups)) * each
+            }
             Destinations::Uniform { include_self, .. } if *include_self || dst != src => each,
             Destinations::Hotspot { hot, .. } if dst != src => {
                 hot.iter().filter(|&&h| h == dst).count() as f64 * hot_each + each
@@ -156,6 +177,12 @@ impl Destinations {
         let (each, hot_each) = self.shares(src);
         match self {
             Destinations::Fixed(table) => visit(table[src as usize], 1.0),
+            Destinations::NextGroup { group, groups } => {
+                let first = (src / group + 1) % groups * group;
+                for d in first..first + group {
+                    visit(d, each);
+                }
+            }
             Destinations::Uniform {
                 nodes,
                 include_self,
@@ -181,6 +208,7 @@ impl Destinations {
     fn shares(&self, src: u32) -> (f64, f64) {
         match self {
             Destinations::Fixed(_) => (0.0, 0.0),
+            Destinations::NextGroup { group, .. } => (1.0 / f64::from(*group), 0.0),
             Destinations::Uniform {
                 nodes,
                 include_self,
@@ -251,17 +279,31 @@ fn fixed_destination(kind: PatternKind, shape: &CubeShape, src: usize) -> usize 
             shape.index(&moved)
         }
         PatternKind::TornadoIndex => (src + (shape.dims()[0] / 2) as usize) % shape.nodes(),
+        // A HyperX's addresses are (terminal, switch coordinates): one step along dimension 0.
+        PatternKind::HyperxShift => shape.offset(src, 1, 1),
         PatternKind::Uniform
         | PatternKind::Hotspot
         | PatternKind::RandomPermutation
-        | PatternKind::RandomPair => unreachable!("{kind} is not a fixed pattern"),
+        | PatternKind::RandomPair
+        | PatternKind::GroupShift => unreachable!("{kind} is not a fixed pattern"),
     }
 }
 
-/// Checks that pattern `kind` can be built on a network with radices `dims`.
-pub(crate) fn check_pattern(kind: PatternKind, dims: &[u32]) -> Result<(), String> {
+/// Checks that pattern `kind` can be built on the network `topology` (its address grid
+/// `dims`).
+pub(crate) fn check_pattern(kind: PatternKind, topology: &TopologyConfig) -> Result<(), String> {
+    let dims = topology.dims.as_slice();
     let nodes: u64 = dims.iter().map(|&k| k as u64).product();
     match kind {
+        PatternKind::GroupShift if topology.kind != TopologyKind::Dragonfly => Err(format!(
+            "group_shift sends each group's traffic to the next group of a dragonfly; \
+             topology.kind = \"{}\"",
+            topology.kind.name()
+        )),
+        PatternKind::HyperxShift if topology.kind != TopologyKind::Hyperx => Err(format!(
+            "hyperx_shift moves one switch along dimension 0 of a HyperX; topology.kind = \"{}\"",
+            topology.kind.name()
+        )),
         PatternKind::BitComplement
         | PatternKind::BitReverse
         | PatternKind::BitRotation
