@@ -361,7 +361,7 @@ impl<'a> Predictor<'a> {
         let (mut packets, mut latency_sum, mut wait_sum, mut zero_sum) = (0.0, 0.0, 0.0, 0.0);
         let mut saturated_any = false;
         // Packets and expected router-to-router hops by packet length.
-        let mut lengths: BTreeMap<u32, (f64, f64)> = BTreeMap::new();
+        let mut lengths: BTreeMap<u32, (f64, f64, f64)> = BTreeMap::new();
         for (index, (start, cycles, flows)) in groups.iter().enumerate() {
             let t = *cycles as f64;
             sums.clear();
@@ -392,13 +392,16 @@ impl<'a> Predictor<'a> {
             }
             let saturated = max_rho >= 1.0;
             saturated_any |= saturated;
-            // Each channel's packets wait its wait (the zero-load latency is linear in the hops,
-            // so each length's mean hop count gives its packets' total).
+            // Each channel's packets wait its wait (the zero-load latency is linear in the hops
+            // and channel cycles, so each length's means give its packets' total).
             let wait = self.total_wait(&sums, t);
             let (mut n, mut zero) = (0.0, 0.0);
-            for (&flits, &(count, hops)) in &lengths {
+            for (&flits, &(count, hops, cycles)) in &lengths {
                 n += count;
-                zero += count * self.zero_load.latency(hops / count, flits);
+                zero += count
+                    * self
+                        .zero_load
+                        .latency_over(hops / count, cycles / count, flits);
             }
             let lat = wait + zero;
             zero_sum += zero;
@@ -487,9 +490,9 @@ impl<'a> Predictor<'a> {
     }
 
     /// Adds the packets of `flows` to the channels of their routes (each route weighted by its
-    /// probability), and to `lengths` their number and expected router-to-router hops by
-    /// packet length.
-    fn load(&self, flows: &[Flow], sums: &mut Sums, lengths: &mut BTreeMap<u32, (f64, f64)>) {
+    /// probability), and to `lengths` their number, expected router-to-router hops and cycles
+    /// on those channels by packet length.
+    fn load(&self, flows: &[Flow], sums: &mut Sums, lengths: &mut BTreeMap<u32, (f64, f64, f64)>) {
         let topology = self.topology;
         let ports = topology.ports();
         for f in flows {
@@ -509,7 +512,9 @@ impl<'a> Predictor<'a> {
             let service = f64::from(flits) * f64::from(p.output_period);
             sums.add(port.index(), Some(input.index() - first), count, service);
             if matches!(p.output, Link::Router(_)) {
-                lengths.entry(flits).or_default().1 += count;
+                let length = lengths.entry(flits).or_default();
+                length.1 += count;
+                length.2 += count * f64::from(p.output_latency);
             }
         };
         if self.routing.pooled_tree().is_none() {

@@ -382,3 +382,27 @@ fn the_shift_patterns_send_where_they_say() {
         &["power-of-two"],
     );
 }
+
+#[test]
+fn check_and_predict_count_each_channel_at_its_own_latency() {
+    use tailback_core::analysis::ZeroLoad;
+    use tailback_core::predict::{PredictOptions, predict};
+    let cfg = config(
+        "[topology]\nkind = \"dragonfly\"\np = 2\na = 4\nh = 2\nlocal_latency = 3\n\
+         global_latency = 20\n[traffic]\npattern = \"uniform\"\nrate = 0.01\n",
+    );
+    let (topology, _, _) = common::network(&cfg);
+    let load = common::analysed_channel_load(&cfg);
+    // Of the 71 other nodes, 1 is on the same router, 6 one local hop away; the 64 in other
+    // groups cross one global link, and a local one at each end unless the link starts or ends
+    // on the router itself (probability 1/4 each): 2 · 3/4 local hops.
+    let link_cycles = (6.0 * 3.0 + 64.0 * (20.0 + 1.5 * 3.0)) / 71.0;
+    assert!((load.mean_link_cycles - link_cycles).abs() < 1e-9);
+    let zero = ZeroLoad::new(&cfg, &topology).latency_over(load.mean_hops, link_cycles, 8);
+    let p = predict(&cfg, &PredictOptions::new(false)).unwrap();
+    assert!(
+        (p.latency.zero_load - zero).abs() < 1e-9,
+        "predicted {} against {zero}",
+        p.latency.zero_load
+    );
+}
