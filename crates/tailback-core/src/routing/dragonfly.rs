@@ -84,7 +84,8 @@ impl DragonflyMin {
 
     /// The hop from router `router` towards node `dst` of a packet with routing draw `draw`
     /// (its class is fixed by where the hop goes).
-    #[inline]
+    // Out of line: keeps the other topologies' inlined routing as it was.
+    #[inline(never)]
     pub fn route(&self, router: usize, dst: usize, draw: u32) -> Hop {
         let target = dst / self.p as usize;
         if router == target {

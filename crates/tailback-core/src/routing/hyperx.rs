@@ -48,7 +48,8 @@ impl HyperXDor {
     }
 
     /// The hop from switch `router` towards node `dst` of a packet with routing draw `draw`.
-    #[inline]
+    // Out of line: keeps the other topologies' inlined routing as it was.
+    #[inline(never)]
     pub fn route(&self, router: usize, dst: usize, draw: u32) -> Hop {
         let t = self.shape.terminals() as usize;
         let target = dst / t;
