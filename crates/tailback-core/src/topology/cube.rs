@@ -146,8 +146,7 @@ impl CubeShape {
             .map(|r| port_id(r, self.terminal_port()))
             .collect();
         Topology::from_parts(
-            super::Layout::Cube(self.clone()),
-            self,
+            super::Layout::Cube(self),
             router_first_port,
             ports,
             injection_port,

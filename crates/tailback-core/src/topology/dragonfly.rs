@@ -17,8 +17,8 @@
 
 use rand::seq::SliceRandom;
 
-use super::{Link, Port, Topology};
-use crate::ids::{NodeId, PortId, RouterId};
+use super::{Link, Topology};
+use crate::ids::PortId;
 use crate::rng::{self, Purpose};
 
 /// How global links are laid out between groups (read by name as `topology.arrangement`).
@@ -265,16 +265,7 @@ impl DragonflyShape {
         let width = self.ports_per_router() as usize;
         let port_id =
             |router: u32, local: u32| PortId::new(router as usize * width + local as usize);
-        let mut ports: Vec<Port> = (0..self.routers() * width)
-            .map(|i| Port {
-                router: RouterId::new(i / width),
-                local: (i % width) as u8,
-                output: Link::None,
-                output_latency: self.local_latency,
-                output_period: 1,
-                input: Link::None,
-            })
-            .collect();
+        let mut ports = super::unwired_ports(self.routers(), width, self.local_latency);
         let mut connect = |from: PortId, to: PortId, latency: u32| {
             ports[from.index()].output = Link::Router(to);
             ports[from.index()].output_latency = latency;
@@ -303,20 +294,16 @@ impl DragonflyShape {
                 self.global_latency,
             );
         }
-        let mut injection_port = Vec::with_capacity(self.nodes());
-        for node in 0..self.nodes() {
-            let port = port_id((node / p as usize) as u32, node as u32 % p);
-            let side = &mut ports[port.index()];
-            side.input = Link::Node(NodeId::new(node));
-            side.output = Link::Node(NodeId::new(node));
-            side.output_latency = ejection_latency;
-            injection_port.push(port);
-        }
-        let router_first_port = (0..=self.routers()).map(|r| (r * width) as u32).collect();
-        Topology::from_parts(
+        let injection_port = super::attach_nodes(
+            &mut ports,
+            width,
+            p as usize,
+            self.nodes(),
+            ejection_latency,
+        );
+        Topology::from_uniform(
             super::Layout::Dragonfly(self.clone()),
-            super::Layout::Dragonfly(self.clone()).addresses(),
-            router_first_port,
+            width,
             ports,
             injection_port,
         )

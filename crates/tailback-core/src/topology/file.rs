@@ -473,7 +473,6 @@ impl CustomShape {
             .collect();
         Topology::from_parts(
             super::Layout::File(self.clone()),
-            super::CubeShape::new(vec![self.nodes() as u32], false),
             self.first_port.clone(),
             ports,
             injection_port,

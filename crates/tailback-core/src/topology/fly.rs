@@ -15,8 +15,8 @@
 use rand::seq::SliceRandom;
 use serde::Serialize;
 
-use super::{Link, Port, Topology};
-use crate::ids::{NodeId, PortId, RouterId};
+use super::{Link, Topology};
+use crate::ids::{NodeId, PortId};
 use crate::rng::{self, Purpose};
 
 /// The shape of a butterfly or multibutterfly.
@@ -98,16 +98,7 @@ impl FlyShape {
         let port_id = |stage: usize, switch: usize, local: usize| {
             PortId::new((stage * per_stage + switch) * width + local)
         };
-        let mut ports: Vec<Port> = (0..self.n as usize * per_stage * width)
-            .map(|i| Port {
-                router: RouterId::new(i / width),
-                local: (i % width) as u8,
-                output: Link::None,
-                output_latency: link_latency,
-                output_period: 1,
-                input: Link::None,
-            })
-            .collect();
+        let mut ports = super::unwired_ports(self.n as usize * per_stage, width, link_latency);
         let mut wiring = rng::stream(seed, 0, Purpose::Wiring);
         let mut order: Vec<usize> = Vec::new();
         for s in 0..self.n as usize - 1 {
@@ -141,13 +132,9 @@ impl FlyShape {
             eject.output = Link::Node(NodeId::new(node));
             eject.output_latency = ejection_latency;
         }
-        let router_first_port = (0..=self.n as usize * per_stage)
-            .map(|r| (r * width) as u32)
-            .collect();
-        Topology::from_parts(
+        Topology::from_uniform(
             super::Layout::Fly(self.clone()),
-            super::CubeShape::new(vec![self.nodes() as u32], false),
-            router_first_port,
+            width,
             ports,
             injection_port,
         )

@@ -9,8 +9,8 @@
 //! coordinate `c'` in dimension `d` is port `first_d + index·trunking[d] + k`, where `index` is
 //! `c'` if `c' < c_d`, else `c' − 1`.
 
-use super::{CubeShape, Link, Port, Topology};
-use crate::ids::{NodeId, PortId, RouterId};
+use super::{CubeShape, Link, Topology};
+use crate::ids::PortId;
 
 /// The shape of a HyperX.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,16 +90,7 @@ impl HyperXShape {
     pub fn build(&self, link_latency: u32, ejection_latency: u32) -> Topology {
         let width = self.ports_per_switch() as usize;
         let port_id = |switch: usize, local: u32| PortId::new(switch * width + local as usize);
-        let mut ports: Vec<Port> = (0..self.switches() * width)
-            .map(|i| Port {
-                router: RouterId::new(i / width),
-                local: (i % width) as u8,
-                output: Link::None,
-                output_latency: link_latency,
-                output_period: 1,
-                input: Link::None,
-            })
-            .collect();
+        let mut ports = super::unwired_ports(self.switches(), width, link_latency);
         for switch in 0..self.switches() {
             for d in 0..self.dims().len() {
                 let c = self.grid.coord(switch, d);
@@ -114,21 +105,16 @@ impl HyperXShape {
                 }
             }
         }
-        let mut injection_port = Vec::with_capacity(self.nodes());
-        for node in 0..self.nodes() {
-            let t = self.terminals as usize;
-            let port = port_id(node / t, (node % t) as u32);
-            let side = &mut ports[port.index()];
-            side.input = Link::Node(NodeId::new(node));
-            side.output = Link::Node(NodeId::new(node));
-            side.output_latency = ejection_latency;
-            injection_port.push(port);
-        }
-        let router_first_port = (0..=self.switches()).map(|r| (r * width) as u32).collect();
-        Topology::from_parts(
+        let injection_port = super::attach_nodes(
+            &mut ports,
+            width,
+            self.terminals as usize,
+            self.nodes(),
+            ejection_latency,
+        );
+        Topology::from_uniform(
             super::Layout::HyperX(self.clone()),
-            super::Layout::HyperX(self.clone()).addresses(),
-            router_first_port,
+            width,
             ports,
             injection_port,
         )

@@ -114,6 +114,42 @@ impl Layout {
     }
 }
 
+/// The ports of `routers` routers of `width` ports each, not yet wired, their outputs
+/// `latency` cycles long.
+fn unwired_ports(routers: usize, width: usize, latency: u32) -> Vec<Port> {
+    (0..routers * width)
+        .map(|i| Port {
+            router: RouterId::new(i / width),
+            local: (i % width) as u8,
+            output: Link::None,
+            output_latency: latency,
+            output_period: 1,
+            input: Link::None,
+        })
+        .collect()
+}
+
+/// Wires node `i` to port `i mod per_router` of router `i / per_router` (both ways, the
+/// ejection channel `ejection_latency` long) for every node; returns the injection ports.
+fn attach_nodes(
+    ports: &mut [Port],
+    width: usize,
+    per_router: usize,
+    nodes: usize,
+    ejection_latency: u32,
+) -> Vec<PortId> {
+    (0..nodes)
+        .map(|node| {
+            let port = PortId::new(node / per_router * width + node % per_router);
+            let side = &mut ports[port.index()];
+            side.input = Link::Node(NodeId::new(node));
+            side.output = Link::Node(NodeId::new(node));
+            side.output_latency = ejection_latency;
+            port
+        })
+        .collect()
+}
+
 /// Latency and period of a kind of channel, in cycles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timing {
@@ -240,11 +276,11 @@ impl Topology {
     /// Assembles a topology; the ejection ports are found from the wiring.
     fn from_parts(
         layout: Layout,
-        addresses: CubeShape,
         router_first_port: Vec<u32>,
         ports: Vec<Port>,
         injection_port: Vec<PortId>,
     ) -> Topology {
+        let addresses = layout.addresses();
         let mut ejection_port = vec![PortId::new(0); injection_port.len()];
         for (i, port) in ports.iter().enumerate() {
             if let Link::Node(n) = port.output {
@@ -259,6 +295,18 @@ impl Topology {
             injection_port,
             ejection_port,
         }
+    }
+
+    /// Assembles a topology whose routers all have `width` ports.
+    fn from_uniform(
+        layout: Layout,
+        width: usize,
+        ports: Vec<Port>,
+        injection_port: Vec<PortId>,
+    ) -> Topology {
+        let routers = ports.len() / width;
+        let router_first_port = (0..=routers).map(|r| (r * width) as u32).collect();
+        Topology::from_parts(layout, router_first_port, ports, injection_port)
     }
 
     /// Number of router-to-router channels.

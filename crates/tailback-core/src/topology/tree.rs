@@ -213,7 +213,6 @@ impl TreeShape {
             .collect();
         Topology::from_parts(
             super::Layout::Tree(self.clone()),
-            super::CubeShape::new(vec![self.nodes() as u32], false),
             router_first_port,
             ports,
             injection_port,
