@@ -164,34 +164,26 @@ fn shape_keys(kind: TopologyKind) -> &'static [&'static str] {
     }
 }
 
-/// Every key some topology kind reads besides `kind` and `link_latency`.
-const SHAPE_KEYS: [&str; 18] = [
-    "k",
-    "n",
-    "dims",
-    "radix",
-    "levels",
-    "nodes",
-    "dilation",
-    "file",
-    "deadlock_check",
-    "p",
-    "a",
-    "h",
-    "groups",
-    "arrangement",
-    "local_latency",
-    "global_latency",
-    "terminals",
-    "trunking",
-];
+/// Every key some topology kind reads besides `kind` and `link_latency`, each once, in the
+/// order of the kinds.
+fn all_shape_keys() -> Vec<&'static str> {
+    let mut keys: Vec<&'static str> = Vec::new();
+    for (_, kind) in TopologyKind::CHOICES {
+        for key in shape_keys(*kind) {
+            if !keys.contains(key) {
+                keys.push(key);
+            }
+        }
+    }
+    keys
+}
 
 impl TopologyConfig {
     /// Reads `[topology]`; a topology file is parsed unless `known` (a section read before)
     /// already holds the same file.
     pub(crate) fn read(s: Section<'_>, known: Option<&TopologyConfig>) -> Self {
         let kind = s.choice("kind", TopologyKind::Torus);
-        for key in SHAPE_KEYS {
+        for key in all_shape_keys() {
             if !shape_keys(kind).contains(&key) && s.has(key) {
                 s.value(key); // Known key, wrong kind: reported here, not as unknown.
                 let kinds: Vec<String> = TopologyKind::CHOICES
@@ -482,13 +474,9 @@ fn read_hyperx(s: &Section<'_>, fits: &dyn Fn(&str, u64) -> bool) -> Layout {
         }
         None => vec![1; dims.len()],
     };
-    let ports = u64::from(terminals)
-        + dims
-            .iter()
-            .zip(&trunking)
-            .map(|(&d, &k)| u64::from(d - 1) * u64::from(k))
-            .sum::<u64>();
-    if ports > u64::from(MAX_ROUTER_PORTS) {
+    // At most 64 + 16 · 64 · 64: no overflow.
+    let ports = hyperx_ports(&dims, terminals, &trunking);
+    if ports > MAX_ROUTER_PORTS {
         s.problem(
             "dims",
             format!(
@@ -498,7 +486,6 @@ fn read_hyperx(s: &Section<'_>, fits: &dyn Fn(&str, u64) -> bool) -> Layout {
         );
         return Layout::HyperX(small());
     }
-    debug_assert_eq!(u64::from(hyperx_ports(&dims, terminals, &trunking)), ports);
     let nodes = dims
         .iter()
         .fold(u64::from(terminals), |n, &d| n.saturating_mul(u64::from(d)));

@@ -25,7 +25,7 @@ pub struct DragonflyMin {
 }
 
 /// One global link from a group.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct GlobalLink {
     /// The router (index within its group) that owns it.
     owner: u32,
@@ -43,6 +43,7 @@ impl DragonflyMin {
     /// (at least [`MIN_CLASSES`]), class `c` owning VCs `c·V/2 .. (c + 1)·V/2`.
     pub fn new(shape: &DragonflyShape, topology: &Topology, vcs: u32) -> DragonflyMin {
         let groups = shape.groups();
+        // Ports come router by router, in port order: each list fills in link order.
         let mut links = vec![Vec::new(); (groups * groups) as usize];
         let ports = topology.ports();
         let first_global = shape.first_global_port();
@@ -60,10 +61,6 @@ impl DragonflyMin {
                 port: port.local,
                 far: far_router as u32 % shape.a(),
             });
-        }
-        // Ports come router by router: sort each list into link order (router, then port).
-        for list in &mut links {
-            list.sort_unstable();
         }
         let half = vcs / MIN_CLASSES;
         DragonflyMin {
@@ -156,6 +153,12 @@ impl DragonflyMin {
         if g == gd {
             return 1;
         }
+        self.shortest_between(g, r, gd, rd)
+    }
+
+    /// Router-to-router hops from router `r` of group `g` to router `rd` of another group
+    /// `gd`, through the nearest of their global links.
+    fn shortest_between(&self, g: u32, r: u32, gd: u32, rd: u32) -> u32 {
         self.between(g, gd)
             .iter()
             .map(|link| u32::from(link.owner != r) + 1 + u32::from(link.far != rd))
@@ -171,13 +174,7 @@ impl DragonflyMin {
             for gd in (0..self.groups).filter(|&t| t != g) {
                 for r in 0..self.a {
                     for rd in 0..self.a {
-                        let d = self
-                            .between(g, gd)
-                            .iter()
-                            .map(|l| u32::from(l.owner != r) + 1 + u32::from(l.far != rd))
-                            .min()
-                            .unwrap_or(u32::MAX);
-                        diameter = diameter.max(d);
+                        diameter = diameter.max(self.shortest_between(g, r, gd, rd));
                     }
                 }
             }
