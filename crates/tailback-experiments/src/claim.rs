@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::outcome::{Comparison, Outcome, Verdict};
-use crate::spread::Spread;
+use crate::spread::{Samples, Spread};
 use crate::{Error, Result};
 
 /// The paper a claim comes from; Gran's thesis counts as its six papers.
@@ -383,33 +383,6 @@ pub struct Format {
     pub samples: Samples,
 }
 
-/// What the values of a claim measured several times stand for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Samples {
-    /// One value per seed of the same run.
-    Seeds,
-    /// One value per case (a topology and traffic pattern, say), each its own run.
-    Cases,
-}
-
-impl Samples {
-    /// "seed" or "case".
-    pub fn one(self) -> &'static str {
-        match self {
-            Samples::Seeds => "seed",
-            Samples::Cases => "case",
-        }
-    }
-
-    /// "seeds" or "cases".
-    pub fn many(self) -> &'static str {
-        match self {
-            Samples::Seeds => "seeds",
-            Samples::Cases => "cases",
-        }
-    }
-}
-
 impl Format {
     /// `x` with the decimals and the unit.
     pub fn number(&self, x: f64) -> String {
@@ -521,9 +494,7 @@ impl Claim {
         let f = &self.format;
         match (ours, &self.rule) {
             (Ours::Value(x), _) => f.number(*x),
-            (Ours::Seeds(xs), _) => {
-                Spread::of(xs).describe_over(f.digits, f.unit, f.samples.many())
-            }
+            (Ours::Seeds(xs), _) => Spread::of(xs).describe_over(f.digits, f.unit, f.samples),
             (Ours::Ratio { num, den }, Rule::Ratio { floor, .. }) if den.abs() <= *floor => {
                 format!(
                     "{} / {} (denominator at or below the measurement floor {}: not judged)",
@@ -551,7 +522,7 @@ impl Claim {
                     "{higher} {}, {lower} {}; difference {}",
                     f.number(mean(|p| p.0)),
                     f.number(mean(|p| p.1)),
-                    d.describe_over(f.digits, f.unit, f.samples.many())
+                    d.describe_over(f.digits, f.unit, f.samples)
                 );
                 if pairs.len() < MIN_ORDER_SEEDS {
                     let _ = write!(

@@ -24,6 +24,33 @@ pub fn t_975(df: usize) -> Option<f64> {
     }
 }
 
+/// What several measured values stand for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Samples {
+    /// One value per seed of the same run.
+    Seeds,
+    /// One value per case (a topology and traffic pattern, say), each its own run.
+    Cases,
+}
+
+impl Samples {
+    /// "seed" or "case".
+    pub fn one(self) -> &'static str {
+        match self {
+            Samples::Seeds => "seed",
+            Samples::Cases => "case",
+        }
+    }
+
+    /// "seeds" or "cases".
+    pub fn many(self) -> &'static str {
+        match self {
+            Samples::Seeds => "seeds",
+            Samples::Cases => "cases",
+        }
+    }
+}
+
 /// The mean of values over seeds and how far it can be trusted.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Spread {
@@ -57,26 +84,26 @@ impl Spread {
 
     /// "(95% CI, 5 seeds)", or "(1 seed)".
     pub fn note(&self) -> String {
-        self.note_over("seeds")
+        self.note_over(Samples::Seeds)
     }
 
-    /// "(95% CI, 5 seeds)" with the values counted as `samples` ("seeds", "cases").
-    pub fn note_over(&self, samples: &str) -> String {
+    /// "(95% CI, 5 seeds)" with the values counted as `samples`.
+    pub fn note_over(&self, samples: Samples) -> String {
         match (self.ci95, self.n) {
-            (Some(_), n) => format!("(95% CI, {n} {samples})"),
-            (None, 1) => format!("(1 {})", samples.trim_end_matches('s')),
-            (None, n) => format!("({n} {samples})"),
+            (Some(_), n) => format!("(95% CI, {n} {})", samples.many()),
+            (None, 1) => format!("(1 {})", samples.one()),
+            (None, n) => format!("({n} {})", samples.many()),
         }
     }
 
     /// "0.412 ± 0.013 unit (95% CI, 5 seeds)" with `digits` decimals; `unit` is printed as
     /// given (with its own leading space, if it needs one).
     pub fn describe(&self, digits: usize, unit: &str) -> String {
-        self.describe_over(digits, unit, "seeds")
+        self.describe_over(digits, unit, Samples::Seeds)
     }
 
-    /// As [`Spread::describe`], the values counted as `samples` ("seeds", "cases").
-    pub fn describe_over(&self, digits: usize, unit: &str, samples: &str) -> String {
+    /// As [`Spread::describe`], the values counted as `samples`.
+    pub fn describe_over(&self, digits: usize, unit: &str, samples: Samples) -> String {
         format!("{}{unit} {}", self.value(digits), self.note_over(samples))
     }
 }
