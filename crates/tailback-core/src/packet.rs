@@ -35,6 +35,9 @@ pub struct Packet {
     pub(crate) delivered_flits: u32,
     /// Current VC class (set by the routing function).
     pub class: u8,
+    /// Whether its route detours through an intermediate group (Valiant, or chosen by UGAL or
+    /// PAR).
+    pub detoured: bool,
     /// Bits a congestion mechanism may set on the way (e.g. a forward congestion mark).
     pub marks: u8,
     /// Created inside the measurement window.
@@ -74,6 +77,7 @@ impl Packet {
             link_cycles: 0,
             delivered_flits: 0,
             class: 0,
+            detoured: false,
             marks: 0,
             measured,
             network,

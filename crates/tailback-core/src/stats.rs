@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 mod classes;
 mod flows;
 mod gauges;
+mod order;
 mod port_vls;
 mod stability;
 
@@ -98,6 +99,14 @@ pub struct RunSummary {
     /// Which stability test the run failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub saturation_cause: Option<SaturationCause>,
+    /// Fraction of the delivered measured packets whose routes detoured through an
+    /// intermediate group (routing that may detour only: Valiant, UGAL, PAR).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detoured: Option<f64>,
+    /// Measured packets delivered after a packet their source injected later towards the same
+    /// destination (overtaken on another route, or in another VC).
+    #[serde(default)]
+    pub out_of_order: u64,
     /// Mean zero-load latency of the delivered measured packets' routes (with their hops and
     /// lengths, on an empty network), cycles: the yardstick of the latency test.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -312,6 +321,12 @@ pub(crate) struct Collector {
     /// halves: sum and count (together, every delivered measured packet's).
     queue_wait_halves: [(u128, u64); 2],
     hops_sum: u64,
+    /// Packets in flight per pair of nodes, for out-of-order deliveries.
+    order: order::DeliveryOrder,
+    /// Measured packets delivered out of order.
+    out_of_order: u64,
+    /// Delivered measured packets whose routes detoured, when routing may detour.
+    pub(crate) detoured: Option<u64>,
     /// The zero-load timing of the network, when known.
     pub(crate) zero_load: Option<ZeroLoad>,
     /// Sum of the zero-load latencies of the delivered measured packets.
@@ -360,6 +375,9 @@ impl Collector {
             network_latency_sum: 0,
             queue_wait_halves: [(0, 0); 2],
             hops_sum: 0,
+            order: order::DeliveryOrder::default(),
+            out_of_order: 0,
+            detoured: None,
             zero_load: None,
             zero_load_sum: 0.0,
             measured_created: 0,
@@ -442,6 +460,7 @@ impl Collector {
     pub(crate) fn on_injected(&mut self, packet: &Packet) {
         if packet.network == LogicalNetwork::Request {
             self.pending[packet.dst as usize] += 1;
+            self.order.injected(packet.src, packet.dst);
         }
     }
 
@@ -454,6 +473,10 @@ impl Collector {
         }
         if packet.network == LogicalNetwork::Request {
             self.pending[packet.dst as usize] -= 1;
+            let late = self
+                .order
+                .delivered(packet.src, packet.dst, packet.injected);
+            self.out_of_order += u64::from(late && packet.measured);
             let in_window = self.in_window(now);
             self.window_delivered += u64::from(in_window);
             if let Some(flows) = &mut self.flows {
@@ -485,6 +508,9 @@ impl Collector {
             half.0 += wait as u128;
             half.1 += 1;
             self.hops_sum += packet.hops as u64;
+            if let Some(detoured) = &mut self.detoured {
+                *detoured += u64::from(packet.detoured);
+            }
             if let Some(zero_load) = &self.zero_load {
                 self.zero_load_sum += zero_load.latency_over(
                     f64::from(packet.hops),
@@ -625,6 +651,10 @@ impl Collector {
             saturated: saturation_reason.is_some(),
             saturation_reason,
             saturation_cause,
+            detoured: self
+                .detoured
+                .and_then(|d| (delivered > 0).then(|| d as f64 / delivered as f64)),
+            out_of_order: self.out_of_order,
             zero_load_latency,
             cycles,
             flit_hops: 0,

@@ -5,8 +5,7 @@
 
 mod common;
 
-use common::{all_to_all, checked_config, config, drive_until_idle, node};
-use tailback_core::config::{ConfigError, ConfigIssue};
+use common::{all_to_all, checked_config, config, drive_until_idle, node, refused};
 use tailback_core::hooks::{CongestionControl, Context};
 use tailback_core::ids::NodeId;
 use tailback_core::packet::Packet;
@@ -209,26 +208,6 @@ fn the_random_arrangement_is_drawn_from_the_seed() {
     assert_ne!(wiring(1), wiring(2));
 }
 
-/// The problems reported for `text`.
-fn issues(text: &str) -> Vec<ConfigIssue> {
-    match Spec::from_toml_str(text, "<test>") {
-        Ok(_) => panic!("accepted:\n{text}"),
-        Err(ConfigError::Invalid(issues)) => issues,
-        Err(other) => panic!("not a validation error: {other}"),
-    }
-}
-
-fn refused(text: &str, path: &str, words: &[&str]) {
-    let all = issues(text);
-    let issue = all
-        .iter()
-        .find(|i| i.path == path)
-        .unwrap_or_else(|| panic!("no problem at {path}: {all:#?}"));
-    for w in words {
-        assert!(issue.message.contains(w), "{issue:?} should mention {w:?}");
-    }
-}
-
 #[test]
 fn shapes_routers_cannot_build_are_refused_by_name() {
     let df = "[topology]\nkind = \"dragonfly\"\n";
@@ -403,4 +382,41 @@ fn check_and_predict_count_each_channel_at_its_own_latency() {
         "predicted {} against {zero}",
         p.latency.zero_load
     );
+}
+
+#[test]
+fn the_closed_form_bounds_of_a_hyperx_are_exact() {
+    for (shape, pattern) in [
+        ("dims = [4, 3]\nterminals = 2", "uniform"),
+        (
+            "dims = [3, 4, 2]\nterminals = 3\ntrunking = [2, 1, 3]",
+            "uniform",
+        ),
+        (
+            "dims = [4, 3]\nterminals = 4\ntrunking = [2, 1]",
+            "hyperx_shift",
+        ),
+    ] {
+        let cfg = config(&format!(
+            "[topology]\nkind = \"hyperx\"\n{shape}\n[traffic]\npattern = \"{pattern}\"\n"
+        ));
+        let (topology, routing, destinations) = common::network(&cfg);
+        let loads = tailback_core::analysis::port_loads(&topology, &routing, &destinations);
+        let busiest = topology
+            .ports()
+            .iter()
+            .zip(loads)
+            .filter(|(port, _)| matches!(port.output, Link::Router(_)))
+            .map(|(_, load)| load)
+            .fold(0.0, f64::max);
+        let forms = tailback_core::analysis::closed_forms(&topology, cfg.traffic.pattern, false);
+        assert_eq!(forms.len(), 1);
+        assert!(
+            (forms[0].value - 1.0 / busiest).abs() < 1e-9,
+            "{shape}, {pattern}: {} ({}) against walked {}",
+            forms[0].value,
+            forms[0].formula,
+            1.0 / busiest
+        );
+    }
 }

@@ -2,8 +2,8 @@
 
 use serde::Serialize;
 use tailback_core::analysis::{
-    OverBudget, ZeroLoad, bisection_links_within, channel_load, channel_load_steps, deadlock_cycle,
-    dependency_graph_steps,
+    ClosedForm, OverBudget, ZeroLoad, bisection_links_within, channel_load, channel_load_steps,
+    closed_forms, deadlock_cycle, dependency_graph_steps,
 };
 use tailback_core::cam_cost::CamCost;
 use tailback_core::config::{
@@ -88,6 +88,13 @@ struct NetworkReport {
     phase_ideal_throughput: Option<Vec<f64>>,
     /// The channel that sets the bound.
     bottleneck: Option<String>,
+    /// Bounds of a dragonfly's global channels or a HyperX's channels in closed form, for
+    /// minimal and Valiant routing (computed at any size).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    closed_forms: Vec<ClosedForm>,
+    /// Whether routing chooses by queue lengths (UGAL, PAR): the loads are then those of the
+    /// minimal routes, its choice on an empty network.
+    adaptive_detours: bool,
     mean_hops: Option<f64>,
     /// Whether packets draw random routing choices, so that the loads, the bound and the mean
     /// hops are expectations over the draws.
@@ -266,6 +273,12 @@ fn analyse(cfg: &Config, budget: f64) -> NetworkReport {
             Some(port) => describe::port_name(&topology, port),
             None => "the injection channels".to_string(),
         }),
+        closed_forms: closed_forms(
+            &topology,
+            cfg.traffic.pattern,
+            cfg.traffic.include_self.unwrap_or(false),
+        ),
+        adaptive_detours: routing.decisions() > 0,
         mean_hops: load.map(|l| l.mean_hops),
         routing_draws: routing.draws(),
         zero_load_latency: load.map(|l| {
@@ -415,6 +428,17 @@ fn print_table(source: &str, r: &NetworkReport) {
                     "free: channel dependency graph over {} VC classes is acyclic",
                     r.vc_classes
                 ),
+                (
+                    Some(true),
+                    RoutingAlgorithm::Valiant
+                    | RoutingAlgorithm::UgalL
+                    | RoutingAlgorithm::UgalG
+                    | RoutingAlgorithm::Par,
+                ) => format!(
+                    "free: the channel dependency graph of every route (each intermediate, \
+                     each choice) over {} VC classes is acyclic",
+                    r.vc_classes
+                ),
                 (Some(true), RoutingAlgorithm::Duato) => format!(
                     "free: the extended dependency graph of the escape channels ({} DOR \
                      classes; direct and indirect dependencies) is acyclic",
@@ -470,6 +494,15 @@ fn print_table(source: &str, r: &NetworkReport) {
             },
         ),
         (
+            "",
+            if r.adaptive_detours && r.ideal_throughput.is_some() {
+                "(over the minimal routes: UGAL and PAR take them on an empty network)".to_string()
+            } else {
+                String::new()
+            },
+        ),
+        ("closed form", closed_form_line(&r.closed_forms)),
+        (
             "per phase",
             r.phase_ideal_throughput
                 .as_ref()
@@ -502,4 +535,22 @@ fn print_table(source: &str, r: &NetworkReport) {
     for (label, value) in rows.iter().filter(|(_, v)| !v.is_empty()) {
         println!("  {label:<19}{value}");
     }
+}
+
+/// The closed-form bounds in one line: each routing's value, then the channels and formulas.
+fn closed_form_line(forms: &[ClosedForm]) -> String {
+    let Some(first) = forms.first() else {
+        return String::new();
+    };
+    let values: Vec<String> = forms
+        .iter()
+        .map(|f| format!("{} {:.4}", f.routing, f.value))
+        .collect();
+    let formulas: Vec<&str> = forms.iter().map(|f| f.formula).collect();
+    format!(
+        "{} flits/node/cycle on the {} channels ({})",
+        values.join(", "),
+        first.channels,
+        formulas.join("; ")
+    )
 }

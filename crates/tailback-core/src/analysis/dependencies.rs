@@ -5,8 +5,8 @@ use petgraph::graphmap::{DiGraphMap, NodeTrait};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::bitset::bits64;
-use crate::ids::{NodeId, RouterId};
-use crate::routing::{Routing, TableRouting};
+use crate::ids::{NodeId, PortId, RouterId};
+use crate::routing::{Head, Routing, Scripted, StayMinimal, TableRouting};
 use crate::topology::{CustomShape, Link, Topology};
 
 /// A channel of a dependency graph: (router output port, VC class).
@@ -26,11 +26,12 @@ pub fn dependency_graph(topology: &Topology, routing: &Routing) -> DiGraphMap<Ch
     let mut dependencies = Dependencies::new(topology, routing.classes());
     match routing {
         Routing::Duato(_) => extended_escape(&mut dependencies, routing),
+        _ if routing.detours() => detouring(&mut dependencies, routing),
         Routing::Dor(_)
         | Routing::Disha(_)
         | Routing::Table(_)
-        | Routing::DragonflyMin(_)
-        | Routing::HyperXDor(_) => deterministic(&mut dependencies, routing),
+        | Routing::Dragonfly(_)
+        | Routing::HyperX(_) => deterministic(&mut dependencies, routing),
         Routing::UpDown(_) | Routing::Tag(_) => minimal(&mut dependencies, routing),
     }
     dependencies.into_graph()
@@ -103,6 +104,25 @@ impl<'a> Dependencies<'a> {
         let router = self.topology.ports()[requested.0 as usize].router;
         let local = requested.0 as usize - self.topology.router_ports(router).start;
         self.add_requests(held, 1 << local, requested.1);
+    }
+
+    /// Follows a route onto `port` in `class` after the channel `previous` (`None` at the first
+    /// router): adds the dependency, and returns the channel (`None` at the ejection port, where
+    /// the route leaves the network).
+    fn follow(
+        &mut self,
+        previous: &mut Option<Channel>,
+        port: PortId,
+        class: u8,
+    ) -> Option<Channel> {
+        self.next_router(port.index())?;
+        let channel = (port.index() as u32, class);
+        match *previous {
+            Some(held) => self.add_edge(held, channel),
+            None => self.add_vertex(channel),
+        }
+        *previous = Some(channel);
+        Some(channel)
     }
 
     /// Adds the dependency of `held` on `requested`, a channel out of any router.
@@ -182,21 +202,53 @@ fn deterministic(dependencies: &mut Dependencies, routing: &Routing) {
                 let mut previous: Option<Channel> = None;
                 let (src, dst) = (NodeId::new(src), NodeId::new(dst));
                 routing.walk_while(topology, src, dst, draw, |port, class| {
-                    if dependencies.next_router(port.index()).is_none() {
+                    let Some(channel) = dependencies.follow(&mut previous, port, class) else {
                         return false;
-                    }
-                    let channel = (port.index() as u32, class);
-                    match previous {
-                        Some(held) => dependencies.add_edge(held, channel),
-                        None => dependencies.add_vertex(channel),
-                    }
-                    previous = Some(channel);
+                    };
                     let seen = &mut followed[dependencies.index(channel)];
                     std::mem::replace(seen, round) != round
                 });
             }
         }
     }
+}
+
+/// Dependencies between consecutive channels of every route a detouring routing (Valiant, UGAL,
+/// PAR) may give: from each router to each router, with every routing draw and every sequence
+/// of choices between the minimal route and the detour. A route depends on its source's group
+/// and on its choices, so routes are not cut short where they join an earlier one; routers, not
+/// nodes, are paired (a route leaves a router's nodes alike and reaches them alike).
+fn detouring(dependencies: &mut Dependencies, routing: &Routing) {
+    let topology = dependencies.topology;
+    let ends = one_node_per_router(topology);
+    let mut draws = Vec::new();
+    for &src in &ends {
+        for &dst in &ends {
+            draws.clear();
+            routing.draws_between(src, dst, |draw, _| draws.push(draw));
+            for &draw in &draws {
+                for script in 0..1u32 << routing.decisions() {
+                    let mut previous: Option<Channel> = None;
+                    let mut decide = Scripted(script);
+                    routing.walk_deciding(topology, src, dst, draw, &mut decide, |port, class| {
+                        dependencies.follow(&mut previous, port, class).is_some()
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// The first node of every router that has nodes.
+fn one_node_per_router(topology: &Topology) -> Vec<NodeId> {
+    let mut seen = vec![false; topology.router_count()];
+    (0..topology.node_count())
+        .map(NodeId::new)
+        .filter(|&n| {
+            let router = topology.ports()[topology.injection_port(n).index()].router;
+            !std::mem::replace(&mut seen[router.index()], true)
+        })
+        .collect()
 }
 
 /// Direct and indirect dependencies between escape channels (see [`dependency_graph`]). The
@@ -217,7 +269,8 @@ fn extended_escape(dependencies: &mut Dependencies, routing: &Routing) {
             let escape: Vec<Option<(Channel, RouterId)>> = (0..routers)
                 .map(|r| {
                     let router = RouterId::new(r);
-                    let hop = routing.deterministic_hop(router, to, to, 0, draw);
+                    let head = Head::new(to, to, draw);
+                    let (hop, _) = routing.deterministic_hop(router, &head, &mut StayMinimal);
                     let port = topology.router_ports(router).start + hop.port as usize;
                     dependencies
                         .next_router(port)

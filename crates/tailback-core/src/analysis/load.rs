@@ -28,12 +28,18 @@ pub struct ChannelLoad {
 /// Routes every (source, destination) pair the pattern uses, weighted by its probability and,
 /// where routing draws random choices, by the probability of each route.
 pub fn channel_load(topology: &Topology, routing: &Routing, pattern: &Destinations) -> ChannelLoad {
+    summarize(topology, port_loads(topology, routing, pattern))
+}
+
+/// The flits per cycle each output port carries when every node injects one flit per cycle
+/// (as [`channel_load`] routes them), indexed by port.
+pub fn port_loads(topology: &Topology, routing: &Routing, pattern: &Destinations) -> Vec<f64> {
     let mut load = vec![0.0f64; topology.ports().len()];
     match LoadMethod::cheapest(topology, routing, pattern).0 {
         LoadMethod::BySource => by_source(topology, routing, pattern, &mut load),
         LoadMethod::ByDestination => by_destination(topology, routing, pattern, &mut load),
     }
-    summarize(topology, load)
+    load
 }
 
 /// How [`channel_load`] routes the pattern.
@@ -60,8 +66,9 @@ impl LoadMethod {
         let fanout = pattern.fanout() as f64;
         let hops = mean_distance(topology, routing);
         let by_source = nodes * fanout + groups * fanout * hops * draws;
-        // Routes are followed by destination only when they are one per router and draw.
-        if !routing.routes_by_router() || routing.pooled_tree().is_some() {
+        // Routes are followed by destination only when they are one per router and draw, and
+        // a route's remainder depends only on where it is (not so for detours).
+        if !routing.routes_by_router() || routing.pooled_tree().is_some() || routing.detours() {
             return (LoadMethod::BySource, by_source);
         }
         // Routes towards one destination leave each router by one port per class.

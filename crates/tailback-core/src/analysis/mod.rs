@@ -2,14 +2,16 @@
 //! the ideal throughput they bound, mean hop count, the channel dependency graph, and what each
 //! analysis costs.
 
+mod closed_form;
 mod dependencies;
 mod load;
 mod work;
 
+pub use closed_form::{ClosedForm, closed_forms};
 pub use dependencies::{
     Channel, deadlock_cycle, dependency_graph, file_cycle, find_cycle, has_cycle, is_deadlock_free,
 };
-pub use load::{ChannelLoad, channel_load};
+pub use load::{ChannelLoad, channel_load, port_loads};
 pub use work::{channel_load_steps, dependency_graph_steps};
 
 use crate::config::{Config, FabricConfig, Switching};

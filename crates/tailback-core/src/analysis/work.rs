@@ -4,7 +4,7 @@
 //! reference machine.
 
 use crate::bitset::bits64;
-use crate::ids::RouterId;
+use crate::ids::{NodeId, RouterId};
 use crate::rng::splitmix64;
 use crate::routing::Routing;
 use crate::topology::{Link, Topology};
@@ -29,12 +29,23 @@ pub fn dependency_graph_steps(topology: &Topology, routing: &Routing) -> f64 {
         // path reaches from where it leads, each costing about ten steps (its minimal ports,
         // their routers, the dependency).
         Routing::Duato(_) => 10.0 * draws * nodes * routers * (1.0 + mean_reach(topology, routing)),
+        // Per pair of routers, draw and sequence of choices: every hop of the route (at most
+        // six on a dragonfly's detour; up to twice the dimensions on a HyperX's).
+        _ if routing.detours() => {
+            let pair = (
+                NodeId::new(0),
+                NodeId::new(topology.node_count().saturating_sub(1)),
+            );
+            let mut pair_draws = 0.0;
+            routing.draws_between(pair.0, pair.1, |_, _| pair_draws += 1.0);
+            6.0 * routers * routers * pair_draws * f64::from(1u32 << routing.decisions())
+        }
         // Per draw and destination: each source's first hop, then each channel once.
         Routing::Dor(_)
         | Routing::Disha(_)
         | Routing::Table(_)
-        | Routing::DragonflyMin(_)
-        | Routing::HyperXDor(_) => draws * nodes * (nodes + ports * routing.classes() as f64),
+        | Routing::Dragonfly(_)
+        | Routing::HyperX(_) => draws * nodes * (nodes + ports * routing.classes() as f64),
         // Per destination: each router's minimal ports.
         Routing::UpDown(_) | Routing::Tag(_) => nodes * ports,
     }

@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use super::reader::{Section, choice_enum};
 use super::{Choice, TopologyConfig, TopologyKind};
+use crate::topology::Layout;
 
 choice_enum! {
     /// Routing algorithm.
@@ -33,10 +34,42 @@ choice_enum! {
         /// Dragonflies: minimal (a local hop, the global hop, a local hop), parallel global
         /// links picked per packet.
         Min = "min",
+        /// Dragonflies and HyperX: through an intermediate group (switch) drawn per packet
+        /// (Valiant's algorithm).
+        Valiant = "valiant",
+        /// Dragonflies and HyperX: minimal or Valiant, chosen at the source router by the
+        /// queues of the output ports each would leave through (UGAL-L).
+        UgalL = "ugal_l",
+        /// Dragonflies: minimal or Valiant, chosen at the source router by the queues of the
+        /// global channels each would take, wherever they are (UGAL-G, an ideal bound).
+        UgalG = "ugal_g",
+        /// Dragonflies: as `ugal_l`, and a packet that stayed minimal chooses once more at the
+        /// router of its global link (progressive adaptive routing).
+        Par = "par",
     }
 }
 
 impl RoutingAlgorithm {
+    /// Whether routes may leave the minimal path (through an intermediate group).
+    pub fn detours(self) -> bool {
+        matches!(
+            self,
+            RoutingAlgorithm::Valiant
+                | RoutingAlgorithm::UgalL
+                | RoutingAlgorithm::UgalG
+                | RoutingAlgorithm::Par
+        )
+    }
+
+    /// Whether routes choose between the minimal path and a detour by queue lengths (UGAL's
+    /// rule, `routing.ugal_threshold`).
+    pub fn weighs_queues(self) -> bool {
+        matches!(
+            self,
+            RoutingAlgorithm::UgalL | RoutingAlgorithm::UgalG | RoutingAlgorithm::Par
+        )
+    }
+
     /// The algorithms that route on `kind`, the default first.
     pub fn for_topology(kind: TopologyKind) -> &'static [RoutingAlgorithm] {
         match kind {
@@ -54,8 +87,18 @@ impl RoutingAlgorithm {
                 &[RoutingAlgorithm::DestinationTag]
             }
             TopologyKind::File => &[RoutingAlgorithm::Table],
-            TopologyKind::Dragonfly => &[RoutingAlgorithm::Min],
-            TopologyKind::Hyperx => &[RoutingAlgorithm::Dor],
+            TopologyKind::Dragonfly => &[
+                RoutingAlgorithm::Min,
+                RoutingAlgorithm::Valiant,
+                RoutingAlgorithm::UgalL,
+                RoutingAlgorithm::UgalG,
+                RoutingAlgorithm::Par,
+            ],
+            TopologyKind::Hyperx => &[
+                RoutingAlgorithm::Dor,
+                RoutingAlgorithm::Valiant,
+                RoutingAlgorithm::UgalL,
+            ],
         }
     }
 }
@@ -92,6 +135,10 @@ pub struct RoutingConfig {
     /// Disha only: cycles the recovery token takes from one router to the next.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disha_token_hop: Option<u32>,
+    /// UGAL and PAR only: flits the minimal route's queue may exceed twice the detour's by
+    /// and still be taken.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ugal_threshold: Option<u32>,
 }
 
 impl RoutingConfig {
@@ -134,12 +181,37 @@ impl RoutingConfig {
                 s.problem(key, "only applies when routing.algorithm = \"disha\"");
             }
         }
+        let ugal = algorithm.weighs_queues();
+        if s.has("ugal_threshold") && !ugal {
+            s.problem(
+                "ugal_threshold",
+                "only applies when routing.algorithm = \"ugal_l\", \"ugal_g\" or \"par\"",
+            );
+        }
+        let intermediates = match &topology.layout {
+            Layout::HyperX(x) => Some(("switch", x.switches(), "HyperX")),
+            Layout::Dragonfly(fly) => Some(("group", fly.groups() as usize, "dragonfly")),
+            _ => None,
+        };
+        if let Some((unit, count, kind)) = intermediates
+            && algorithm.detours()
+            && count < 3
+        {
+            s.problem(
+                "algorithm",
+                format!(
+                    "\"{algorithm}\" detours through a {unit} other than the source's and the \
+                     destination's; this {kind} has {count} {unit}s, and needs at least 3"
+                ),
+            );
+        }
         let cfg = RoutingConfig {
             algorithm,
             datelines,
             tie_break,
             disha_timeout: Some(s.int("disha_timeout", 8, 1, 1_000_000)).filter(|_| disha),
             disha_token_hop: Some(s.int("disha_token_hop", 1, 1, 1_000)).filter(|_| disha),
+            ugal_threshold: Some(s.int("ugal_threshold", 30, 0, 1_000_000)).filter(|_| ugal),
         };
         s.finish();
         cfg

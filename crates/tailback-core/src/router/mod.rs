@@ -38,7 +38,8 @@ use crate::config::{AllocatorKind, Config, Multiplexing, RoutingAlgorithm, Switc
 use crate::event::VcSlots;
 use crate::fabric::Buffered;
 use crate::flit::Flit;
-use crate::ids::RouterId;
+use crate::ids::{PortId, RouterId};
+use crate::routing::{Decide, ugal_stays_minimal};
 use crate::table::Table;
 use crate::topology::{Layout, Link, Topology};
 
@@ -192,6 +193,26 @@ pub(crate) struct OutputVc {
     grant_ptr: u16,
 }
 
+/// UGAL's choice by the routers' queues: the credits in use over every VC of a port.
+pub(crate) struct QueueWeights<'a> {
+    pub(crate) routers: &'a RouterSet,
+}
+
+impl Decide for QueueWeights<'_> {
+    #[inline]
+    fn stay_minimal(&mut self, minimal: PortId, detour: PortId) -> bool {
+        let used = |port: PortId| {
+            (0..self.routers.vcs)
+                .map(|vc| {
+                    let slot = self.routers.slots.port_vc(port.index(), vc);
+                    self.routers.capacity - u32::from(self.routers.ovc[slot].credits)
+                })
+                .sum()
+        };
+        ugal_stays_minimal(used(minimal), used(detour), self.routers.ugal_threshold)
+    }
+}
+
 /// `Port::sent_at` of an output no flit has left yet.
 pub(crate) const NEVER_SENT: u64 = u64::MAX;
 
@@ -231,6 +252,9 @@ pub struct RouterSet {
     pub(crate) timing: Timing,
     allocator: AllocatorKind,
     islip_iterations: u32,
+    /// UGAL's threshold in flits (`routing.ugal_threshold`; 0 when routing does not weigh
+    /// queues).
+    ugal_threshold: u32,
     /// Output VCs need room for the whole packet (virtual cut-through, store-and-forward).
     cut_through: bool,
     /// A head is routed only once its whole packet is in the buffer.
@@ -341,6 +365,7 @@ impl RouterSet {
             },
             allocator: cfg.router.allocator,
             islip_iterations: cfg.router.islip_iterations.unwrap_or(1),
+            ugal_threshold: cfg.routing.ugal_threshold.unwrap_or(0),
             cut_through: cfg.router.switching.whole_packets(),
             store_and_forward: cfg.router.switching == Switching::StoreAndForward,
             first_port: first_port.into(),

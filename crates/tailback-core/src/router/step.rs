@@ -1,13 +1,14 @@
 //! One cycle of a router: route computation, VC allocation, switch allocation and traversal.
 
 use super::alloc::Scratch;
-use super::{AdaptiveHops, InputVc, Ready, RouterSet, Stage, UNCONNECTED};
+use super::{AdaptiveHops, InputVc, QueueWeights, Ready, RouterSet, Stage, UNCONNECTED};
 use crate::bitset::{bits32, bits64};
 use crate::config::AllocatorKind;
 use crate::event::FlitArrival;
 use crate::fabric::StepContext;
 use crate::hooks::{BufferEvent, CongestionControl, ForwardEvent};
-use crate::ids::{NodeId, RouterId};
+use crate::ids::RouterId;
+use crate::routing::Head;
 
 /// The router being evaluated: its index and its global port range.
 #[derive(Debug, Clone, Copy)]
@@ -112,7 +113,8 @@ impl RouterSet {
             let mut routed = work.needs_route;
             for vc in bits32(work.needs_route) {
                 let slot = slots.port_vc(port, vc);
-                let packet = cx.packets.get(self.front(slot).packet());
+                let id = self.front(slot).packet();
+                let packet = cx.packets.get(id);
                 if self.store_and_forward && u32::from(self.ivc[slot].len) < packet.flits {
                     // Not all of the packet is here yet: look again next cycle.
                     routed &= !(1 << vc);
@@ -120,13 +122,14 @@ impl RouterSet {
                 }
                 let route = cx.routing.route(
                     RouterId::new(r),
-                    NodeId::new(packet.src as usize),
-                    NodeId::new(packet.dst as usize),
-                    packet.class,
-                    packet.route_draw,
+                    &Head::of(packet),
+                    &mut QueueWeights { routers: self },
                 );
                 // Each logical network routes within its own VCs.
                 let shift = packet.network as u32 * self.network_vcs;
+                if route.detoured != packet.detoured {
+                    cx.packets.get_mut(id).detoured = route.detoured;
+                }
                 let state = &mut self.ivc[slot];
                 *state = InputVc {
                     stage: Stage::VcAlloc,

@@ -407,6 +407,7 @@ mod tests {
             tie_break: Some(tie),
             disha_timeout: None,
             disha_token_hop: None,
+            ugal_threshold: None,
         }
     }
 

@@ -1,25 +1,58 @@
-//! Dimension-order routing on a HyperX: in each dimension where the switch's coordinate
-//! differs from the destination's, lowest dimension first, one hop straight to the
-//! destination's coordinate. Where trunking gives several parallel links, the packet's
-//! routing draw picks one per dimension, so every hop of its route agrees. One VC class: the
-//! channels are used in dimension order, so their dependencies are acyclic.
+//! Routing on a HyperX: dimension order, Valiant, and UGAL choosing between them.
+//!
+//! - **Dimension order** corrects, lowest dimension first, each dimension where the switch's
+//!   coordinate differs from the destination's, one hop straight to the destination's
+//!   coordinate. Where trunking gives several parallel links, the packet's routing draw picks
+//!   one per dimension, so every hop of its route agrees. One VC class: the channels are used in
+//!   dimension order, so their dependencies are acyclic.
+//! - **Valiant** goes in dimension order to an intermediate switch, drawn uniformly among the
+//!   switches other than the source's and the destination's, in VC class 0, then in dimension
+//!   order to the destination in class 1 (each class acyclic, and class 0 only leads to 1).
+//! - **UGAL-L** chooses at the source switch between dimension order in class 1 and the Valiant
+//!   route, by the dragonfly's rule: minimal if `q_min ≤ 2·q_valiant + threshold`, `q` the
+//!   credits in use over every VC of the output port each leaves through.
+//!
+//! The routing draw's digits: one trunk per dimension (both phases of a detour use the same),
+//! then the intermediate switch.
 
-use super::Hop;
 use super::dor::vc_mask;
+use super::{Decide, Head, Hop};
+use crate::config::RoutingAlgorithm;
+use crate::ids::PortId;
 use crate::topology::{CubeShape, HyperXShape};
 
-/// Dimension-order routing on a HyperX.
+/// Routing on a HyperX.
 #[derive(Debug, Clone)]
-pub struct HyperXDor {
+pub struct HyperX {
     shape: HyperXShape,
     /// The product of the trunking of the dimensions below each: the draw's digit base.
     trunk_base: Vec<u32>,
+    /// The product of every dimension's trunking: the intermediate's digit base.
+    trunk_combinations: u32,
+    /// Ports of every switch (switch `r`'s are `r·radix ..`).
+    radix: u32,
+    algorithm: Algorithm,
+    /// VCs of class 0 (to the intermediate) and class 1 (dimension order to the destination).
+    class_vcs: [u32; 2],
     all_vcs: u32,
 }
 
-impl HyperXDor {
-    /// DOR on `shape` over `vcs` VCs per port.
-    pub fn new(shape: &HyperXShape, vcs: u32) -> HyperXDor {
+/// The routing algorithms of a HyperX.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Algorithm {
+    Dor,
+    Valiant,
+    UgalLocal,
+}
+
+/// VC classes `algorithm` needs on a HyperX: 1 dimension order, 2 Valiant and UGAL-L.
+pub fn classes_needed(algorithm: RoutingAlgorithm) -> u32 {
+    if algorithm.detours() { 2 } else { 1 }
+}
+
+impl HyperX {
+    /// `algorithm` on `shape` over `vcs` VCs per port (at least [`classes_needed`]).
+    pub fn new(algorithm: RoutingAlgorithm, shape: &HyperXShape, vcs: u32) -> HyperX {
         let mut base = 1u32;
         let trunk_base = shape
             .trunking()
@@ -30,10 +63,122 @@ impl HyperXDor {
                 b
             })
             .collect();
-        HyperXDor {
+        let algorithm = match algorithm {
+            RoutingAlgorithm::Valiant => Algorithm::Valiant,
+            RoutingAlgorithm::UgalL => Algorithm::UgalLocal,
+            _ => Algorithm::Dor,
+        };
+        let all_vcs = vc_mask(0, vcs);
+        HyperX {
             shape: shape.clone(),
             trunk_base,
-            all_vcs: vc_mask(0, vcs),
+            trunk_combinations: base,
+            radix: shape.ports_per_switch(),
+            class_vcs: if algorithm == Algorithm::Dor {
+                [all_vcs, all_vcs]
+            } else {
+                [vc_mask(0, vcs / 2), vc_mask(vcs / 2, vcs)]
+            },
+            algorithm,
+            all_vcs,
+        }
+    }
+
+    /// Number of VC classes the routing uses.
+    pub fn classes(&self) -> usize {
+        if self.detours() { 2 } else { 1 }
+    }
+
+    /// Whether routes may go through an intermediate switch.
+    pub fn detours(&self) -> bool {
+        self.algorithm != Algorithm::Dor
+    }
+
+    /// How many choices between the minimal route and a detour a route meets.
+    pub fn decisions(&self) -> u32 {
+        u32::from(self.algorithm == Algorithm::UgalLocal)
+    }
+
+    /// The intermediate switch of a packet from switch `source` to switch `target` with
+    /// routing draw `draw`.
+    #[inline]
+    fn intermediate(&self, source: usize, target: usize, draw: u32) -> usize {
+        let choices = self.shape.switches() - 2;
+        let mut i = (draw / self.trunk_combinations) as usize % choices;
+        for skip in [source.min(target), source.max(target)] {
+            if i >= skip {
+                i += 1;
+            }
+        }
+        i
+    }
+
+    /// The hop from switch `router` of the packet `head` describes, and whether its route
+    /// detours from there on; where UGAL-L may leave the minimal route, `decide` chooses.
+    // Out of line: keeps the other topologies' inlined routing as it was.
+    #[inline(never)]
+    pub fn route(&self, router: usize, head: &Head, decide: &mut impl Decide) -> (Hop, bool) {
+        let draw = head.draw;
+        if self.algorithm == Algorithm::Dor {
+            return (
+                self.dimension_order(router, head.dst.index(), draw, 0),
+                false,
+            );
+        }
+        let t = self.shape.terminals() as usize;
+        let (source, target) = (head.src.index() / t, head.dst.index() / t);
+        if head.detoured && head.class == 0 {
+            let intermediate = self.intermediate(source, target, draw);
+            if router != intermediate {
+                return (self.towards(router, intermediate, draw, 0), true);
+            }
+        } else if head.class == 0 && router == source && source != target {
+            let intermediate = self.intermediate(source, target, draw);
+            let detour = match self.algorithm {
+                Algorithm::UgalLocal => {
+                    let port = |hop: Hop| {
+                        PortId::new(router * self.radix as usize + usize::from(hop.port))
+                    };
+                    let minimal = self.towards(router, target, draw, 1);
+                    let detour = self.towards(router, intermediate, draw, 0);
+                    !decide.stay_minimal(port(minimal), port(detour))
+                }
+                _ => true,
+            };
+            if detour {
+                return (self.towards(router, intermediate, draw, 0), true);
+            }
+        }
+        (
+            self.dimension_order(router, head.dst.index(), draw, 1),
+            head.detoured,
+        )
+    }
+
+    /// The dimension-order hop from switch `router` towards switch `to` (which it is not), in
+    /// `class`.
+    #[inline]
+    fn towards(&self, router: usize, to: usize, draw: u32, class: u8) -> Hop {
+        let t = self.shape.terminals() as usize;
+        self.dimension_order(router, to * t, draw, class)
+    }
+
+    /// Calls `visit(draw, probability)` for routing draws that between them give every route a
+    /// packet from switch `router` to switch `target` may take, with their probabilities.
+    pub fn draws_between(&self, router: usize, target: usize, visit: &mut dyn FnMut(u32, f64)) {
+        let trunks = self.distinct_draws(router, target);
+        if !self.detours() || router == target {
+            for draw in 0..trunks {
+                visit(draw, 1.0 / f64::from(trunks));
+            }
+            return;
+        }
+        // Every trunk combination: a detour's two phases cross different dimensions.
+        let (all, choices) = (self.trunk_combinations, self.shape.switches() as u32 - 2);
+        for i in 0..choices {
+            for trunk in 0..all {
+                visit(trunk + all * i, 1.0 / f64::from(all * choices));
+            }
         }
     }
 
@@ -47,10 +192,10 @@ impl HyperXDor {
         (draw / self.trunk_base[d]) % self.shape.trunking()[d]
     }
 
-    /// The hop from switch `router` towards node `dst` of a packet with routing draw `draw`.
-    // Out of line: keeps the other topologies' inlined routing as it was.
-    #[inline(never)]
-    pub fn route(&self, router: usize, dst: usize, draw: u32) -> Hop {
+    /// The dimension-order hop from switch `router` towards node `dst` of a packet with routing
+    /// draw `draw`, in `class`.
+    #[inline]
+    fn dimension_order(&self, router: usize, dst: usize, draw: u32, class: u8) -> Hop {
         let t = self.shape.terminals() as usize;
         let target = dst / t;
         for d in 0..self.shape.dims().len() {
@@ -58,15 +203,15 @@ impl HyperXDor {
             if c != to {
                 return Hop {
                     port: (self.shape.port_towards(d, c, to) + self.trunk(d, draw)) as u8,
-                    vcs: self.all_vcs,
-                    class: 0,
+                    vcs: self.class_vcs[class as usize],
+                    class,
                 };
             }
         }
         Hop {
             port: (dst % t) as u8,
             vcs: self.all_vcs,
-            class: 0,
+            class,
         }
     }
 
@@ -121,9 +266,9 @@ impl HyperXDor {
         node / self.shape.terminals() as usize
     }
 
-    /// Whether some dimension has parallel links (routes then draw one).
+    /// Whether routes draw: some dimension has parallel links, or routes detour.
     pub fn draws(&self) -> bool {
-        self.shape.trunking().iter().any(|&k| k > 1)
+        self.detours() || self.shape.trunking().iter().any(|&k| k > 1)
     }
 
     /// Every VC of a port.

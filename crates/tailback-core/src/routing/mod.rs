@@ -15,13 +15,16 @@
 //! - `destination_tag` on butterflies (`tag`): each stage's output group is a destination
 //!   digit; any port of a dilated group.
 //! - `table` on topology files (`table`): the file's forwarding tables or shortest paths.
-//! - `min` on dragonflies (`dragonfly`): local, global, local hop, two VC classes.
-//! - `dor` on HyperX (`hyperx`): one hop per differing dimension, lowest first.
+//! - `min`, `valiant`, `ugal_l`, `ugal_g` and `par` on dragonflies (`dragonfly`): minimal,
+//!   through an intermediate group, or choosing between the two by queue lengths.
+//! - `dor`, `valiant` and `ugal_l` on HyperX (`hyperx`): one hop per differing dimension,
+//!   lowest first, directly or through an intermediate switch.
 //!
 //! The selection among adaptive candidates happens in VC allocation (`router/alloc.rs`): the free
 //! adaptive VC with the most credits, else the escape VC.
 //!
-//! Random choices (`random_up`, `tie_break = "random"`) come from a *routing draw*: 32 random
+//! Random choices (`random_up`, `tie_break = "random"`, intermediate groups) come from a
+//! *routing draw*: 32 random
 //! bits each packet takes from its source's routing stream at injection
 //! ([`Packet::route_draw`](crate::packet::Packet)). Every routing call gets the draw, so all
 //! hops of a route agree; analyses weigh each possible route by its probability
@@ -36,8 +39,8 @@ mod tag;
 mod updown;
 
 pub use dor::{Dor, Hop};
-pub use dragonfly::DragonflyMin;
-pub use hyperx::HyperXDor;
+pub use dragonfly::Dragonfly;
+pub use hyperx::HyperX;
 pub(crate) use pooled::PooledTree;
 pub use table::TableRouting;
 pub use tag::DestinationTag;
@@ -45,6 +48,7 @@ pub use updown::{UpChoice, UpDown};
 
 use crate::config::{Config, RoutingAlgorithm, RoutingConfig, TopologyConfig, TopologyKind};
 use crate::ids::{NodeId, PortId, RouterId};
+use crate::packet::Packet;
 use crate::topology::{Layout, Link, Topology};
 
 /// The output channels a head flit may take at one router.
@@ -58,6 +62,85 @@ pub struct Route {
     pub adaptive_ports: u64,
     /// VCs adaptive hops may use.
     pub adaptive_vcs: u32,
+    /// Whether the packet's route is a detour from here on (Valiant, or UGAL or PAR chose it).
+    pub detoured: bool,
+}
+
+/// What routing reads of a packet whose head is at a router.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Head {
+    /// Source node.
+    pub src: NodeId,
+    /// Destination node.
+    pub dst: NodeId,
+    /// The VC class of its last hop (0 at injection).
+    pub class: u8,
+    /// Its routing draw.
+    pub draw: u32,
+    /// Whether its route detours (through an intermediate group or switch).
+    pub detoured: bool,
+}
+
+impl Head {
+    /// A packet from `src` to `dst` with routing draw `draw`, at injection.
+    pub fn new(src: NodeId, dst: NodeId, draw: u32) -> Head {
+        Head {
+            src,
+            dst,
+            class: 0,
+            draw,
+            detoured: false,
+        }
+    }
+
+    /// The head of `packet`.
+    #[inline]
+    pub(crate) fn of(packet: &Packet) -> Head {
+        Head {
+            src: NodeId::new(packet.src as usize),
+            dst: NodeId::new(packet.dst as usize),
+            class: packet.class,
+            draw: packet.route_draw,
+            detoured: packet.detoured,
+        }
+    }
+}
+
+/// Chooses where a routing function may leave the minimal route (UGAL, PAR).
+pub trait Decide {
+    /// Whether a packet stays minimal, given the ports (global indices) whose queues weigh each
+    /// choice: the minimal route's and the detour's.
+    fn stay_minimal(&mut self, minimal: PortId, detour: PortId) -> bool;
+}
+
+/// UGAL's rule: stay minimal if the minimal route's queue is at most twice the detour's (which
+/// is about twice as long) plus `threshold` flits.
+#[inline]
+pub fn ugal_stays_minimal(minimal: u32, detour: u32, threshold: u32) -> bool {
+    minimal <= 2 * detour + threshold
+}
+
+/// Always stays minimal: UGAL's choice at zero load, where every queue is empty.
+#[derive(Debug, Clone, Copy)]
+pub struct StayMinimal;
+
+impl Decide for StayMinimal {
+    fn stay_minimal(&mut self, _: PortId, _: PortId) -> bool {
+        true
+    }
+}
+
+/// Decisions in a fixed order: the `k`-th stays minimal if bit `k` is set. Walking every
+/// script up to [`Routing::decisions`] bits walks every route an adaptive choice may give.
+#[derive(Debug, Clone, Copy)]
+pub struct Scripted(pub u32);
+
+impl Decide for Scripted {
+    fn stay_minimal(&mut self, _: PortId, _: PortId) -> bool {
+        let stay = self.0 & 1 == 1;
+        self.0 >>= 1;
+        stay
+    }
 }
 
 /// How a routing function copes with deadlock.
@@ -96,10 +179,10 @@ pub enum Routing {
     Tag(DestinationTag),
     /// Forwarding tables of a topology file.
     Table(TableRouting),
-    /// Minimal routing on a dragonfly.
-    DragonflyMin(DragonflyMin),
+    /// Minimal, Valiant, UGAL or PAR routing on a dragonfly.
+    Dragonfly(Dragonfly),
     /// Dimension-order routing on a HyperX.
-    HyperXDor(HyperXDor),
+    HyperX(HyperX),
 }
 
 impl Adaptive {
@@ -126,9 +209,9 @@ impl Routing {
             Layout::Fly(fly) => return Routing::Tag(DestinationTag::new(fly, vcs)),
             Layout::File(file) => return Routing::Table(TableRouting::new(file, topology, vcs)),
             Layout::Dragonfly(fly) => {
-                return Routing::DragonflyMin(DragonflyMin::new(fly, topology, vcs));
+                return Routing::Dragonfly(Dragonfly::new(section.algorithm, fly, topology, vcs));
             }
-            Layout::HyperX(x) => return Routing::HyperXDor(HyperXDor::new(x, vcs)),
+            Layout::HyperX(x) => return Routing::HyperX(HyperX::new(section.algorithm, x, vcs)),
         };
         match section.algorithm {
             RoutingAlgorithm::Duato => {
@@ -159,21 +242,24 @@ impl Routing {
         Routing::new(&cfg.routing, topology, cfg.router.network_vcs())
     }
 
-    /// The channels a packet from `src` to `dst` with routing draw `draw` whose head is at
-    /// `router` in VC `class` may take next.
+    /// The channels the packet `head` describes, whose head is at `router`, may take next.
+    /// Where the routing may leave the minimal route (UGAL, PAR), `decide` chooses.
     #[inline(always)]
-    pub fn route(&self, router: RouterId, src: NodeId, dst: NodeId, class: u8, draw: u32) -> Route {
-        let (r, d) = (router.index(), dst.index());
+    pub fn route(&self, router: RouterId, head: &Head, decide: &mut impl Decide) -> Route {
+        let (r, d, draw) = (router.index(), head.dst.index(), head.draw);
+        let deterministic = |escape| Route {
+            escape,
+            adaptive_ports: 0,
+            adaptive_vcs: 0,
+            detoured: false,
+        };
         match self {
-            Routing::Dor(dor) => Route {
-                escape: dor.route(r, src.index(), d, class, draw),
-                adaptive_ports: 0,
-                adaptive_vcs: 0,
-            },
+            Routing::Dor(dor) => deterministic(dor.route(r, head.src.index(), d, head.class, draw)),
             Routing::Duato(a) => Route {
                 escape: a.dor.escape_hop(r, d, draw),
                 adaptive_ports: a.minimal_ports(r, d, draw),
                 adaptive_vcs: a.adaptive_vcs,
+                detoured: false,
             },
             Routing::UpDown(u) => {
                 let escape = u.route(r, d, draw);
@@ -182,29 +268,31 @@ impl Routing {
                     escape,
                     adaptive_ports: if adaptive { u.minimal_ports(r, d) } else { 0 },
                     adaptive_vcs: if adaptive { u.all_vcs() } else { 0 },
+                    detoured: false,
                 }
             }
-            Routing::Table(t) => Route {
-                escape: t.route(r, dst),
-                adaptive_ports: 0,
-                adaptive_vcs: 0,
-            },
-            Routing::DragonflyMin(m) => Route {
-                escape: m.route(r, d, draw),
-                adaptive_ports: 0,
-                adaptive_vcs: 0,
-            },
-            Routing::HyperXDor(x) => Route {
-                escape: x.route(r, d, draw),
-                adaptive_ports: 0,
-                adaptive_vcs: 0,
-            },
+            Routing::Table(t) => deterministic(t.route(r, head.dst)),
+            Routing::Dragonfly(f) => {
+                let (escape, detoured) = f.route(r, head, decide);
+                Route {
+                    detoured,
+                    ..deterministic(escape)
+                }
+            }
+            Routing::HyperX(x) => {
+                let (escape, detoured) = x.route(r, head, decide);
+                Route {
+                    detoured,
+                    ..deterministic(escape)
+                }
+            }
             Routing::Tag(t) => {
                 let adaptive = t.is_adaptive();
                 Route {
-                    escape: t.route(r, src.index(), d),
+                    escape: t.route(r, head.src.index(), d),
                     adaptive_ports: if adaptive { t.minimal_ports(r, d) } else { 0 },
                     adaptive_vcs: if adaptive { t.all_vcs() } else { 0 },
+                    detoured: false,
                 }
             }
             Routing::Disha(a) => {
@@ -222,34 +310,33 @@ impl Routing {
                     escape,
                     adaptive_ports,
                     adaptive_vcs: a.adaptive_vcs,
+                    detoured: false,
                 }
             }
         }
     }
 
-    /// The deterministic hop from `router` towards `dst` (DOR; for adaptive routing the escape
-    /// or recovery path) of a packet with routing draw `draw`, with the class of a packet in
-    /// `class` coming from `src`.
+    /// The deterministic hop from `router` of the packet `head` describes (DOR; for adaptive
+    /// routing the escape or recovery path), and whether its route detours from there on.
+    /// Where the routing may leave the minimal route (UGAL, PAR), `decide` chooses.
     #[inline]
     pub fn deterministic_hop(
         &self,
         router: RouterId,
-        src: NodeId,
-        dst: NodeId,
-        class: u8,
-        draw: u32,
-    ) -> Hop {
-        match self {
-            Routing::Dor(dor) => dor.route(router.index(), src.index(), dst.index(), class, draw),
-            Routing::Duato(a) | Routing::Disha(a) => {
-                a.dor.escape_hop(router.index(), dst.index(), draw)
-            }
-            Routing::UpDown(u) => u.route(router.index(), dst.index(), draw),
-            Routing::Tag(t) => t.route(router.index(), src.index(), dst.index()),
-            Routing::Table(t) => t.route(router.index(), dst),
-            Routing::DragonflyMin(m) => m.route(router.index(), dst.index(), draw),
-            Routing::HyperXDor(x) => x.route(router.index(), dst.index(), draw),
-        }
+        head: &Head,
+        decide: &mut impl Decide,
+    ) -> (Hop, bool) {
+        let (r, src, dst, draw) = (router.index(), head.src.index(), head.dst, head.draw);
+        let hop = match self {
+            Routing::Dor(dor) => dor.route(r, src, dst.index(), head.class, draw),
+            Routing::Duato(a) | Routing::Disha(a) => a.dor.escape_hop(r, dst.index(), draw),
+            Routing::UpDown(u) => u.route(r, dst.index(), draw),
+            Routing::Tag(t) => t.route(r, src, dst.index()),
+            Routing::Table(t) => t.route(r, dst),
+            Routing::Dragonfly(f) => return f.route(r, head, decide),
+            Routing::HyperX(x) => return x.route(r, head, decide),
+        };
+        (hop, false)
     }
 
     /// Local ports of every minimal hop from `router` towards node `dst` (empty there) of a
@@ -262,8 +349,8 @@ impl Routing {
             Routing::UpDown(u) => u.minimal_ports(router.index(), dst),
             Routing::Tag(t) => t.minimal_ports(router.index(), dst),
             Routing::Table(t) => 1 << t.route(router.index(), NodeId::new(dst)).port,
-            Routing::DragonflyMin(m) => m.minimal_ports(router.index(), dst),
-            Routing::HyperXDor(x) => x.minimal_ports(router.index(), dst),
+            Routing::Dragonfly(f) => f.minimal_ports(router.index(), dst),
+            Routing::HyperX(x) => x.minimal_ports(router.index(), dst),
         }
     }
 
@@ -275,8 +362,8 @@ impl Routing {
             Routing::UpDown(u) => u.distance(router.index(), dst),
             Routing::Tag(t) => t.distance(router.index()),
             Routing::Table(t) => t.distance(router.index(), dst),
-            Routing::DragonflyMin(m) => m.distance(router.index(), dst),
-            Routing::HyperXDor(x) => x.distance(router.index(), dst),
+            Routing::Dragonfly(f) => f.distance(router.index(), dst),
+            Routing::HyperX(x) => x.distance(router.index(), dst),
         }
     }
 
@@ -288,8 +375,8 @@ impl Routing {
             Routing::UpDown(u) => u.diameter(),
             Routing::Tag(t) => t.diameter(),
             Routing::Table(t) => t.diameter(),
-            Routing::DragonflyMin(m) => m.diameter(),
-            Routing::HyperXDor(x) => x.diameter(),
+            Routing::Dragonfly(f) => f.diameter(),
+            Routing::HyperX(x) => x.diameter(),
         }
     }
 
@@ -304,7 +391,8 @@ impl Routing {
     /// Number of VC classes of the deterministic (escape) routing.
     pub fn classes(&self) -> usize {
         match self {
-            Routing::DragonflyMin(_) => dragonfly::MIN_CLASSES as usize,
+            Routing::Dragonfly(f) => f.classes(),
+            Routing::HyperX(x) => x.classes(),
             _ => self.dor().map_or(1, Dor::classes),
         }
     }
@@ -317,8 +405,8 @@ impl Routing {
             | Routing::UpDown(_)
             | Routing::Tag(_)
             | Routing::Table(_)
-            | Routing::DragonflyMin(_)
-            | Routing::HyperXDor(_) => DeadlockHandling::Avoidance,
+            | Routing::Dragonfly(_)
+            | Routing::HyperX(_) => DeadlockHandling::Avoidance,
             Routing::Disha(_) => DeadlockHandling::Recovery,
         }
     }
@@ -327,42 +415,63 @@ impl Routing {
     pub fn draws(&self) -> bool {
         match self {
             Routing::UpDown(u) => u.draws(),
-            Routing::DragonflyMin(m) => m.draws(),
-            Routing::HyperXDor(x) => x.draws(),
+            Routing::Dragonfly(f) => f.draws(),
+            Routing::HyperX(x) => x.draws(),
             _ => self.dor().is_some_and(Dor::draws),
         }
     }
 
-    /// Every routing draw that makes a difference to some route: on a torus with drawn ties,
-    /// on a dragonfly with parallel global links, on a HyperX with trunks (a draw of 0 alone
-    /// for every other routing).
+    /// Whether routes may leave the minimal path (Valiant, UGAL, PAR): a route then depends on
+    /// its source's group and on the decisions on the way, not only on where it is.
+    pub fn detours(&self) -> bool {
+        match self {
+            Routing::Dragonfly(f) => f.detours(),
+            Routing::HyperX(x) => x.detours(),
+            _ => false,
+        }
+    }
+
+    /// How many choices between the minimal route and a detour a route may meet (UGAL one,
+    /// PAR two; none for oblivious routing).
+    pub fn decisions(&self) -> u32 {
+        match self {
+            Routing::Dragonfly(f) => f.decisions(),
+            Routing::HyperX(x) => x.decisions(),
+            _ => 0,
+        }
+    }
+
+    /// Whether routing decisions read the state of other routers (UGAL-G: an ideal bound).
+    pub fn reads_remote_state(&self) -> bool {
+        matches!(self, Routing::Dragonfly(f) if f.reads_remote_state())
+    }
+
+    /// Every routing draw that makes a difference to some minimal route: on a torus with drawn
+    /// ties, on a dragonfly with parallel global links, on a HyperX with trunks (a draw of 0
+    /// alone for every other routing). Detours draw more: see
+    /// [`draws_between`](Self::draws_between).
     pub fn distinct_draws(&self) -> Vec<u32> {
         match self {
-            Routing::DragonflyMin(m) => (0..m.most_parallel_links()).collect(),
-            Routing::HyperXDor(x) => (0..x.trunk_combinations()).collect(),
+            Routing::Dragonfly(f) => (0..f.most_parallel_links()).collect(),
+            Routing::HyperX(x) => (0..x.trunk_combinations()).collect(),
             _ => subsets(self.dor().map_or(0, Dor::tie_mask)).collect(),
         }
     }
 
     /// Calls `visit(draw, probability)` for routing draws that between them give every route
     /// a packet from `src` to `dst` may take on a torus with drawn ties, a dragonfly's parallel
-    /// global links or a HyperX's trunks, each with its probability (a single draw of
-    /// probability 1 for deterministic routing). Random-up routes are spread by
+    /// global links and intermediate groups or a HyperX's trunks, each with its probability (a
+    /// single draw of probability 1 for deterministic routing). Random-up routes are spread by
     /// [`spread`](Self::spread) instead.
     pub fn draws_between(&self, src: NodeId, dst: NodeId, mut visit: impl FnMut(u32, f64)) {
-        let uniform = |count: u32, visit: &mut dyn FnMut(u32, f64)| {
-            for draw in 0..count {
-                visit(draw, 1.0 / f64::from(count));
-            }
-        };
         match self {
-            Routing::DragonflyMin(m) => {
-                let (a, b) = (m.router_of(src.index()), m.router_of(dst.index()));
-                return uniform(m.parallel_links(a, b), &mut visit);
+            Routing::Dragonfly(f) => {
+                let (a, b) = (f.router_of(src.index()), f.router_of(dst.index()));
+                return f.draws_between(a, b, &mut visit);
             }
-            Routing::HyperXDor(x) => {
+            Routing::HyperX(x) => {
                 let (a, b) = (x.switch_of(src.index()), x.switch_of(dst.index()));
-                return uniform(x.distinct_draws(a, b), &mut visit);
+                return x.draws_between(a, b, &mut visit);
             }
             _ => {}
         }
@@ -448,13 +557,27 @@ impl Routing {
         src: NodeId,
         dst: NodeId,
         draw: u32,
+        visit: impl FnMut(PortId, u8) -> bool,
+    ) {
+        self.walk_deciding(topology, src, dst, draw, &mut StayMinimal, visit);
+    }
+
+    /// As [`walk_while`](Self::walk_while), with `decide` choosing where the routing may leave
+    /// the minimal route (UGAL, PAR).
+    pub fn walk_deciding(
+        &self,
+        topology: &Topology,
+        src: NodeId,
+        dst: NodeId,
+        draw: u32,
+        decide: &mut impl Decide,
         mut visit: impl FnMut(PortId, u8) -> bool,
     ) {
         let mut router = topology.ports()[topology.injection_port(src).index()].router;
-        let mut class = 0;
-        // A minimal route never visits more routers than exist.
-        for _ in 0..=topology.router_count() {
-            let hop = self.deterministic_hop(router, src, dst, class, draw);
+        let mut head = Head::new(src, dst, draw);
+        // A route never visits more routers than exist (a detour at most every one twice).
+        for _ in 0..=2 * topology.router_count() {
+            let (hop, detoured) = self.deterministic_hop(router, &head, decide);
             let port = PortId::new(topology.router_ports(router).start + hop.port as usize);
             if !visit(port, hop.class) {
                 return;
@@ -462,7 +585,7 @@ impl Routing {
             match topology.ports()[port.index()].output {
                 Link::Router(next) => {
                     router = topology.ports()[next.index()].router;
-                    class = hop.class;
+                    (head.class, head.detoured) = (hop.class, detoured);
                 }
                 Link::Node(_) => return,
                 Link::None => panic!("routing chose unconnected port {port} towards node {dst}"),
@@ -485,8 +608,10 @@ fn subsets(mask: u32) -> impl Iterator<Item = u32> {
 
 /// Number of VCs per port the configured routing needs (checked against `router.vcs`).
 pub(crate) fn vcs_needed(topology: &TopologyConfig, routing: &RoutingConfig) -> usize {
-    if topology.kind == TopologyKind::Dragonfly {
-        return dragonfly::MIN_CLASSES as usize;
+    match topology.kind {
+        TopologyKind::Dragonfly => return dragonfly::classes_needed(routing.algorithm) as usize,
+        TopologyKind::Hyperx => return hyperx::classes_needed(routing.algorithm) as usize,
+        _ => {}
     }
     if !topology.kind.is_cube() {
         return 1;
@@ -505,7 +630,11 @@ pub(crate) fn vcs_needed(topology: &TopologyConfig, routing: &RoutingConfig) -> 
         | RoutingAlgorithm::RandomUp
         | RoutingAlgorithm::DestinationTag
         | RoutingAlgorithm::Table
-        | RoutingAlgorithm::Min => 1,
+        | RoutingAlgorithm::Min
+        | RoutingAlgorithm::Valiant
+        | RoutingAlgorithm::UgalL
+        | RoutingAlgorithm::UgalG
+        | RoutingAlgorithm::Par => 1,
     }
 }
 
@@ -534,6 +663,22 @@ pub(crate) fn vc_need_description(topology: &TopologyConfig, routing: &RoutingCo
         RoutingAlgorithm::Table => "table routing needs a VC".to_string(),
         RoutingAlgorithm::Min => {
             "minimal dragonfly routing needs a VC class before and one after the global hop"
+                .to_string()
+        }
+        RoutingAlgorithm::Valiant | RoutingAlgorithm::UgalL
+            if topology.kind == TopologyKind::Hyperx =>
+        {
+            "routing through an intermediate switch needs a VC class before it and one after"
+                .to_string()
+        }
+        RoutingAlgorithm::Valiant | RoutingAlgorithm::UgalL | RoutingAlgorithm::UgalG => {
+            "routing through an intermediate group needs a VC class for the source, the \
+             intermediate and the destination group"
+                .to_string()
+        }
+        RoutingAlgorithm::Par => {
+            "progressive adaptive routing needs a VC class for the source, the intermediate and \
+             the destination group, and one for the tentative minimal hop"
                 .to_string()
         }
     }

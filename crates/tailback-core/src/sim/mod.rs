@@ -260,6 +260,9 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         let mut stats = Collector::new(topology.node_count(), window_start, window_end);
         stats.expect_traced(traced);
         stats.zero_load = Some(crate::analysis::ZeroLoad::new(cfg, &topology));
+        if cfg.routing.algorithm.detours() {
+            stats.detoured = Some(0);
+        }
         if cfg.record.flows {
             stats.flows = Some(crate::stats::FlowLog::new(cfg.record.series_window));
         }

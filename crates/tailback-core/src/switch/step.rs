@@ -7,7 +7,8 @@ use crate::event::{CreditBatch, FlitArrival};
 use crate::fabric::StepContext;
 use crate::flit::Flit;
 use crate::hooks::{CongestionControl, PortVlEvent};
-use crate::ids::{NodeId, PortId, RouterId};
+use crate::ids::{PortId, RouterId};
+use crate::routing::{Head, StayMinimal};
 
 /// What an idle output found when it looked for a packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,13 +133,10 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 (p.router as usize, p.first as usize, p.in_period)
             };
             let packet = cx.packets.get(self.residents[resident].packet);
-            let route = cx.routing.route(
-                RouterId::new(router),
-                NodeId::new(packet.src as usize),
-                NodeId::new(packet.dst as usize),
-                packet.class,
-                packet.route_draw,
-            );
+            // The buffered fabric refuses routing that detours.
+            let route =
+                cx.routing
+                    .route(RouterId::new(router), &Head::of(packet), &mut StayMinimal);
             let out = route.escape.port;
             let blocks = self.residents[resident].blocks;
             let out_period = self.ports[first + out as usize].period;

@@ -109,3 +109,24 @@ pub fn with_sets(text: &str, sets: &[&str]) -> Spec {
     }
     Spec::from_table(&table).unwrap_or_else(|e| panic!("{e}"))
 }
+
+/// The problems validation reports for `text`, which it must refuse.
+pub fn refusals(text: &str) -> Vec<tailback_core::config::ConfigIssue> {
+    match Spec::from_toml_str(text, "<test>") {
+        Ok(_) => panic!("accepted:\n{text}"),
+        Err(tailback_core::config::ConfigError::Invalid(issues)) => issues,
+        Err(other) => panic!("not a validation error: {other}"),
+    }
+}
+
+/// Asserts that validation refuses `text` at `path` with a message naming each of `words`.
+pub fn refused(text: &str, path: &str, words: &[&str]) {
+    let all = refusals(text);
+    let issue = all
+        .iter()
+        .find(|i| i.path == path)
+        .unwrap_or_else(|| panic!("no problem at {path}: {all:#?}"));
+    for w in words {
+        assert!(issue.message.contains(w), "{issue:?} should mention {w:?}");
+    }
+}

@@ -1,0 +1,504 @@
+//! Non-minimal routing: Valiant, UGAL-L, UGAL-G and PAR on dragonflies, Valiant and UGAL-L on
+//! HyperX. Every route the algorithms may take is deadlock-free by its channel dependency
+//! graph, a Valiant route crosses the intermediate its draw picks and the draws spread detours
+//! evenly, UGAL's choices give exactly the minimal and the Valiant route, no packet is lost
+//! under load, and on adversarial traffic the detours carry what the minimal route cannot (Kim,
+//! Dally, Scott and Abts, ISCA 2008: minimal routing is limited to 1/(a·p) of the injection
+//! bandwidth under group shift, Valiant to about h/(2p) under any pattern).
+
+mod common;
+
+use common::{all_to_all, checked_config, config, node, refused};
+use tailback_core::analysis::is_deadlock_free;
+use tailback_core::routing::{Routing, Scripted};
+use tailback_core::sim::Simulation;
+use tailback_core::spec::Spec;
+use tailback_core::stats::RunSummary;
+use tailback_core::topology::{Layout, Link, Topology};
+
+const DETOURING: [&str; 4] = ["valiant", "ugal_l", "ugal_g", "par"];
+
+/// Shapes of every arrangement, and one with parallel global links.
+const SHAPES: [&str; 4] = [
+    "p = 2\na = 4\nh = 2",
+    "p = 2\na = 4\nh = 2\narrangement = \"palmtree\"",
+    "p = 1\na = 4\nh = 2\narrangement = \"random\"",
+    "p = 1\na = 4\nh = 2\ngroups = 5",
+];
+
+/// A dragonfly of `shape` routed by `algorithm` over 4 VCs, with `rest` appended.
+fn dragonfly(shape: &str, algorithm: &str, rest: &str) -> Spec {
+    config(&format!(
+        "[topology]\nkind = \"dragonfly\"\n{shape}\n[routing]\nalgorithm = \"{algorithm}\"\n\
+         {rest}"
+    ))
+}
+
+/// The groups whose global links a route from `src` to `dst` crosses, in order, walking it with
+/// routing draw `draw` and choices `script` ([`Scripted`]).
+fn groups_crossed(
+    topology: &Topology,
+    routing: &Routing,
+    (src, dst): (usize, usize),
+    draw: u32,
+    script: u32,
+) -> Vec<u32> {
+    let Layout::Dragonfly(shape) = topology.layout() else {
+        panic!("a dragonfly")
+    };
+    let mut entered = Vec::new();
+    let router = |port: usize| topology.ports()[port].router.index();
+    routing.walk_deciding(
+        topology,
+        node(src),
+        node(dst),
+        draw,
+        &mut Scripted(script),
+        |port, _| {
+            if let Link::Router(next) = topology.ports()[port.index()].output {
+                let (from, to) = (router(port.index()), router(next.index()));
+                if shape.group(from) != shape.group(to) {
+                    entered.push(shape.group(to));
+                }
+            }
+            true
+        },
+    );
+    entered
+}
+
+#[test]
+fn every_route_of_every_detouring_algorithm_is_deadlock_free() {
+    for shape in SHAPES {
+        for algorithm in DETOURING {
+            let cfg = dragonfly(shape, algorithm, "[router]\nvcs = 4\n");
+            let (topology, routing, _) = common::network(&cfg);
+            assert!(routing.detours(), "{algorithm}");
+            assert!(
+                is_deadlock_free(&topology, &routing),
+                "{algorithm} on {shape}"
+            );
+        }
+    }
+}
+
+#[test]
+fn valiant_routes_cross_the_drawn_group_and_spread_evenly_over_the_others() {
+    for shape in SHAPES {
+        let cfg = dragonfly(shape, "valiant", "");
+        let (topology, routing, _) = common::network(&cfg);
+        let Layout::Dragonfly(fly) = topology.layout() else {
+            panic!("a dragonfly")
+        };
+        let groups = fly.groups();
+        let group_of = |n: usize| fly.group(n / fly.p() as usize);
+        let nodes = topology.node_count();
+        for src in (0..nodes).step_by(3) {
+            for dst in (0..nodes).filter(|&d| fly.router_of(d) != fly.router_of(src)) {
+                let (gs, gd) = (group_of(src), group_of(dst));
+                let mut share = vec![0.0; groups as usize];
+                routing.draws_between(node(src), node(dst), |draw, p| {
+                    let crossed = groups_crossed(&topology, &routing, (src, dst), draw, 0);
+                    // Into the intermediate group, then into the destination's.
+                    assert_eq!(crossed.len(), 2, "{shape}: {src} -> {dst}: {crossed:?}");
+                    assert_eq!(crossed[1], gd);
+                    assert!(crossed[0] != gs && crossed[0] != gd);
+                    share[crossed[0] as usize] += p;
+                });
+                let others = groups - if gs == gd { 1 } else { 2 };
+                for (g, &s) in share.iter().enumerate() {
+                    let expected = if g as u32 == gs || g as u32 == gd {
+                        0.0
+                    } else {
+                        1.0 / f64::from(others)
+                    };
+                    assert!(
+                        (s - expected).abs() < 1e-12,
+                        "{shape}: {src} -> {dst}: group {g} drawn with probability {s}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn ugal_and_par_choose_between_the_minimal_route_and_the_valiant_one() {
+    let shape = SHAPES[0];
+    let (topology, minimal, _) = common::network(&dragonfly(shape, "min", ""));
+    let Layout::Dragonfly(fly) = topology.layout() else {
+        panic!("a dragonfly")
+    };
+    let router_of = |n: usize| fly.router_of(n);
+    let (_, valiant, _) = common::network(&dragonfly(shape, "valiant", ""));
+    let nodes = topology.node_count();
+    let ports = |routing: &Routing, src: usize, dst: usize, draw: u32, script: u32| {
+        let mut ports = Vec::new();
+        routing.walk_deciding(
+            &topology,
+            node(src),
+            node(dst),
+            draw,
+            &mut Scripted(script),
+            |port, _| {
+                ports.push(port);
+                true
+            },
+        );
+        ports
+    };
+    for algorithm in ["ugal_l", "ugal_g", "par"] {
+        let (_, routing, _) = common::network(&dragonfly(shape, algorithm, ""));
+        for (src, dst) in (0..nodes).flat_map(|s| (0..nodes).map(move |d| (s, d))) {
+            routing.draws_between(node(src), node(dst), |draw, _| {
+                // Staying minimal at every choice: the minimal route; leaving at the first:
+                // the Valiant route of the same draw.
+                assert_eq!(
+                    ports(&routing, src, dst, draw, u32::MAX),
+                    ports(&minimal, src, dst, draw, 0)
+                );
+                assert_eq!(
+                    ports(&routing, src, dst, draw, 0),
+                    if fly.group(router_of(src)) == fly.group(router_of(dst)) {
+                        ports(&minimal, src, dst, draw, 0)
+                    } else {
+                        ports(&valiant, src, dst, draw, 0)
+                    },
+                    "{algorithm}: {src} -> {dst}, draw {draw}"
+                );
+            });
+        }
+    }
+    // PAR's second choice: minimal at the source, then off at the router of the global link,
+    // still in the source group. Group 0's link to group 4 is its link 3, on router 1: a route
+    // from router 0 takes a local hop to it first.
+    let (_, par, _) = common::network(&dragonfly(shape, "par", ""));
+    let (src, dst) = (0, 4 * 8 + 1);
+    let mut second_choices = 0;
+    par.draws_between(node(src), node(dst), |draw, _| {
+        let late = groups_crossed(&topology, &par, (src, dst), draw, 0b01);
+        let valiant_route = groups_crossed(&topology, &valiant, (src, dst), draw, 0);
+        assert_eq!(late, valiant_route);
+        let first = ports(&par, src, dst, draw, 0b01)[0];
+        if first == ports(&minimal, src, dst, draw, 0)[0] && late.len() == 2 {
+            second_choices += 1;
+        }
+    });
+    assert!(second_choices > 0, "PAR never left the minimal route late");
+}
+
+#[test]
+fn every_packet_of_an_all_to_all_exchange_arrives_under_every_algorithm() {
+    for shape in [SHAPES[0], SHAPES[3]] {
+        for algorithm in DETOURING {
+            // A low threshold makes UGAL and PAR change their minds often.
+            let threshold = if algorithm == "valiant" {
+                ""
+            } else {
+                "ugal_threshold = 2\n"
+            };
+            let cfg = checked_config(&format!(
+                "[topology]\nkind = \"dragonfly\"\n{shape}\nglobal_latency = 4\n\
+                 [routing]\nalgorithm = \"{algorithm}\"\n{threshold}\
+                 [router]\nvcs = 4\nvc_buffer_flits = 4\n[traffic]\nrate = 0.0\n"
+            ));
+            let nodes = cfg.node_count() as u64;
+            assert_eq!(
+                all_to_all(&cfg, 3, 400_000),
+                nodes * (nodes - 1) * 3,
+                "{algorithm} on {shape}"
+            );
+        }
+    }
+}
+
+/// A run of 72-node dragonfly (9 groups of 4 routers, 2 nodes and 2 global links each) under
+/// `pattern` at `rate`, with VC buffers deep enough for UGAL's threshold of 30 flits to be
+/// passed.
+fn run(algorithm: &str, pattern: &str, rate: f64, vcs: u32) -> RunSummary {
+    let cfg = dragonfly(
+        SHAPES[0],
+        algorithm,
+        &format!(
+            "[router]\nvcs = {vcs}\nvc_buffer_flits = 64\n[traffic]\npattern = \"{pattern}\"\n\
+             packet_flits = 4\nrate = {rate}\n[sim]\nwarmup_cycles = 2000\n\
+             measure_cycles = 3000\n"
+        ),
+    );
+    Simulation::new(&cfg).unwrap().run().summary
+}
+
+#[test]
+fn detours_carry_group_shift_traffic_that_minimal_routing_cannot() {
+    // Minimal: all 8 nodes of a group share one global link, λ ≤ 1/8. Valiant: two global hops
+    // per packet over a group's 8 links, λ ≤ h/(2p) = 1/2.
+    let offered = 0.3;
+    let min = run("min", "group_shift", offered, 4);
+    assert!(
+        min.accepted <= 1.0 / 8.0 + 0.005,
+        "MIN carried {}",
+        min.accepted
+    );
+    for algorithm in DETOURING {
+        let s = run(algorithm, "group_shift", offered, 4);
+        // The same offered traffic whatever the routing (common random numbers).
+        assert_eq!(s.packets_measured, min.packets_measured, "{algorithm}");
+        assert!(
+            s.accepted > 0.9 * offered,
+            "{algorithm} carried {} of {offered}",
+            s.accepted
+        );
+        assert!(s.detoured.unwrap() > 0.6, "{algorithm}: {:?}", s.detoured);
+    }
+}
+
+#[test]
+fn at_low_uniform_load_ugal_stays_minimal_and_valiant_always_detours() {
+    for algorithm in ["ugal_l", "ugal_g", "par"] {
+        let s = run(algorithm, "uniform", 0.1, 4);
+        assert!(
+            s.detoured.unwrap() < 0.05,
+            "{algorithm} detoured {:?}",
+            s.detoured
+        );
+    }
+    let valiant = run("valiant", "uniform", 0.1, 4);
+    // Packets within a router do not detour: 1 of the 71 other nodes.
+    assert!((valiant.detoured.unwrap() - 70.0 / 71.0).abs() < 0.02);
+    assert!(run("min", "uniform", 0.1, 4).detoured.is_none());
+}
+
+#[test]
+fn packets_overtake_each_other_only_on_different_routes_or_vcs() {
+    // Dimension-order routing on a mesh with one VC: every packet of a pair takes the same
+    // channels in the same VC, first in first out, so they arrive in order. Valiant's routes
+    // differ per packet.
+    let mesh = config(
+        "[topology]\nkind = \"mesh\"\nk = 4\nn = 2\n[router]\nvcs = 1\n[traffic]\n\
+         packet_flits = 4\nrate = 0.3\n[sim]\nwarmup_cycles = 1000\nmeasure_cycles = 3000\n",
+    );
+    let in_order = Simulation::new(&mesh).unwrap().run().summary;
+    assert!(in_order.packets_delivered > 1000);
+    assert_eq!(in_order.out_of_order, 0);
+    let valiant = run("valiant", "uniform", 0.3, 3);
+    assert!(valiant.out_of_order > 0);
+}
+
+#[test]
+fn runs_are_deterministic() {
+    let a = run("ugal_l", "group_shift", 0.2, 4);
+    let b = run("ugal_l", "group_shift", 0.2, 4);
+    assert_eq!(common::comparable(&a), common::comparable(&b));
+}
+
+#[test]
+fn settings_the_routing_cannot_use_are_refused_by_name() {
+    let df = "[topology]\nkind = \"dragonfly\"\na = 4\nh = 2\n";
+    refused(
+        &format!("{df}groups = 2\n[routing]\nalgorithm = \"valiant\"\n"),
+        "routing.algorithm",
+        &["2 groups", "at least 3"],
+    );
+    refused(
+        &format!("{df}[routing]\nalgorithm = \"par\"\n[router]\nvcs = 3\n"),
+        "router.vcs",
+        &["needs at least 4", "tentative"],
+    );
+    refused(
+        &format!("{df}[routing]\nalgorithm = \"ugal_l\"\n[router]\nvcs = 2\n"),
+        "router.vcs",
+        &["needs at least 3", "intermediate"],
+    );
+    refused(
+        &format!("{df}[routing]\nalgorithm = \"valiant\"\nugal_threshold = 4\n"),
+        "routing.ugal_threshold",
+        &["ugal_l"],
+    );
+    refused(
+        "[topology]\nkind = \"hyperx\"\ndims = [2]\n[routing]\nalgorithm = \"valiant\"\n",
+        "routing.algorithm",
+        &["2 switches", "at least 3"],
+    );
+    refused(
+        "[topology]\nkind = \"hyperx\"\n[routing]\nalgorithm = \"par\"\n",
+        "routing.algorithm",
+        &["\"dor\""],
+    );
+    refused(
+        "[topology]\nkind = \"torus\"\n[routing]\nalgorithm = \"ugal_l\"\n",
+        "routing.algorithm",
+        &["\"dor\""],
+    );
+    refused(
+        &format!("{df}[fabric]\nkind = \"buffered\"\n[routing]\nalgorithm = \"valiant\"\n"),
+        "fabric.kind",
+        &["intermediate group"],
+    );
+}
+
+#[test]
+fn the_threshold_defaults_to_booksims_and_is_kept_only_where_it_applies() {
+    let read = |alg: &str| dragonfly(SHAPES[0], alg, "").routing.ugal_threshold;
+    assert_eq!(read("ugal_l"), Some(30));
+    assert_eq!(read("par"), Some(30));
+    assert_eq!(read("valiant"), None);
+}
+
+/// The most flits per cycle any global channel carries under `cfg` when every node injects one
+/// flit per cycle, over the walked routes.
+fn busiest_global_channel(cfg: &Spec) -> f64 {
+    let (topology, routing, pattern) = common::network(cfg);
+    let Layout::Dragonfly(fly) = topology.layout() else {
+        panic!("a dragonfly")
+    };
+    let loads = tailback_core::analysis::port_loads(&topology, &routing, &pattern);
+    topology
+        .ports()
+        .iter()
+        .zip(loads)
+        .filter(|(port, _)| {
+            matches!(port.output, Link::Router(_))
+                && u32::from(port.local) >= fly.first_global_port()
+        })
+        .map(|(_, load)| load)
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn the_closed_form_bounds_of_the_global_channels_are_exact() {
+    // One link per pair of groups, the palm tree, fewer groups (parallel links), uneven ones.
+    for shape in [
+        "p = 2\na = 4\nh = 2",
+        "p = 1\na = 3\nh = 2\narrangement = \"palmtree\"",
+        "p = 2\na = 4\nh = 2\ngroups = 5",
+        "p = 1\na = 4\nh = 3\ngroups = 6\narrangement = \"random\"",
+    ] {
+        for (pattern, include_self) in [
+            ("uniform", false),
+            ("uniform", true),
+            ("group_shift", false),
+        ] {
+            let self_line = if pattern == "uniform" {
+                format!("include_self = {include_self}\n")
+            } else {
+                String::new()
+            };
+            let traffic = format!("[traffic]\npattern = \"{pattern}\"\n{self_line}");
+            let min = dragonfly(shape, "min", &traffic);
+            let forms = tailback_core::analysis::closed_forms(
+                &Topology::from_config(&min),
+                min.traffic.pattern,
+                include_self,
+            );
+            for (form, algorithm) in forms.iter().zip(["min", "valiant"]) {
+                let walked = 1.0 / busiest_global_channel(&dragonfly(shape, algorithm, &traffic));
+                assert!(
+                    (form.value - walked).abs() < 1e-9 * walked,
+                    "{shape}, {pattern} (self {include_self}), {algorithm}: closed form {} ({}) \
+                     against walked {walked}",
+                    form.value,
+                    form.formula
+                );
+            }
+            assert_eq!(forms.len(), 2);
+        }
+    }
+}
+
+/// A 4×4 HyperX with 4 nodes per switch (and a trunked variant), routed by `algorithm` over 4
+/// VCs of 64 flits, under `pattern` at `rate`.
+fn hyperx(trunking: &str, algorithm: &str, pattern: &str, rate: f64) -> Spec {
+    config(&format!(
+        "[topology]\nkind = \"hyperx\"\ndims = [4, 4]\nterminals = 4\n{trunking}\n\
+         [routing]\nalgorithm = \"{algorithm}\"\n[router]\nvcs = 4\nvc_buffer_flits = 64\n\
+         [traffic]\npattern = \"{pattern}\"\npacket_flits = 4\nrate = {rate}\n\
+         [sim]\nwarmup_cycles = 2000\nmeasure_cycles = 3000\n"
+    ))
+}
+
+#[test]
+fn hyperx_detours_are_deadlock_free_pass_a_uniformly_drawn_switch_and_lose_nothing() {
+    for trunking in ["", "trunking = [2, 1]"] {
+        for algorithm in ["valiant", "ugal_l"] {
+            let cfg = hyperx(trunking, algorithm, "uniform", 0.0);
+            let (topology, routing, _) = common::network(&cfg);
+            assert!(
+                is_deadlock_free(&topology, &routing),
+                "{algorithm} {trunking}"
+            );
+            let Layout::HyperX(x) = topology.layout() else {
+                panic!("a HyperX")
+            };
+            // From switch 0 to switch 5: every other switch is the intermediate with
+            // probability 1/14, the route passing it.
+            let (src, dst) = (0, 5 * 4);
+            let mut through = vec![0.0; x.switches()];
+            routing.draws_between(node(src), node(dst), |draw, p| {
+                let mut visited = vec![false; x.switches()];
+                routing.walk_deciding(
+                    &topology,
+                    node(src),
+                    node(dst),
+                    draw,
+                    &mut Scripted(0),
+                    |port, _| {
+                        visited[topology.ports()[port.index()].router.index()] = true;
+                        true
+                    },
+                );
+                for (s, &v) in visited.iter().enumerate() {
+                    if v {
+                        through[s] += p;
+                    }
+                }
+            });
+            for (s, &p) in through
+                .iter()
+                .enumerate()
+                .filter(|&(s, _)| s != 0 && s != 5)
+            {
+                assert!(
+                    p >= 1.0 / 14.0 - 1e-12,
+                    "{algorithm}: switch {s} passed with {p}"
+                );
+            }
+            let all = checked_config(&format!(
+                "[topology]\nkind = \"hyperx\"\ndims = [3, 3]\nterminals = 2\n{trunking}\n\
+                 [routing]\nalgorithm = \"{algorithm}\"\n[router]\nvcs = 2\nvc_buffer_flits = 4\n\
+                 [traffic]\nrate = 0.0\n"
+            ));
+            assert_eq!(
+                all_to_all(&all, 3, 200_000),
+                18 * 17 * 3,
+                "{algorithm} {trunking}"
+            );
+        }
+    }
+}
+
+#[test]
+fn on_the_hyperx_shift_detours_carry_what_dimension_order_cannot() {
+    // Dimension order: a switch's 4 nodes share one link, λ ≤ 1/4.
+    let run = |algorithm| {
+        Simulation::new(&hyperx("", algorithm, "hyperx_shift", 0.4))
+            .unwrap()
+            .run()
+            .summary
+    };
+    let dor = run("dor");
+    assert!(dor.accepted <= 0.25 + 0.005, "DOR carried {}", dor.accepted);
+    for algorithm in ["valiant", "ugal_l"] {
+        let s = run(algorithm);
+        assert_eq!(s.packets_measured, dor.packets_measured);
+        assert!(s.accepted > 0.3, "{algorithm} carried {}", s.accepted);
+    }
+    let low = Simulation::new(&hyperx("", "ugal_l", "uniform", 0.1))
+        .unwrap()
+        .run()
+        .summary;
+    assert!(
+        low.detoured.unwrap() < 0.05,
+        "UGAL-L detoured {:?}",
+        low.detoured
+    );
+}
