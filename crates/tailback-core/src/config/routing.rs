@@ -189,11 +189,13 @@ impl RoutingConfig {
             );
         }
         let intermediates = match &topology.layout {
-            Layout::HyperX(x) => Some(("switch", x.switches(), "HyperX")),
-            Layout::Dragonfly(fly) => Some(("group", fly.groups() as usize, "dragonfly")),
+            Layout::HyperX(x) => Some((("switch", "switches"), x.switches(), "HyperX")),
+            Layout::Dragonfly(fly) => {
+                Some((("group", "groups"), fly.groups() as usize, "dragonfly"))
+            }
             _ => None,
         };
-        if let Some((unit, count, kind)) = intermediates
+        if let Some(((unit, units), count, kind)) = intermediates
             && algorithm.detours()
             && count < 3
         {
@@ -201,7 +203,7 @@ impl RoutingConfig {
                 "algorithm",
                 format!(
                     "\"{algorithm}\" detours through a {unit} other than the source's and the \
-                     destination's; this {kind} has {count} {unit}s, and needs at least 3"
+                     destination's; this {kind} has {count} {units}, and needs at least 3"
                 ),
             );
         }
