@@ -176,6 +176,12 @@ pub(crate) trait Fabric: SwitchState {
     /// Deadlock recoveries started so far.
     fn recoveries(&self) -> u64;
 
+    /// Flits each router output port has sent so far, indexed by port (`None` where the fabric
+    /// does not count them).
+    fn port_flits(&self) -> Option<Vec<u64>> {
+        None
+    }
+
     /// Whether its inputs keep a queue per destination with room of its own, or may hold
     /// back single destinations, which senders (NICs included) must ask
     /// [`admits`](Self::admits) about before starting a packet.

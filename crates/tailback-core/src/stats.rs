@@ -142,6 +142,11 @@ pub struct RunSummary {
     /// the workload has no hot destinations).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receive_by_class: Option<ReceiveByClass>,
+    /// Share of the measurement window's cycles the channels of each class were busy, by
+    /// class: `terminal` (router to node), and `local` and `global` on a dragonfly, `router`
+    /// (router to router) elsewhere. Virtual-channel routers under steady traffic only.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub utilisation: std::collections::BTreeMap<String, f64>,
     /// The headline numbers in time and data-rate units (with `fabric.link`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub units: Option<UnitSummary>,
@@ -667,9 +672,35 @@ impl Collector {
             node_cycles_per_second: 0.0,
             mechanism_counts: std::collections::BTreeMap::new(),
             receive_by_class: None,
+            utilisation: std::collections::BTreeMap::new(),
             units: None,
         }
     }
+}
+
+/// The share of `cycles` the channels of each class of `topology` were busy, from the flits
+/// each port had sent at the start (`before`) and the end (`after`): flits times the channel's
+/// cycles per flit, over the class's channels.
+pub(crate) fn utilisation(
+    topology: &crate::topology::Topology,
+    before: &[u64],
+    after: &[u64],
+    cycles: u64,
+) -> std::collections::BTreeMap<String, f64> {
+    let mut busy: std::collections::BTreeMap<String, (f64, f64)> = Default::default();
+    for (i, port) in topology.ports().iter().enumerate() {
+        let Some(class) = topology.channel_class(crate::ids::PortId::new(i)) else {
+            continue;
+        };
+        let entry = busy.entry(class.to_string()).or_default();
+        entry.0 += (after[i] - before[i]) as f64 * f64::from(port.output_period);
+        entry.1 += 1.0;
+    }
+    busy.into_iter()
+        .map(|(class, (cycles_busy, channels))| {
+            (class, cycles_busy / (channels * cycles.max(1) as f64))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -502,3 +502,30 @@ fn on_the_hyperx_shift_detours_carry_what_dimension_order_cannot() {
         low.detoured
     );
 }
+
+#[test]
+fn channel_utilisation_by_class_accounts_for_every_flit_hop() {
+    // 72 nodes on 36 routers of 3 local and 2 global ports: the terminal channels carry what
+    // is accepted, and the local and global channels between them every hop of it.
+    for algorithm in ["min", "valiant"] {
+        let s = run(algorithm, "uniform", 0.2, 4);
+        let u = &s.utilisation;
+        assert!(
+            (u["terminal"] - s.accepted).abs() < 0.01 * s.accepted,
+            "{u:?}"
+        );
+        let hops_per_cycle = s.accepted * 72.0 * s.hops.mean.unwrap();
+        let busy = u["local"] * 108.0 + u["global"] * 72.0;
+        assert!(
+            (busy - hops_per_cycle).abs() < 0.02 * hops_per_cycle,
+            "{algorithm}: {busy} channel-cycles busy against {hops_per_cycle} flit hops"
+        );
+    }
+    // A torus has one class between routers.
+    let torus = Simulation::new(&config("[traffic]\nrate = 0.2\n"))
+        .unwrap()
+        .run()
+        .summary;
+    let classes: Vec<&str> = torus.utilisation.keys().map(String::as_str).collect();
+    assert_eq!(classes, ["router", "terminal"]);
+}

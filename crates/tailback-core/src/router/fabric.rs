@@ -60,6 +60,10 @@ impl Fabric for RouterSet {
         self.recovery.as_ref().map_or(0, |r| r.recoveries)
     }
 
+    fn port_flits(&self) -> Option<Vec<u64>> {
+        Some(self.ports.iter().map(|p| p.sent).collect())
+    }
+
     fn check(
         &self,
         _now: u64,

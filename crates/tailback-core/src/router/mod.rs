@@ -175,6 +175,8 @@ pub(crate) struct Port {
     /// The cycle the last flit left through the output ([`NEVER_SENT`]: none yet); slow
     /// channels take the next one `period` cycles later.
     pub(crate) sent_at: u64,
+    /// Flits sent through the output so far.
+    pub(crate) sent: u64,
     /// Switch allocation round-robin pointers: last VC granted at this input, last input granted
     /// at this output, and (iSLIP) last output accepted by this input.
     sa_in_ptr: u8,
@@ -348,6 +350,7 @@ impl RouterSet {
                 sa_out_ptr: 63,
                 accept_ptr: 63,
                 sent_at: NEVER_SENT,
+                sent: 0,
             })
             .collect();
         let pacing = Pacing::new(topology);

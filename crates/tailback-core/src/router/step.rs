@@ -235,6 +235,7 @@ impl RouterSet {
         }
         let output = &mut self.ports[out];
         output.sent_at = now;
+        output.sent += 1;
         let to = output.downstream + out_vc as u32;
         let delay = output.out_delay as u64;
         if tail {

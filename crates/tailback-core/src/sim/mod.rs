@@ -120,6 +120,9 @@ pub struct Simulation<C: CongestionControl = NoControl, F: Fabric = RouterSet> {
     control: C,
     stats: Collector,
     flit_hops: u64,
+    /// Utilisation of the channels by class over the measurement window (see
+    /// [`RunSummary::utilisation`](crate::stats::RunSummary)).
+    utilisation: std::collections::BTreeMap<String, f64>,
     recorder: recorder::Recorder,
     /// Where delivered packets are written, when a trace is.
     trace: Option<TraceSink>,
@@ -291,6 +294,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             control,
             stats,
             flit_hops: 0,
+            utilisation: Default::default(),
             recorder,
             trace: None,
             now: 0,
@@ -461,8 +465,9 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
     ) -> (RunReport, Option<TraceSink>) {
         let started = Instant::now();
         let every = every.max(1);
-        let (_, window_end) = measurement_window(&self.config);
+        let (window_start, window_end) = measurement_window(&self.config);
         let process = self.config.traffic.process.kind();
+        let mut sent_at_start = None;
         // Runs that last until their packets are delivered (a collective, a cyclic shift, a
         // trace) end by `drain_cycles_max` (after the trace's last packet); ramps and
         // bulk-synchronous runs at the window's end.
@@ -480,9 +485,23 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         } else if !until_delivered {
             // A trace beside flows ends the run when its last packet arrives.
             let beside = process == ProcessKind::Flows && self.stats.replays_trace();
-            while self.now < window_end && !(beside && self.stats.trace_done()) {
-                self.run_until_or(window_end.min(self.now.saturating_add(every)), beside);
-                observer(&self.progress());
+            // The channels' flits at the window's start and end, for their utilisation.
+            for end in [window_start, window_end] {
+                while self.now < end && !(beside && self.stats.trace_done()) {
+                    self.run_until_or(end.min(self.now.saturating_add(every)), beside);
+                    observer(&self.progress());
+                }
+                if end == window_start && self.now == window_start {
+                    sent_at_start = self.fabric.port_flits();
+                }
+            }
+            if let (Some(before), Some(after)) = (&sent_at_start, self.fabric.port_flits()) {
+                self.utilisation = crate::stats::utilisation(
+                    &self.topology,
+                    before,
+                    &after,
+                    self.now - window_start,
+                );
             }
             if self.now < window_end {
                 self.stats.close_window(self.now);
@@ -515,6 +534,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         };
         let mut summary = self.stats.summary(self.now, drain_cap_hit, &limits);
         summary.flit_hops = self.flit_hops;
+        summary.utilisation = std::mem::take(&mut self.utilisation);
         summary.deadlock_recoveries = self.fabric.recoveries();
         summary.wall_seconds = wall;
         summary.node_cycles_per_second =

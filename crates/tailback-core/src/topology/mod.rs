@@ -254,6 +254,25 @@ impl Topology {
         }
     }
 
+    /// The class of the channel out of router port `port`, for utilisation by class:
+    /// `"terminal"` to a node, `"local"` or `"global"` between a dragonfly's routers,
+    /// `"router"` between other routers (`None` when unconnected).
+    pub fn channel_class(&self, port: PortId) -> Option<&'static str> {
+        let p = &self.ports[port.index()];
+        match (p.output, &self.layout) {
+            (Link::None, _) => None,
+            (Link::Node(_), _) => Some("terminal"),
+            (Link::Router(_), Layout::Dragonfly(fly)) => {
+                Some(if u32::from(p.local) >= fly.first_global_port() {
+                    "global"
+                } else {
+                    "local"
+                })
+            }
+            (Link::Router(_), _) => Some("router"),
+        }
+    }
+
     /// The longest [`credit_delay`](Self::credit_delay) of any port.
     pub fn max_credit_delay(&self, credit_latency: u32) -> u32 {
         (0..self.ports.len())
