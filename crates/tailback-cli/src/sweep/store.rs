@@ -156,7 +156,7 @@ fn check_manifest(path: &Path, manifest: &Manifest) -> CliResult {
 }
 
 /// Summary columns of `results.csv`, after the swept keys and the seed.
-const COLUMNS: [&str; 18] = [
+const COLUMNS: [&str; 20] = [
     "offered",
     "accepted",
     "accepted_min",
@@ -173,6 +173,8 @@ const COLUMNS: [&str; 18] = [
     "saturated",
     "saturation_cause",
     "zero_load_latency",
+    "detoured",
+    "out_of_order",
     "cycles",
     "wall_seconds",
 ];
@@ -210,6 +212,8 @@ fn csv_row(record: &Record) -> Vec<String> {
             s.saturation_cause
                 .map_or_else(String::new, |c| c.name().to_string()),
             opt(s.zero_load_latency),
+            opt(s.detoured),
+            s.out_of_order.to_string(),
             s.cycles.to_string(),
             s.wall_seconds.to_string(),
         ])
