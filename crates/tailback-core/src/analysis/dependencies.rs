@@ -4,6 +4,7 @@ use petgraph::Direction;
 use petgraph::graphmap::{DiGraphMap, NodeTrait};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::load::source_groups;
 use crate::bitset::bits64;
 use crate::ids::{NodeId, PortId, RouterId};
 use crate::routing::{Head, Routing, Scripted, StayMinimal, TableRouting};
@@ -220,7 +221,11 @@ fn deterministic(dependencies: &mut Dependencies, routing: &Routing) {
 /// nodes, are paired (a route leaves a router's nodes alike and reaches them alike).
 fn detouring(dependencies: &mut Dependencies, routing: &Routing) {
     let topology = dependencies.topology;
-    let ends = one_node_per_router(topology);
+    // Routes depend on a source only through its router.
+    let ends: Vec<NodeId> = source_groups(topology, routing)
+        .into_iter()
+        .map(|nodes| NodeId::new(nodes.start))
+        .collect();
     let mut draws = Vec::new();
     for &src in &ends {
         for &dst in &ends {
@@ -237,18 +242,6 @@ fn detouring(dependencies: &mut Dependencies, routing: &Routing) {
             }
         }
     }
-}
-
-/// The first node of every router that has nodes.
-fn one_node_per_router(topology: &Topology) -> Vec<NodeId> {
-    let mut seen = vec![false; topology.router_count()];
-    (0..topology.node_count())
-        .map(NodeId::new)
-        .filter(|&n| {
-            let router = topology.ports()[topology.injection_port(n).index()].router;
-            !std::mem::replace(&mut seen[router.index()], true)
-        })
-        .collect()
 }
 
 /// Direct and indirect dependencies between escape channels (see [`dependency_graph`]). The

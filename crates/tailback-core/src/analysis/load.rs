@@ -106,7 +106,7 @@ fn mean_distance(topology: &Topology, routing: &Routing) -> f64 {
 
 /// The nodes in runs that inject into one router, when routes depend on the source only
 /// through its router; one node each otherwise.
-fn source_groups(topology: &Topology, routing: &Routing) -> Vec<Range<usize>> {
+pub(super) fn source_groups(topology: &Topology, routing: &Routing) -> Vec<Range<usize>> {
     let nodes = topology.node_count();
     let router_of =
         |n: usize| topology.ports()[topology.injection_port(NodeId::new(n)).index()].router;

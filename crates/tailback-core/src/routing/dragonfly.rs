@@ -33,7 +33,7 @@
 //! acyclic.
 
 use super::dor::vc_mask;
-use super::{Decide, Head, Hop};
+use super::{Decide, Head, Hop, nth_outside};
 use crate::config::RoutingAlgorithm;
 use crate::ids::PortId;
 use crate::topology::{DragonflyShape, Link, Topology};
@@ -244,29 +244,19 @@ impl Dragonfly {
             let links = self.between(g, gd);
             links[head.draw as usize % links.len()]
         };
+        let deciding = match self.algorithm {
+            Algorithm::Min | Algorithm::Valiant => false,
+            Algorithm::UgalLocal | Algorithm::UgalGlobal => at_source,
+            Algorithm::Progressive => fresh,
+        };
+        // UGAL-G weighs the global channels, the others the ports out of this router.
+        let weighed = |link| match self.algorithm {
+            Algorithm::UgalGlobal => self.global_port(g, link),
+            _ => self.first_port(router, r, link),
+        };
         let detoured = head.detoured
-            || match self.algorithm {
-                Algorithm::Min => false,
-                Algorithm::Valiant => true,
-                Algorithm::UgalLocal | Algorithm::UgalGlobal if at_source => {
-                    let (min, det) = (minimal(), detour());
-                    let (pm, pd) = if self.algorithm == Algorithm::UgalGlobal {
-                        (self.global_port(g, min), self.global_port(g, det))
-                    } else {
-                        (
-                            self.first_port(router, r, min),
-                            self.first_port(router, r, det),
-                        )
-                    };
-                    !decide.stay_minimal(pm, pd)
-                }
-                Algorithm::Progressive if fresh => {
-                    let (min, det) = (minimal(), detour());
-                    let pm = self.first_port(router, r, min);
-                    !decide.stay_minimal(pm, self.first_port(router, r, det))
-                }
-                _ => false,
-            };
+            || self.algorithm == Algorithm::Valiant
+            || deciding && !decide.stay_minimal(weighed(minimal()), weighed(detour()));
         if detoured {
             (self.towards(r, detour(), c.source, c.source), true)
         } else {
@@ -318,26 +308,24 @@ impl Dragonfly {
     /// The intermediate group a routing draw picks, and the digits left for its links.
     #[inline]
     fn digits(&self, gs: u32, gd: u32, draw: u32) -> Digits {
-        let minimal = if gs == gd {
+        let minimal = self.minimal_links(gs, gd);
+        let choices = self.intermediates(gs, gd);
+        let q = draw / minimal;
+        let (lo, hi) = (gs.min(gd) as usize, gs.max(gd) as usize);
+        let excluded: &[usize] = if gs == gd { &[lo] } else { &[lo, hi] };
+        Digits {
+            group: nth_outside((q % choices) as usize, excluded) as u32,
+            rest: q / choices,
+        }
+    }
+
+    /// The minimal routes' choices of global link from group `gs` to group `gd` (one within a
+    /// group): the base of a routing draw's first digit.
+    fn minimal_links(&self, gs: u32, gd: u32) -> u32 {
+        if gs == gd {
             1
         } else {
             self.between(gs, gd).len() as u32
-        };
-        let choices = self.intermediates(gs, gd);
-        let q = draw / minimal;
-        let mut group = q % choices;
-        // Skip the source and destination groups, lowest first.
-        for skip in [gs.min(gd), gs.max(gd)] {
-            if group >= skip {
-                group += 1;
-            }
-            if gs == gd {
-                break;
-            }
-        }
-        Digits {
-            group,
-            rest: q / choices,
         }
     }
 
@@ -360,11 +348,7 @@ impl Dragonfly {
     /// packet from router `router` to router `target` may take, with their probabilities.
     pub fn draws_between(&self, router: usize, target: usize, visit: &mut dyn FnMut(u32, f64)) {
         let (gs, gd) = (router as u32 / self.a, target as u32 / self.a);
-        let minimal = if gs == gd {
-            1
-        } else {
-            self.between(gs, gd).len() as u32
-        };
+        let minimal = self.minimal_links(gs, gd);
         let detours = match self.algorithm {
             Algorithm::Min => false,
             Algorithm::Valiant => router != target,
@@ -410,11 +394,6 @@ impl Dragonfly {
             Algorithm::UgalLocal | Algorithm::UgalGlobal => 1,
             Algorithm::Progressive => 2,
         }
-    }
-
-    /// Whether the routing weighs queues of other routers (UGAL-G).
-    pub fn reads_remote_state(&self) -> bool {
-        self.algorithm == Algorithm::UgalGlobal
     }
 
     /// Local ports of the minimal hops from `router` towards node `dst`: every global link to
@@ -490,11 +469,6 @@ impl Dragonfly {
     /// Whether routes draw: some pair of groups shares several global links, or routes detour.
     pub fn draws(&self) -> bool {
         self.detours() || self.links.iter().any(|l| l.len() > 1)
-    }
-
-    /// Every VC of a port.
-    pub fn all_vcs(&self) -> u32 {
-        self.all_vcs
     }
 }
 

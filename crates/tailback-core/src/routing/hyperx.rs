@@ -16,7 +16,7 @@
 //! then the intermediate switch.
 
 use super::dor::vc_mask;
-use super::{Decide, Head, Hop};
+use super::{Decide, Head, Hop, nth_outside};
 use crate::config::RoutingAlgorithm;
 use crate::ids::PortId;
 use crate::topology::{CubeShape, HyperXShape};
@@ -104,13 +104,8 @@ impl HyperX {
     #[inline]
     fn intermediate(&self, source: usize, target: usize, draw: u32) -> usize {
         let choices = self.shape.switches() - 2;
-        let mut i = (draw / self.trunk_combinations) as usize % choices;
-        for skip in [source.min(target), source.max(target)] {
-            if i >= skip {
-                i += 1;
-            }
-        }
-        i
+        let i = (draw / self.trunk_combinations) as usize % choices;
+        nth_outside(i, &[source.min(target), source.max(target)])
     }
 
     /// The hop from switch `router` of the packet `head` describes, and whether its route
@@ -269,10 +264,5 @@ impl HyperX {
     /// Whether routes draw: some dimension has parallel links, or routes detour.
     pub fn draws(&self) -> bool {
         self.detours() || self.shape.trunking().iter().any(|&k| k > 1)
-    }
-
-    /// Every VC of a port.
-    pub fn all_vcs(&self) -> u32 {
-        self.all_vcs
     }
 }

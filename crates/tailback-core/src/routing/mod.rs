@@ -441,11 +441,6 @@ impl Routing {
         }
     }
 
-    /// Whether routing decisions read the state of other routers (UGAL-G: an ideal bound).
-    pub fn reads_remote_state(&self) -> bool {
-        matches!(self, Routing::Dragonfly(f) if f.reads_remote_state())
-    }
-
     /// Every routing draw that makes a difference to some minimal route: on a torus with drawn
     /// ties, on a dragonfly with parallel global links, on a HyperX with trunks (a draw of 0
     /// alone for every other routing). Detours draw more: see
@@ -593,6 +588,17 @@ impl Routing {
         }
         panic!("route from node {src} to node {dst} does not terminate");
     }
+}
+
+/// The `i`-th value outside `excluded` (sorted, distinct): `i` skips past each excluded value
+/// it reaches, lowest first (an intermediate group or switch drawn among the others).
+fn nth_outside(mut i: usize, excluded: &[usize]) -> usize {
+    for &skip in excluded {
+        if i >= skip {
+            i += 1;
+        }
+    }
+    i
 }
 
 /// Every subset of the bits of `mask`, the empty one first.

@@ -120,9 +120,6 @@ pub struct Simulation<C: CongestionControl = NoControl, F: Fabric = RouterSet> {
     control: C,
     stats: Collector,
     flit_hops: u64,
-    /// Utilisation of the channels by class over the measurement window (see
-    /// [`RunSummary::utilisation`](crate::stats::RunSummary)).
-    utilisation: std::collections::BTreeMap<String, f64>,
     recorder: recorder::Recorder,
     /// Where delivered packets are written, when a trace is.
     trace: Option<TraceSink>,
@@ -294,7 +291,6 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             control,
             stats,
             flit_hops: 0,
-            utilisation: Default::default(),
             recorder,
             trace: None,
             now: 0,
@@ -468,6 +464,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         let (window_start, window_end) = measurement_window(&self.config);
         let process = self.config.traffic.process.kind();
         let mut sent_at_start = None;
+        let mut utilisation = Default::default();
         // Runs that last until their packets are delivered (a collective, a cyclic shift, a
         // trace) end by `drain_cycles_max` (after the trace's last packet); ramps and
         // bulk-synchronous runs at the window's end.
@@ -496,7 +493,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                 }
             }
             if let (Some(before), Some(after)) = (&sent_at_start, self.fabric.port_flits()) {
-                self.utilisation = crate::stats::utilisation(
+                utilisation = crate::stats::utilisation(
                     &self.topology,
                     before,
                     &after,
@@ -534,7 +531,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         };
         let mut summary = self.stats.summary(self.now, drain_cap_hit, &limits);
         summary.flit_hops = self.flit_hops;
-        summary.utilisation = std::mem::take(&mut self.utilisation);
+        summary.utilisation = utilisation;
         summary.deadlock_recoveries = self.fabric.recoveries();
         summary.wall_seconds = wall;
         summary.node_cycles_per_second =
