@@ -439,6 +439,11 @@ fn print_table(source: &str, r: &NetworkReport) {
                      each choice) over {} VC classes is acyclic",
                     r.vc_classes
                 ),
+                (Some(true), RoutingAlgorithm::Dal) => format!(
+                    "free: the channel dependency graph of every route (each hop's every \
+                     candidate) over {} VC classes, one per hop, is acyclic",
+                    r.vc_classes
+                ),
                 (Some(true), RoutingAlgorithm::Duato) => format!(
                     "free: the extended dependency graph of the escape channels ({} DOR \
                      classes; direct and indirect dependencies) is acyclic",
@@ -496,7 +501,8 @@ fn print_table(source: &str, r: &NetworkReport) {
         (
             "",
             if r.adaptive_detours && r.ideal_throughput.is_some() {
-                "(over the minimal routes: UGAL and PAR take them on an empty network)".to_string()
+                "(over the minimal routes: UGAL, PAR and DAL take them on an empty network)"
+                    .to_string()
             } else {
                 String::new()
             },

@@ -27,6 +27,7 @@ pub fn dependency_graph(topology: &Topology, routing: &Routing) -> DiGraphMap<Ch
     let mut dependencies = Dependencies::new(topology, routing.classes());
     match routing {
         Routing::Duato(_) => extended_escape(&mut dependencies, routing),
+        _ if routing.adapts_hop_by_hop() => hop_by_hop(&mut dependencies, routing),
         _ if routing.detours() => detouring(&mut dependencies, routing),
         Routing::Dor(_)
         | Routing::Disha(_)
@@ -238,6 +239,55 @@ fn detouring(dependencies: &mut Dependencies, routing: &Routing) {
                     routing.walk_deciding(topology, src, dst, draw, &mut decide, |port, class| {
                         dependencies.follow(&mut previous, port, class).is_some()
                     });
+                }
+            }
+        }
+    }
+}
+
+/// Dependencies between consecutive channels of every route a routing that chooses among
+/// ports hop by hop (DAL) may take: from each router to each router, with every routing draw
+/// that picks different trunks, every candidate at every router a route reaches. A route's
+/// continuation from a channel depends only on the pair, the draw and the channel (its class
+/// included), so each is followed once per pair and draw.
+fn hop_by_hop(dependencies: &mut Dependencies, routing: &Routing) {
+    let topology = dependencies.topology;
+    let ends: Vec<NodeId> = source_groups(topology, routing)
+        .into_iter()
+        .map(|nodes| NodeId::new(nodes.start))
+        .collect();
+    let mut followed = vec![0u64; dependencies.vertex.len()];
+    let mut round = 0u64;
+    let (mut draws, mut stack) = (Vec::new(), Vec::new());
+    for &src in &ends {
+        let first_router = topology.ports()[topology.injection_port(src).index()].router;
+        for &dst in &ends {
+            draws.clear();
+            routing.draws_between(src, dst, |draw, _| draws.push(draw));
+            for &draw in &draws {
+                round += 1;
+                stack.push((first_router, None, 0u8));
+                while let Some((router, previous, class)) = stack.pop() {
+                    let head = Head {
+                        class,
+                        ..Head::new(src, dst, draw)
+                    };
+                    let (ports, next_class) = routing
+                        .choices(router, &head)
+                        .expect("a routing that chooses hop by hop");
+                    let start = topology.router_ports(router).start;
+                    for local in bits64(ports) {
+                        let mut held = previous;
+                        let port = PortId::new(start + local);
+                        let Some(channel) = dependencies.follow(&mut held, port, next_class) else {
+                            continue;
+                        };
+                        let seen = &mut followed[dependencies.index(channel)];
+                        if std::mem::replace(seen, round) != round {
+                            let next = dependencies.next_router(port.index()).expect("onward");
+                            stack.push((next, Some(channel), next_class));
+                        }
+                    }
                 }
             }
         }

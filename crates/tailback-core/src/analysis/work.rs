@@ -29,6 +29,12 @@ pub fn dependency_graph_steps(topology: &Topology, routing: &Routing) -> f64 {
         // path reaches from where it leads, each costing about ten steps (its minimal ports,
         // their routers, the dependency).
         Routing::Duato(_) => 10.0 * draws * nodes * routers * (1.0 + mean_reach(topology, routing)),
+        // Per pair of routers and draw: every channel a route may take (DAL's candidates from
+        // every router a route reaches: about every router, in one class per hop).
+        _ if routing.adapts_hop_by_hop() => {
+            let degree = ports / routers;
+            routers * routers * draws * routers * degree * routing.classes() as f64
+        }
         // Per pair of routers, draw and sequence of choices: every hop of the route (at most
         // six on a dragonfly's detour; up to twice the dimensions on a HyperX's).
         _ if routing.detours() => {

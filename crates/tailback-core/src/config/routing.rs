@@ -46,12 +46,23 @@ choice_enum! {
         /// Dragonflies: as `ugal_l`, and a packet that stayed minimal chooses once more at the
         /// router of its global link (progressive adaptive routing).
         Par = "par",
+        /// HyperX: dimension-adaptive, load-balanced routing (Ahn et al.): any dimension still
+        /// to correct, each at most once through another coordinate of it, chosen hop by hop
+        /// by the queues.
+        Dal = "dal",
     }
 }
 
 impl RoutingAlgorithm {
-    /// Whether routes may leave the minimal path (through an intermediate group).
+    /// Whether routes may leave the minimal path (through an intermediate group or switch, or
+    /// another coordinate of a dimension).
     pub fn detours(self) -> bool {
+        self.through_intermediate() || self == RoutingAlgorithm::Dal
+    }
+
+    /// Whether routes may pass through an intermediate group (dragonflies) or switch (HyperX)
+    /// drawn outside the source's and the destination's.
+    pub fn through_intermediate(self) -> bool {
         matches!(
             self,
             RoutingAlgorithm::Valiant
@@ -66,7 +77,10 @@ impl RoutingAlgorithm {
     pub fn weighs_queues(self) -> bool {
         matches!(
             self,
-            RoutingAlgorithm::UgalL | RoutingAlgorithm::UgalG | RoutingAlgorithm::Par
+            RoutingAlgorithm::UgalL
+                | RoutingAlgorithm::UgalG
+                | RoutingAlgorithm::Par
+                | RoutingAlgorithm::Dal
         )
     }
 
@@ -98,6 +112,7 @@ impl RoutingAlgorithm {
                 RoutingAlgorithm::Dor,
                 RoutingAlgorithm::Valiant,
                 RoutingAlgorithm::UgalL,
+                RoutingAlgorithm::Dal,
             ],
         }
     }
@@ -135,8 +150,8 @@ pub struct RoutingConfig {
     /// Disha only: cycles the recovery token takes from one router to the next.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disha_token_hop: Option<u32>,
-    /// UGAL and PAR only: flits the minimal route's queue may exceed twice the detour's by
-    /// and still be taken.
+    /// UGAL, PAR and DAL only: flits the minimal route's queue may exceed twice the detour's
+    /// by and still be taken.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ugal_threshold: Option<u32>,
 }
@@ -185,7 +200,7 @@ impl RoutingConfig {
         if s.has("ugal_threshold") && !ugal {
             s.problem(
                 "ugal_threshold",
-                "only applies when routing.algorithm = \"ugal_l\", \"ugal_g\" or \"par\"",
+                "only applies when routing.algorithm = \"ugal_l\", \"ugal_g\", \"par\" or \"dal\"",
             );
         }
         let intermediates = match &topology.layout {
@@ -196,7 +211,7 @@ impl RoutingConfig {
             _ => None,
         };
         if let Some(((unit, units), count, kind)) = intermediates
-            && algorithm.detours()
+            && algorithm.through_intermediate()
             && count < 3
         {
             s.problem(

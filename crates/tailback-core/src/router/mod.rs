@@ -203,15 +203,19 @@ pub(crate) struct QueueWeights<'a> {
 impl Decide for QueueWeights<'_> {
     #[inline]
     fn stay_minimal(&mut self, minimal: PortId, detour: PortId) -> bool {
-        let used = |port: PortId| {
-            (0..self.routers.vcs)
-                .map(|vc| {
-                    let slot = self.routers.slots.port_vc(port.index(), vc);
-                    self.routers.capacity - u32::from(self.routers.ovc[slot].credits)
-                })
-                .sum()
-        };
-        ugal_stays_minimal(used(minimal), used(detour), self.routers.ugal_threshold)
+        let (minimal, detour) = (self.queue(minimal), self.queue(detour));
+        ugal_stays_minimal(minimal, detour, self.routers.ugal_threshold)
+    }
+
+    /// Credits in use over every VC of the port.
+    #[inline]
+    fn queue(&mut self, port: PortId) -> u32 {
+        (0..self.routers.vcs)
+            .map(|vc| {
+                let slot = self.routers.slots.port_vc(port.index(), vc);
+                self.routers.capacity - u32::from(self.routers.ovc[slot].credits)
+            })
+            .sum()
     }
 }
 

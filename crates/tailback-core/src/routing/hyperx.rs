@@ -1,4 +1,4 @@
-//! Routing on a HyperX: dimension order, Valiant, and UGAL choosing between them.
+//! Routing on a HyperX: dimension order, Valiant, UGAL choosing between them, and DAL.
 //!
 //! - **Dimension order** corrects, lowest dimension first, each dimension where the switch's
 //!   coordinate differs from the destination's, one hop straight to the destination's
@@ -11,9 +11,18 @@
 //! - **UGAL-L** chooses at the source switch between dimension order in class 1 and the Valiant
 //!   route, by the dragonfly's rule: minimal if `q_min ≤ 2·q_valiant + threshold`, `q` the
 //!   credits in use over every VC of the output port each leaves through.
+//! - **DAL** (dimension-adaptive, load-balanced; Ahn et al., SC 2009) may correct any dimension
+//!   still unaligned, in any order, and may *deroute* once in each: one hop to another
+//!   coordinate of that dimension (neither the current one nor the destination's), after which
+//!   that dimension is only corrected. At every switch the least-queued minimal hop and the
+//!   least-queued deroute are weighed by UGAL's rule (a deroute costs two hops where the
+//!   minimal hop costs one). Whether a dimension was derouted needs no state in the packet: a
+//!   coordinate that is neither the source's nor the destination's is a deroute's. Each hop
+//!   rises one VC class (as SuperSim's DAL does; the paper leaves the scheme open), so a route
+//!   of at most two hops per dimension needs `2·dims` classes and cannot close a cycle.
 //!
 //! The routing draw's digits: one trunk per dimension (both phases of a detour use the same),
-//! then the intermediate switch.
+//! then the intermediate switch (for DAL: where the scan of equally queued deroutes starts).
 
 use super::dor::vc_mask;
 use super::{Decide, Head, Hop, nth_outside};
@@ -32,8 +41,9 @@ pub struct HyperX {
     /// Ports of every switch (switch `r`'s are `r·radix ..`).
     radix: u32,
     algorithm: Algorithm,
-    /// VCs of class 0 (to the intermediate) and class 1 (dimension order to the destination).
-    class_vcs: [u32; 2],
+    /// VCs of each class: for Valiant and UGAL class 0 leads to the intermediate and class 1
+    /// to the destination; for DAL class `k` is the `k`-th hop.
+    class_vcs: Vec<u32>,
     all_vcs: u32,
 }
 
@@ -43,11 +53,17 @@ enum Algorithm {
     Dor,
     Valiant,
     UgalLocal,
+    Dal,
 }
 
-/// VC classes `algorithm` needs on a HyperX: 1 dimension order, 2 Valiant and UGAL-L.
-pub fn classes_needed(algorithm: RoutingAlgorithm) -> u32 {
-    if algorithm.detours() { 2 } else { 1 }
+/// VC classes `algorithm` needs on a HyperX of `dims` dimensions: 1 dimension order, 2 Valiant
+/// and UGAL-L, one per hop (two per dimension) DAL.
+pub fn classes_needed(algorithm: RoutingAlgorithm, dims: usize) -> u32 {
+    match algorithm {
+        RoutingAlgorithm::Dal => 2 * dims as u32,
+        a if a.through_intermediate() => 2,
+        _ => 1,
+    }
 }
 
 impl HyperX {
@@ -63,30 +79,44 @@ impl HyperX {
                 b
             })
             .collect();
+        let classes = classes_needed(algorithm, shape.dims().len());
         let algorithm = match algorithm {
             RoutingAlgorithm::Valiant => Algorithm::Valiant,
             RoutingAlgorithm::UgalL => Algorithm::UgalLocal,
+            RoutingAlgorithm::Dal => Algorithm::Dal,
             _ => Algorithm::Dor,
         };
-        let all_vcs = vc_mask(0, vcs);
+        // Class `k` gets the `k`-th of `classes` equal shares (the last one the remainder).
+        let class_vcs = (0..classes)
+            .map(|k| {
+                let end = if k + 1 == classes {
+                    vcs
+                } else {
+                    (k + 1) * vcs / classes
+                };
+                vc_mask(k * vcs / classes, end)
+            })
+            .collect();
         HyperX {
             shape: shape.clone(),
             trunk_base,
             trunk_combinations: base,
             radix: shape.ports_per_switch(),
-            class_vcs: if algorithm == Algorithm::Dor {
-                [all_vcs, all_vcs]
-            } else {
-                [vc_mask(0, vcs / 2), vc_mask(vcs / 2, vcs)]
-            },
+            class_vcs,
             algorithm,
-            all_vcs,
+            all_vcs: vc_mask(0, vcs),
         }
     }
 
     /// Number of VC classes the routing uses.
     pub fn classes(&self) -> usize {
-        if self.detours() { 2 } else { 1 }
+        self.class_vcs.len()
+    }
+
+    /// Whether the routing chooses among ports hop by hop (DAL): its routes are walked through
+    /// [`choices`](Self::choices), not routing draws and scripts.
+    pub fn adapts(&self) -> bool {
+        self.algorithm == Algorithm::Dal
     }
 
     /// Whether routes may go through an intermediate switch.
@@ -94,9 +124,14 @@ impl HyperX {
         self.algorithm != Algorithm::Dor
     }
 
-    /// How many choices between the minimal route and a detour a route meets.
+    /// How many choices between the minimal route and a detour a route meets (DAL: at most
+    /// one per dimension).
     pub fn decisions(&self) -> u32 {
-        u32::from(self.algorithm == Algorithm::UgalLocal)
+        match self.algorithm {
+            Algorithm::UgalLocal => 1,
+            Algorithm::Dal => self.shape.dims().len() as u32,
+            Algorithm::Dor | Algorithm::Valiant => 0,
+        }
     }
 
     /// The intermediate switch of a packet from switch `source` to switch `target` with
@@ -114,11 +149,15 @@ impl HyperX {
     #[inline(never)]
     pub fn route(&self, router: usize, head: &Head, decide: &mut impl Decide) -> (Hop, bool) {
         let draw = head.draw;
-        if self.algorithm == Algorithm::Dor {
-            return (
-                self.dimension_order(router, head.dst.index(), draw, 0),
-                false,
-            );
+        match self.algorithm {
+            Algorithm::Dor => {
+                return (
+                    self.dimension_order(router, head.dst.index(), draw, 0),
+                    false,
+                );
+            }
+            Algorithm::Dal => return self.dal(router, head, decide),
+            Algorithm::Valiant | Algorithm::UgalLocal => {}
         }
         let t = self.shape.terminals() as usize;
         let (source, target) = (head.src.index() / t, head.dst.index() / t);
@@ -150,6 +189,97 @@ impl HyperX {
         )
     }
 
+    /// DAL's hop from switch `router`: the least-queued minimal hop, or the least-queued
+    /// deroute where UGAL's rule prefers it (`decide` weighs them).
+    fn dal(&self, router: usize, head: &Head, decide: &mut impl Decide) -> (Hop, bool) {
+        let t = self.shape.terminals() as usize;
+        if router == head.dst.index() / t {
+            let hop = self.dimension_order(router, head.dst.index(), head.draw, 0);
+            return (hop, head.detoured);
+        }
+        let first = router * self.radix as usize;
+        let port = |local: u32| PortId::new(first + local as usize);
+        // (local port, queue) of the least-queued candidate of each kind; ties keep the first.
+        let mut minimal: Option<(u32, u32)> = None;
+        let mut deroute: Option<(u32, u32)> = None;
+        self.choices_from(router, head, |local, derouting| {
+            let best = if derouting {
+                &mut deroute
+            } else {
+                &mut minimal
+            };
+            let queue = decide.queue(port(local));
+            if best.is_none_or(|(_, q)| queue < q) {
+                *best = Some((local, queue));
+            }
+        });
+        let (minimal, _) = minimal.expect("an unaligned dimension has a minimal hop");
+        let (local, derouted) = match deroute {
+            Some((d, _)) if !decide.stay_minimal(port(minimal), port(d)) => (d, true),
+            _ => (minimal, false),
+        };
+        let class = self.dal_class(router, head);
+        let hop = Hop {
+            port: local as u8,
+            vcs: self.class_vcs[class as usize],
+            class,
+        };
+        (hop, head.detoured || derouted)
+    }
+
+    /// The class of DAL's next hop from `router`: 0 from the source switch (which a route never
+    /// revisits: every coordinate it leaves stays left), else one above the last hop's.
+    #[inline]
+    fn dal_class(&self, router: usize, head: &Head) -> u8 {
+        let t = self.shape.terminals() as usize;
+        if router == head.src.index() / t {
+            0
+        } else {
+            head.class + 1
+        }
+    }
+
+    /// Calls `visit(local port, derouting)` for every hop DAL may take from `router` (not the
+    /// destination's switch): in each unaligned dimension the minimal hop, and where the
+    /// dimension still has its source coordinate, a deroute to each coordinate other than the
+    /// current and the destination's (trunks picked by the draw; deroutes scanned from a drawn
+    /// start, so equally queued ones share the load).
+    #[inline]
+    fn choices_from(&self, router: usize, head: &Head, mut visit: impl FnMut(u32, bool)) {
+        let t = self.shape.terminals() as usize;
+        let (source, target, draw) = (head.src.index() / t, head.dst.index() / t, head.draw);
+        let start = draw / self.trunk_combinations;
+        for (d, &width) in self.shape.dims().iter().enumerate() {
+            let (c, to) = (self.grid().coord(router, d), self.grid().coord(target, d));
+            if c == to {
+                continue;
+            }
+            let trunk = self.trunk(d, draw);
+            visit(self.shape.port_towards(d, c, to) + trunk, false);
+            if c != self.grid().coord(source, d) || width < 3 {
+                continue;
+            }
+            let others = width as usize - 2;
+            let excluded = [c.min(to) as usize, c.max(to) as usize];
+            for i in 0..others {
+                let x = nth_outside((start as usize + i) % others, &excluded) as u32;
+                visit(self.shape.port_towards(d, c, x) + trunk, true);
+            }
+        }
+    }
+
+    /// Every hop DAL may take from `router` (ejection excluded): the local ports and the class
+    /// they are taken in. `None` for the other algorithms, whose routes follow from the draw
+    /// and the choices between minimal and detour.
+    pub fn choices(&self, router: usize, head: &Head) -> Option<(u64, u8)> {
+        if !self.adapts() {
+            return None;
+        }
+        let mut ports = 0u64;
+        self.choices_from(router, head, |local, _| ports |= 1 << local);
+        Some((ports, self.dal_class(router, head)))
+    }
+
     /// The dimension-order hop from switch `router` towards switch `to` (which it is not), in
     /// `class`.
     #[inline]
@@ -159,10 +289,12 @@ impl HyperX {
     }
 
     /// Calls `visit(draw, probability)` for routing draws that between them give every route a
-    /// packet from switch `router` to switch `target` may take, with their probabilities.
+    /// packet from switch `router` to switch `target` may take, with their probabilities (for
+    /// DAL, every route it takes on an empty network: dimension order).
     pub fn draws_between(&self, router: usize, target: usize, visit: &mut dyn FnMut(u32, f64)) {
         let trunks = self.distinct_draws(router, target);
-        if !self.detours() || router == target {
+        // DAL's route on an empty network is dimension order: only the trunks differ.
+        if !self.detours() || self.adapts() || router == target {
             for draw in 0..trunks {
                 visit(draw, 1.0 / f64::from(trunks));
             }

@@ -17,8 +17,9 @@
 //! - `table` on topology files (`table`): the file's forwarding tables or shortest paths.
 //! - `min`, `valiant`, `ugal_l`, `ugal_g` and `par` on dragonflies (`dragonfly`): minimal,
 //!   through an intermediate group, or choosing between the two by queue lengths.
-//! - `dor`, `valiant` and `ugal_l` on HyperX (`hyperx`): one hop per differing dimension,
-//!   lowest first, directly or through an intermediate switch.
+//! - `dor`, `valiant`, `ugal_l` and `dal` on HyperX (`hyperx`): one hop per differing
+//!   dimension, lowest first, directly or through an intermediate switch; or DAL's dimensions
+//!   in any order, each derouted at most once, chosen hop by hop by the queues.
 //!
 //! The selection among adaptive candidates happens in VC allocation (`router/alloc.rs`): the free
 //! adaptive VC with the most credits, else the escape VC.
@@ -106,11 +107,16 @@ impl Head {
     }
 }
 
-/// Chooses where a routing function may leave the minimal route (UGAL, PAR).
+/// Chooses where a routing function may leave the minimal route (UGAL, PAR, DAL).
 pub trait Decide {
     /// Whether a packet stays minimal, given the ports (global indices) whose queues weigh each
     /// choice: the minimal route's and the detour's.
     fn stay_minimal(&mut self, minimal: PortId, detour: PortId) -> bool;
+
+    /// The queue of output port `port` (global index), in flits: what ranks the candidates of
+    /// one kind (DAL's minimal hops, its deroutes) before the minimal one and the detour are
+    /// weighed.
+    fn queue(&mut self, port: PortId) -> u32;
 }
 
 /// UGAL's rule: stay minimal if the minimal route's queue is at most twice the detour's (which
@@ -128,6 +134,10 @@ impl Decide for StayMinimal {
     fn stay_minimal(&mut self, _: PortId, _: PortId) -> bool {
         true
     }
+
+    fn queue(&mut self, _: PortId) -> u32 {
+        0
+    }
 }
 
 /// Decisions in a fixed order: the `k`-th stays minimal if bit `k` is set. Walking every
@@ -140,6 +150,10 @@ impl Decide for Scripted {
         let stay = self.0 & 1 == 1;
         self.0 >>= 1;
         stay
+    }
+
+    fn queue(&mut self, _: PortId) -> u32 {
+        0
     }
 }
 
@@ -432,12 +446,28 @@ impl Routing {
     }
 
     /// How many choices between the minimal route and a detour a route may meet (UGAL one,
-    /// PAR two; none for oblivious routing).
+    /// PAR two, DAL one per dimension; none for oblivious routing).
     pub fn decisions(&self) -> u32 {
         match self {
             Routing::Dragonfly(f) => f.decisions(),
             Routing::HyperX(x) => x.decisions(),
             _ => 0,
+        }
+    }
+
+    /// Whether the routing chooses among ports hop by hop (DAL): its routes are walked through
+    /// [`choices`](Self::choices).
+    pub fn adapts_hop_by_hop(&self) -> bool {
+        matches!(self, Routing::HyperX(x) if x.adapts())
+    }
+
+    /// Every hop a routing that chooses among ports hop by hop (DAL) may take from `router`
+    /// next: its local ports (ejection excluded) and the class they are taken in. `None` for
+    /// routings whose routes follow from the draw and the choices between minimal and detour.
+    pub fn choices(&self, router: RouterId, head: &Head) -> Option<(u64, u8)> {
+        match self {
+            Routing::HyperX(x) => x.choices(router.index(), head),
+            _ => None,
         }
     }
 
@@ -616,7 +646,9 @@ fn subsets(mask: u32) -> impl Iterator<Item = u32> {
 pub(crate) fn vcs_needed(topology: &TopologyConfig, routing: &RoutingConfig) -> usize {
     match topology.kind {
         TopologyKind::Dragonfly => return dragonfly::classes_needed(routing.algorithm) as usize,
-        TopologyKind::Hyperx => return hyperx::classes_needed(routing.algorithm) as usize,
+        TopologyKind::Hyperx => {
+            return hyperx::classes_needed(routing.algorithm, hyperx_dimensions(topology)) as usize;
+        }
         _ => {}
     }
     if !topology.kind.is_cube() {
@@ -640,7 +672,16 @@ pub(crate) fn vcs_needed(topology: &TopologyConfig, routing: &RoutingConfig) -> 
         | RoutingAlgorithm::Valiant
         | RoutingAlgorithm::UgalL
         | RoutingAlgorithm::UgalG
-        | RoutingAlgorithm::Par => 1,
+        | RoutingAlgorithm::Par
+        | RoutingAlgorithm::Dal => 1,
+    }
+}
+
+/// Dimensions of a configured HyperX (0 for other topologies).
+fn hyperx_dimensions(topology: &TopologyConfig) -> usize {
+    match &topology.layout {
+        Layout::HyperX(x) => x.dims().len(),
+        _ => 0,
     }
 }
 
@@ -687,5 +728,10 @@ pub(crate) fn vc_need_description(topology: &TopologyConfig, routing: &RoutingCo
              the destination group, and one for the tentative minimal hop"
                 .to_string()
         }
+        RoutingAlgorithm::Dal => format!(
+            "DAL needs a VC class per hop: a deroute and a correcting hop in each of the {} \
+             dimensions",
+            hyperx_dimensions(topology)
+        ),
     }
 }
