@@ -173,6 +173,24 @@ fn the_cyclic_shift_experiment_draws_pending_packets_and_compares_with_barriers(
 }
 
 #[test]
+fn the_dragonfly_routing_experiment_measures_every_claim_on_a_small_dragonfly() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("dragonfly");
+    let summary = run_quick("dragonfly-routing", &out);
+    assert_not_judged(&summary);
+    let ids = comparison_ids(&summary);
+    assert_eq!(ids.len(), 8, "{ids:?}");
+    // One seed: the orderings are shown, not judged; Valiant's throughput and the ratio are.
+    let verdicts = verdicts("dragonfly-routing", &out);
+    assert_eq!(
+        verdicts.values().filter(|v| v.is_some()).count(),
+        2,
+        "{verdicts:?}"
+    );
+    assert!(out.join("throughput.txt").exists());
+}
+
+#[test]
 fn the_entropy_staircase_experiment_agrees_and_writes_its_series() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("fig11");

@@ -396,27 +396,44 @@ fn the_closed_form_bounds_of_a_hyperx_are_exact() {
             "dims = [4, 3]\nterminals = 4\ntrunking = [2, 1]",
             "hyperx_shift",
         ),
+        (
+            "dims = [2, 5]\nterminals = 2\ntrunking = [3, 1]",
+            "hyperx_shift",
+        ),
+        ("dims = [3, 2, 2]\nterminals = 1", "hyperx_shift"),
     ] {
-        let cfg = config(&format!(
-            "[topology]\nkind = \"hyperx\"\n{shape}\n[traffic]\npattern = \"{pattern}\"\n"
-        ));
-        let (topology, routing, destinations) = common::network(&cfg);
-        let loads = tailback_core::analysis::port_loads(&topology, &routing, &destinations);
-        let busiest = topology
-            .ports()
-            .iter()
-            .zip(loads)
-            .filter(|(port, _)| matches!(port.output, Link::Router(_)))
-            .map(|(_, load)| load)
-            .fold(0.0, f64::max);
-        let forms = tailback_core::analysis::closed_forms(&topology, cfg.traffic.pattern, false);
-        assert_eq!(forms.len(), 1);
-        assert!(
-            (forms[0].value - 1.0 / busiest).abs() < 1e-9,
-            "{shape}, {pattern}: {} ({}) against walked {}",
-            forms[0].value,
-            forms[0].formula,
-            1.0 / busiest
-        );
+        for (algorithm, include_self) in [("dor", false), ("valiant", false), ("valiant", true)] {
+            let self_line = if pattern == "uniform" {
+                format!("include_self = {include_self}\n")
+            } else {
+                String::new()
+            };
+            let cfg = config(&format!(
+                "[topology]\nkind = \"hyperx\"\n{shape}\n[routing]\nalgorithm = \"{algorithm}\"\n\
+                 [traffic]\npattern = \"{pattern}\"\n{self_line}"
+            ));
+            let (topology, routing, destinations) = common::network(&cfg);
+            let loads = tailback_core::analysis::port_loads(&topology, &routing, &destinations);
+            let busiest = topology
+                .ports()
+                .iter()
+                .zip(loads)
+                .filter(|(port, _)| matches!(port.output, Link::Router(_)))
+                .map(|(_, load)| load)
+                .fold(0.0, f64::max);
+            let forms = tailback_core::analysis::closed_forms(
+                &topology,
+                cfg.traffic.pattern,
+                include_self && pattern == "uniform",
+            );
+            let form = &forms[usize::from(algorithm == "valiant")];
+            assert!(
+                (form.value - 1.0 / busiest).abs() < 1e-9 * form.value,
+                "{shape}, {pattern}, {algorithm} (self {include_self}): {} ({}) against walked {}",
+                form.value,
+                form.formula,
+                1.0 / busiest
+            );
+        }
     }
 }

@@ -41,11 +41,13 @@ pub enum Paper {
     GranV,
     /// Escudero-Sahuquillo, Gran et al., submitted to IEEE TPDS (Paper VI).
     GranVI,
+    /// Kim, Dally, Scott and Abts, ISCA 2008 (the dragonfly).
+    Dragonfly,
 }
 
 impl Paper {
     /// Every paper, in catalogue order.
-    pub const ALL: [Paper; 10] = [
+    pub const ALL: [Paper; 11] = [
         Paper::SelfTuned,
         Paper::Entropy,
         Paper::Nifdy,
@@ -56,6 +58,7 @@ impl Paper {
         Paper::GranIV,
         Paper::GranV,
         Paper::GranVI,
+        Paper::Dragonfly,
     ];
 
     /// A short stable key, as written in `summary.json`.
@@ -71,6 +74,7 @@ impl Paper {
             Paper::GranIV => "gran-iv",
             Paper::GranV => "gran-v",
             Paper::GranVI => "gran-vi",
+            Paper::Dragonfly => "dragonfly",
         }
     }
 
@@ -94,6 +98,7 @@ impl Paper {
             Paper::GranVI => {
                 "Gran's thesis, Paper VI: Escudero-Sahuquillo et al., TPDS (submitted)"
             }
+            Paper::Dragonfly => "Kim, Dally, Scott and Abts, ISCA 2008 (the dragonfly)",
         }
     }
 }

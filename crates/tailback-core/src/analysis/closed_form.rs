@@ -128,36 +128,71 @@ fn dragonfly(
     bounds
 }
 
-/// A HyperX's switch-to-switch channels under dimension order, with `T` terminals per switch,
-/// `S_d` switches and `K_d` links per pair in dimension `d`, `N` nodes and `M` destinations per
-/// source:
+/// A HyperX's switch-to-switch channels, with `T` terminals per switch, `S_d` switches and
+/// `K_d` links per pair in dimension `d`, `S` switches, `N` nodes and `M` destinations per
+/// source. Dimension order:
 /// - uniform: a dimension-`d` link carries the pairs whose source agrees with its switch above
 ///   `d` and whose destination agrees below, `T²·N/(T·S_d)` of them over `K_d` links,
 ///   `λ ≤ min_d S_d·K_d·M/(T·N)`;
 /// - HyperX shift: a switch's `T` nodes share the `K_0` links to the next switch, `λ ≤ K_0/T`.
+///
+/// Valiant (intermediate switch uniform among the `S − 2` others; packets within a switch stay):
+/// - uniform: over a source's destinations the two phases cross dimension `d` `2T·(S − S/S_d)`
+///   times in all (the intermediate's exclusions cancel), spread evenly over the `S·(S_d − 1)·K_d`
+///   links of the dimension: `λ ≤ min_d S_d·K_d·M/(2T·N)`, half of dimension order's;
+/// - HyperX shift: a dimension-`d` link from coordinate `x` to `y` carries first hops of the
+///   switch at `x` to intermediates at `y` and second hops of intermediates at `x` towards
+///   `y`, `2T·λ·(S/S_d − [d = 0 and y = x + 1])/(S − 2)`, so `λ ≤ min_d S_d·K_d·(S − 2)/(2T·S)`
+///   (dimension 0 of 2 switches has only the shift's own channel: `K_0·(S − 2)/(T·(S − 2))`).
 fn hyperx(x: &HyperXShape, pattern: PatternKind, include_self: bool) -> Vec<ClosedForm> {
     let t = f64::from(x.terminals());
-    let (formula, value) = match pattern {
+    let switches = x.switches() as f64;
+    let dims = || {
+        x.dims()
+            .iter()
+            .zip(x.trunking())
+            .map(|(&s, &k)| (f64::from(s), f64::from(k)))
+    };
+    let least = |bounds: &mut dyn Iterator<Item = f64>| bounds.fold(f64::INFINITY, f64::min);
+    let (minimal, valiant) = match pattern {
         PatternKind::Uniform => {
             let n = x.nodes() as f64;
             let m = destinations(x.nodes(), include_self);
-            let bound = x
-                .dims()
-                .iter()
-                .zip(x.trunking())
-                .map(|(&s, &k)| f64::from(s * k) * m / (t * n))
-                .fold(f64::INFINITY, f64::min);
-            ("min over d of S_d·K_d·M/(T·N)", bound)
+            let dor = least(&mut dims().map(|(s, k)| s * k * m / (t * n)));
+            (
+                ("min over d of S_d·K_d·M/(T·N)", dor),
+                ("min over d of S_d·K_d·M/(2·T·N)", dor / 2.0),
+            )
         }
-        PatternKind::HyperxShift => ("K_0/T", f64::from(x.trunking()[0]) / t),
+        PatternKind::HyperxShift => {
+            let valiant = least(&mut dims().enumerate().map(|(d, (s, k))| {
+                // A link's share of the detours: `S/S_d` per phase, less the shift's own
+                // switch where dimension 0 has no other coordinate to go through.
+                let per_phase = switches / s - if d == 0 && s < 3.0 { 1.0 } else { 0.0 };
+                k * (switches - 2.0) / (2.0 * t * per_phase)
+            }));
+            (
+                ("K_0/T", f64::from(x.trunking()[0]) / t),
+                ("min over d of S_d·K_d·(S − 2)/(2·T·S)", valiant),
+            )
+        }
         _ => return Vec::new(),
     };
-    vec![ClosedForm {
+    let mut bounds = vec![ClosedForm {
         routing: "dimension order",
         channels: "switch-to-switch",
-        formula,
-        value,
-    }]
+        formula: minimal.0,
+        value: minimal.1,
+    }];
+    if x.switches() >= 3 {
+        bounds.push(ClosedForm {
+            routing: "Valiant",
+            channels: "switch-to-switch",
+            formula: valiant.0,
+            value: valiant.1,
+        });
+    }
+    bounds
 }
 
 /// Destinations uniform traffic spreads a source's packets over.

@@ -1,5 +1,6 @@
 //! One module per paper: its experiments, the analysis of their runs and their plots.
 
+mod dragonfly;
 mod ecocc;
 mod entropy;
 mod forests;
@@ -23,5 +24,6 @@ pub fn all() -> Vec<Experiment> {
     all.extend(forests::experiments());
     all.extend(isolation::experiments());
     all.extend(ecocc::experiments());
+    all.extend(dragonfly::experiments());
     all
 }
