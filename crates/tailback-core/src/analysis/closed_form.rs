@@ -9,7 +9,7 @@
 //! the pattern loads.
 
 use crate::config::PatternKind;
-use crate::topology::{DragonflyShape, HyperXShape, Layout, Link, Topology};
+use crate::topology::{DragonflyShape, HyperXShape, Layout, Topology};
 
 /// One closed-form bound.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -45,16 +45,9 @@ pub fn closed_forms(
 fn links_between(fly: &DragonflyShape, topology: &Topology) -> Vec<u32> {
     let groups = fly.groups() as usize;
     let mut links = vec![0; groups * groups];
-    let ports = topology.ports();
-    for port in ports
-        .iter()
-        .filter(|p| u32::from(p.local) >= fly.first_global_port())
-    {
-        if let Link::Router(far) = port.output {
-            let from = fly.group(port.router.index()) as usize;
-            let to = fly.group(ports[far.index()].router.index()) as usize;
-            links[from * groups + to] += 1;
-        }
+    for (port, far_router) in fly.global_channels(topology) {
+        let (from, to) = (fly.group(port.router.index()), fly.group(far_router));
+        links[from as usize * groups + to as usize] += 1;
     }
     links
 }

@@ -36,7 +36,7 @@ use super::dor::vc_mask;
 use super::{Decide, Head, Hop, nth_outside};
 use crate::config::RoutingAlgorithm;
 use crate::ids::PortId;
-use crate::topology::{DragonflyShape, Link, Topology};
+use crate::topology::{DragonflyShape, Topology};
 
 /// Routing on a dragonfly.
 #[derive(Debug, Clone)]
@@ -121,16 +121,7 @@ impl Dragonfly {
         let groups = shape.groups();
         // Ports come router by router, in port order: each list fills in link order.
         let mut links = vec![Vec::new(); (groups * groups) as usize];
-        let ports = topology.ports();
-        let first_global = shape.first_global_port();
-        for port in ports {
-            let Link::Router(far) = port.output else {
-                continue;
-            };
-            if u32::from(port.local) < first_global {
-                continue;
-            }
-            let far_router = ports[far.index()].router.index();
+        for (port, far_router) in shape.global_channels(topology) {
             let (from, to) = (shape.group(port.router.index()), shape.group(far_router));
             links[(from * groups + to) as usize].push(GlobalLink {
                 owner: port.router.index() as u32 % shape.a(),
@@ -140,7 +131,7 @@ impl Dragonfly {
         }
         let radix = shape.ports_per_router();
         assert!(
-            ports.iter().enumerate().all(
+            topology.ports().iter().enumerate().all(
                 |(i, port)| i == port.router.index() * radix as usize + usize::from(port.local)
             ),
             "a dragonfly's ports come router by router"

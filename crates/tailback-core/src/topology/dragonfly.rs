@@ -17,7 +17,7 @@
 
 use rand::seq::SliceRandom;
 
-use super::{Link, Topology};
+use super::{Link, Port, Topology};
 use crate::ids::PortId;
 use crate::rng::{self, Purpose};
 
@@ -153,6 +153,21 @@ impl DragonflyShape {
     /// The first global port of a router.
     pub fn first_global_port(&self) -> u32 {
         self.p + self.a - 1
+    }
+
+    /// The global channels of the built dragonfly `topology`, in port order: each one's port
+    /// and the router at its far end.
+    pub fn global_channels<'a>(
+        &self,
+        topology: &'a Topology,
+    ) -> impl Iterator<Item = (&'a Port, usize)> + 'a {
+        let (ports, first_global) = (topology.ports(), self.first_global_port());
+        ports.iter().filter_map(move |port| match port.output {
+            Link::Router(far) if u32::from(port.local) >= first_global => {
+                Some((port, ports[far.index()].router.index()))
+            }
+            _ => None,
+        })
     }
 
     /// The group of router `r`.
