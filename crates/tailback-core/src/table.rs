@@ -5,7 +5,8 @@
 //! used on these tables is a port number below the topology's port count, or a VC slot
 //! `port << shift | vc` with such a port and `vc` below the VC count (`event::VcSlots`), and
 //! every table is sized at construction to hold all of them. Debug builds check each access
-//! (`debug_assert!`), and CI runs the invariant-checking property tests in a debug build.
+//! (`debug_assert!`), and CI runs the engine's tests, the invariant-checking property tests
+//! among them, with debug assertions on (the `checked` profile).
 
 use std::ops::{Index, IndexMut};
 
