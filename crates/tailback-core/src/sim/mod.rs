@@ -20,7 +20,8 @@ use std::time::Instant;
 use std::path::Path;
 
 use crate::config::{
-    Choice, Config, ConfigError, ConfigIssue, FabricKind, ProcessConfig, ProcessKind, TraceReplay,
+    Choice, Config, ConfigError, ConfigIssue, FabricConfig, FabricKind, ProcessConfig, ProcessKind,
+    RoutingAlgorithm, TraceReplay,
 };
 use crate::event::{CreditBatch, FlitArrival, VcSlots, Wheel};
 use crate::fabric::{Fabric, StepContext};
@@ -205,7 +206,10 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         if workload.closed_loop() {
             nics.report_starts();
         }
-        if routing.draws() {
+        // Adaptive buffered switches break ties between equally occupied ports by the draw.
+        let buffered_adaptive = matches!(cfg.fabric, FabricConfig::Buffered(_))
+            && cfg.routing.algorithm == RoutingAlgorithm::AdaptiveUp;
+        if routing.draws() || buffered_adaptive {
             nics.draw_routes(cfg.seed);
         }
         let program = cfg.traffic.process.program().map(|p| {

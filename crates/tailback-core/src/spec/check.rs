@@ -238,6 +238,16 @@ fn check_isolation(cfg: &Config, isolation: &IsolationConfig, issues: &Issues) {
                 .to_string(),
         );
     }
+    if cfg.routing.algorithm == RoutingAlgorithm::AdaptiveUp {
+        issues.push(
+            "routing.algorithm".into(),
+            Some(&toml::Value::String(cfg.routing.algorithm.name().into())),
+            "congested-flow isolation (fabric.queues = \"nfq_cfq\" or \"voq_hpq\") has no \
+             design for adaptive routing (a tree's root may move with each packet's choice); \
+             use \"d_mod_k\" or \"random_up\""
+                .to_string(),
+        );
+    }
     let pool = cfg.router.vc_buffer_flits;
     let thresholds = match isolation.queues {
         IsolatingQueues::Cfqs {

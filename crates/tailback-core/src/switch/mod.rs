@@ -42,7 +42,7 @@ use std::marker::PhantomData;
 
 use crate::bitset::BitSet;
 use crate::calendar::Calendar;
-use crate::config::FabricConfig;
+use crate::config::{FabricConfig, RoutingAlgorithm};
 use crate::event::VcSlots;
 use crate::fabric::Buffered;
 use crate::ids::RouterId;
@@ -186,9 +186,12 @@ pub(crate) struct BufferedSwitches<S> {
     wanted: Table<Cell<u32>>,
     requests: Table<u64>,
     grant_ptr: Table<u8>,
-    /// For a mechanism that watches Port VLs (empty otherwise): per input pool and local
-    /// output, the blocks queued for that output; per output VC slot, the blocks queued for it
-    /// at all inputs of the switch, and the inputs with blocks queued for it.
+    /// Whether heads choose among several output ports (adaptive routing): by the occupancy
+    /// of each candidate's Port VL, which the counts below then keep.
+    adaptive: bool,
+    /// For a mechanism that watches Port VLs, or adaptive routing (empty otherwise): per input
+    /// pool and local output, the blocks queued for that output; per output VC slot, the blocks
+    /// queued for it at all inputs of the switch, and the inputs with blocks queued for it.
     queued_for: Table<u32>,
     port_vl_blocks: Table<u32>,
     port_vl_inputs: Table<u32>,
@@ -217,9 +220,11 @@ pub(crate) struct BufferedSwitches<S> {
 
 impl<S: QueueScheme> BufferedSwitches<S> {
     /// Empty switches with full credits, wired as `topology` says; with `watched`, they keep
-    /// the traffic queued for each Port VL for a mechanism.
+    /// the traffic queued for each Port VL for a mechanism (as they do for adaptive routing).
     pub(crate) fn new(spec: &Spec, topology: &Topology, watched: bool) -> Self {
         let cfg = spec.config();
+        let adaptive = cfg.routing.algorithm == RoutingAlgorithm::AdaptiveUp;
+        let watched = watched || adaptive;
         let FabricConfig::Buffered(settings) = &cfg.fabric else {
             unreachable!("buffered switches are built for fabric.kind = \"buffered\"");
         };
@@ -291,6 +296,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             wanted: Table::filled(Cell::new(u32::MAX), n_slots),
             requests: Table::filled(0, n_slots),
             grant_ptr: Table::filled(63, n_slots),
+            adaptive,
             queued_for: Table::filled(
                 0,
                 if watched {

@@ -137,7 +137,11 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             let route =
                 cx.routing
                     .route(RouterId::new(router), &Head::of(packet), &mut StayMinimal);
-            let out = route.escape.port;
+            let out = if self.adaptive && route.adaptive_ports != 0 {
+                self.least_occupied(slot, first, route.adaptive_ports, packet.route_draw)
+            } else {
+                route.escape.port
+            };
             let blocks = self.residents[resident].blocks;
             let out_period = self.ports[first + out as usize].period;
             // From a slower link, start late enough that the last block arrives in time.
@@ -156,7 +160,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 self.arrive_isolated(slot, resident as u32, cx);
             } else {
                 self.enqueue(slot, resident as u32);
-                if C::PORT_VL_EVENTS {
+                if C::PORT_VL_EVENTS || self.adaptive {
                     self.port_vl_change(slot, out, blocks, true, cx);
                 }
             }
@@ -528,9 +532,9 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             // The packet counts as queued for its Port VL until it starts.
             let event = self.port_vl_event(from, r.out, now);
             cx.control.on_departure(event, cx.packets.get_mut(r.packet));
-            if self.counts_for_port_vl(from, r.queue as usize) {
-                self.port_vl_change(from, r.out, r.blocks, false, cx);
-            }
+        }
+        if (C::PORT_VL_EVENTS || self.adaptive) && self.counts_for_port_vl(from, r.queue as usize) {
+            self.port_vl_change(from, r.out, r.blocks, false, cx);
         }
     }
 
@@ -567,8 +571,28 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         } else if is_empty && !was_empty {
             self.port_vl_inputs[out_slot] -= 1;
         }
-        let event = self.port_vl_event(slot, out, cx.now);
-        cx.control.on_port_vl(event);
+        if C::PORT_VL_EVENTS {
+            let event = self.port_vl_event(slot, out, cx.now);
+            cx.control.on_port_vl(event);
+        }
+    }
+
+    /// The local output among `candidates` (a mask of local ports of the switch whose ports
+    /// start at `first`) with the least occupancy on the VL of input VC slot `slot`: the blocks
+    /// queued for its Port VL at every input plus the credits in use downstream. Equal
+    /// occupancies are broken by the packet's routing draw `draw`, uniformly among them.
+    fn least_occupied(&self, slot: usize, first: usize, candidates: u64, draw: u32) -> u8 {
+        let vl = self.slots.vc(slot);
+        let occupancy = |local: usize| {
+            let out_slot = self.slots.port_vc(first + local, vl);
+            self.port_vl_blocks[out_slot] + (self.capacity - self.credits[out_slot])
+        };
+        let least = bits64(candidates).map(occupancy).min().unwrap_or(0);
+        let tied: u64 = bits64(candidates)
+            .filter(|&local| occupancy(local) == least)
+            .fold(0, |mask, local| mask | 1 << local);
+        let pick = draw % tied.count_ones();
+        bits64(tied).nth(pick as usize).unwrap_or(0) as u8
     }
 
     /// The Port VL of local output `out` on the VL of input VC slot `slot`, as that input sees
