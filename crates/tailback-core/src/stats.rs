@@ -480,12 +480,13 @@ impl Collector {
             self.pending[packet.dst as usize] -= 1;
             let late = self
                 .order
-                .delivered(packet.src, packet.dst, packet.injected);
-            self.out_of_order += u64::from(late && packet.measured);
+                .delivered(packet.src, packet.dst, packet.injected)
+                && packet.measured;
+            self.out_of_order += u64::from(late);
             let in_window = self.in_window(now);
             self.window_delivered += u64::from(in_window);
             if let Some(flows) = &mut self.flows {
-                flows.add(packet.src, packet.dst, packet.flits, now, in_window);
+                flows.add(packet.src, packet.dst, packet.flits, now, in_window, late);
             }
             if let Some(log) = &mut self.deliveries {
                 log.push(TraceRecord {

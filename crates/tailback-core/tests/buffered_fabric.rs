@@ -271,11 +271,12 @@ fn virtual_output_queues_avoid_head_of_line_blocking_on_the_648_node_tree() {
 /// On the 648-node tree under a random permutation, adaptive up ports (the least occupied Port
 /// VL) carry at least what random ones do and far more than destination-mod-k, whose leaves
 /// send several destinations up one port; under uniform traffic they cost under 2 % against
-/// destination-mod-k. Same offered traffic in every run.
+/// destination-mod-k. Same offered traffic in every run; the flows' out-of-order counts add up
+/// to the run's.
 #[test]
 #[cfg_attr(debug_assertions, ignore = "648 nodes: release builds only")]
 fn adaptive_up_ports_carry_a_permutation_on_the_648_node_tree() {
-    let run = |algorithm: &str, pattern: &str| {
+    let report = |algorithm: &str, pattern: &str| {
         let text = buffered(
             7,
             &format!(
@@ -285,12 +286,15 @@ fn adaptive_up_ports_carry_a_permutation_on_the_648_node_tree() {
             "vcs = 1\nvc_buffer_flits = 1000",
             &format!(
                 "[traffic]\npattern = \"{pattern}\"\npacket_flits = 32\nrate = 1.0\n\
-                 [sim]\nwarmup_cycles = 3000\nmeasure_cycles = 3000\ndrain_cycles_max = 0"
+                 [sim]\nwarmup_cycles = 3000\nmeasure_cycles = 3000\ndrain_cycles_max = 0\n\
+                 [record]\nflows = true"
             ),
         );
-        tailback_core::run(&config(&text)).unwrap().summary
+        tailback_core::run(&config(&text)).unwrap()
     };
-    let adaptive = run("adaptive_up", "random_permutation");
+    let run = |algorithm: &str, pattern: &str| report(algorithm, pattern).summary;
+    let flows_report = report("adaptive_up", "random_permutation");
+    let adaptive = flows_report.summary.clone();
     let random = run("random_up", "random_permutation");
     let fixed = run("d_mod_k", "random_permutation");
     assert_eq!(adaptive.offered, random.offered);
@@ -302,6 +306,11 @@ fn adaptive_up_ports_carry_a_permutation_on_the_648_node_tree() {
         fixed.accepted
     );
     assert!(adaptive.out_of_order > 0);
+    // Every overtaken packet is its flow's.
+    let per_flow = |report: &tailback_core::stats::RunReport| {
+        report.flows.iter().map(|f| f.out_of_order).sum::<u64>()
+    };
+    assert_eq!(per_flow(&flows_report), adaptive.out_of_order);
     let uniform = run("adaptive_up", "uniform").accepted;
     let fixed_uniform = run("d_mod_k", "uniform").accepted;
     assert!(

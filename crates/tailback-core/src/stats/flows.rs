@@ -15,6 +15,10 @@ pub struct FlowStats {
     pub dst: u32,
     /// Flits delivered in the measurement window, per cycle of the window.
     pub accepted: f64,
+    /// Measured packets of the flow delivered after a later one of it (overtaken on another
+    /// route or lane).
+    #[serde(default)]
+    pub out_of_order: u64,
     /// Flits delivered per cycle in each series window (window `i` covers cycles
     /// `i * w .. (i + 1) * w`); empty without a time series.
     pub windows: Vec<f64>,
@@ -29,6 +33,8 @@ pub struct FlowStats {
 struct FlowEntry {
     /// Flits delivered in the measurement window.
     measured: u64,
+    /// Measured packets delivered out of order.
+    out_of_order: u64,
     /// Flits delivered in each series window.
     windows: Vec<u64>,
     /// The mechanism's value at the end of each series window so far.
@@ -52,12 +58,22 @@ impl FlowLog {
         }
     }
 
-    /// `flits` of flow `src`→`dst` were delivered at `now` (`measured`: inside the window).
-    pub(crate) fn add(&mut self, src: u32, dst: u32, flits: u32, now: u64, measured: bool) {
+    /// `flits` of flow `src`→`dst` were delivered at `now` (`measured`: inside the window;
+    /// `late`: a measured packet overtaken by a later one of the flow).
+    pub(crate) fn add(
+        &mut self,
+        src: u32,
+        dst: u32,
+        flits: u32,
+        now: u64,
+        measured: bool,
+        late: bool,
+    ) {
         let entry = self.flows.entry((src, dst)).or_default();
         if measured {
             entry.measured += u64::from(flits);
         }
+        entry.out_of_order += u64::from(late);
         if let Some(i) = now.checked_div(self.window) {
             let i = i as usize;
             if entry.windows.len() <= i {
@@ -96,6 +112,7 @@ impl FlowLog {
                     src,
                     dst,
                     accepted: per_cycle(entry.measured, window_cycles),
+                    out_of_order: entry.out_of_order,
                     windows: if self.window > 0 { series } else { Vec::new() },
                     gauge,
                 }
@@ -149,14 +166,15 @@ mod tests {
     }
 
     #[test]
-    fn flows_count_measured_flits_and_windows() {
+    fn flows_count_measured_flits_windows_and_overtaken_packets() {
         let mut log = FlowLog::new(10);
-        log.add(1, 0, 4, 5, false);
-        log.add(1, 0, 4, 15, true);
-        log.add(2, 0, 8, 25, true);
+        log.add(1, 0, 4, 5, false, false);
+        log.add(1, 0, 4, 15, true, true);
+        log.add(2, 0, 8, 25, true, false);
         let flows = log.report(20, 3);
         assert_eq!(flows.len(), 2);
         assert_eq!((flows[0].src, flows[0].accepted), (1, 0.2));
+        assert_eq!((flows[0].out_of_order, flows[1].out_of_order), (1, 0));
         assert_eq!(flows[0].windows, vec![0.4, 0.4, 0.0]);
         assert_eq!(flows[1].windows, vec![0.0, 0.0, 0.8]);
     }
@@ -164,9 +182,9 @@ mod tests {
     #[test]
     fn flow_gauges_are_sampled_per_window_from_the_first_delivery() {
         let mut log = FlowLog::new(10);
-        log.add(1, 0, 4, 5, false);
+        log.add(1, 0, 4, 5, false, false);
         log.sample(0, |src, _| f64::from(src));
-        log.add(2, 0, 4, 15, true);
+        log.add(2, 0, 4, 15, true, false);
         log.sample(1, |src, _| f64::from(src) * 10.0);
         let flows = log.report(20, 3);
         assert_eq!(flows[0].gauge, vec![Some(1.0), Some(10.0), None]);

@@ -13,7 +13,7 @@ use tailback_plot::{Point, Series, YScale};
 pub const MAX_PLOTTED: usize = 16;
 
 /// Writes `<dir>/<prefix>flows.csv` (a row per flow: `src`, `dst`, `accepted` in flits/cycle
-/// over the measurement window, and with `units` `gbps`) and, with a time series,
+/// over the measurement window, with `units` `gbps`, and `out_of_order`) and, with a time series,
 /// `<dir>/<prefix>flow_series.csv` (a row per flow and window: `cycle` at the window's start,
 /// `src`, `dst`, `rate` in flits/cycle, with `units` also `time_us` and `gbps`, and the
 /// mechanism's per-flow value under its name `gauge` at the window's end, empty before the
@@ -38,6 +38,7 @@ pub fn write(
     let gbps = |rate: f64| units.map(|u| format!("{:?}", u.gbps(rate)));
     let mut header = vec!["src", "dst", "accepted"];
     header.extend(units.map(|_| "gbps"));
+    header.push("out_of_order");
     writer.write_record(&header)?;
     for flow in flows {
         let mut record = vec![
@@ -46,6 +47,7 @@ pub fn write(
             format!("{:?}", flow.accepted),
         ];
         record.extend(gbps(flow.accepted));
+        record.push(flow.out_of_order.to_string());
         writer.write_record(&record)?;
     }
     writer.flush()?;
