@@ -176,6 +176,12 @@ pub(crate) trait Fabric: SwitchState {
     /// Deadlock recoveries started so far.
     fn recoveries(&self) -> u64;
 
+    /// Whether the fabric breaks ties between equally good output ports by each packet's
+    /// routing draw (so packets need one even where the routing draws nothing).
+    fn draws_ties(&self) -> bool {
+        false
+    }
+
     /// Flits each router output port has sent so far, indexed by port (`None` where the fabric
     /// does not count them).
     fn port_flits(&self) -> Option<Vec<u64>> {

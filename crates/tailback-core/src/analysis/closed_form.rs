@@ -146,19 +146,18 @@ fn hyperx(x: &HyperXShape, pattern: PatternKind, include_self: bool) -> Vec<Clos
             .zip(x.trunking())
             .map(|(&s, &k)| (f64::from(s), f64::from(k)))
     };
-    let least = |bounds: &mut dyn Iterator<Item = f64>| bounds.fold(f64::INFINITY, f64::min);
     let (minimal, valiant) = match pattern {
         PatternKind::Uniform => {
             let n = x.nodes() as f64;
             let m = destinations(x.nodes(), include_self);
-            let dor = least(&mut dims().map(|(s, k)| s * k * m / (t * n)));
+            let dor = least(dims().map(|(s, k)| s * k * m / (t * n)));
             (
                 ("min over d of S_d·K_d·M/(T·N)", dor),
                 ("min over d of S_d·K_d·M/(2·T·N)", dor / 2.0),
             )
         }
         PatternKind::HyperxShift => {
-            let valiant = least(&mut dims().enumerate().map(|(d, (s, k))| {
+            let valiant = least(dims().enumerate().map(|(d, (s, k))| {
                 // A link's share of the detours: `S/S_d` per phase, less the shift's own
                 // switch where dimension 0 has no other coordinate to go through.
                 let per_phase = switches / s - if d == 0 && s < 3.0 { 1.0 } else { 0.0 };
@@ -186,6 +185,11 @@ fn hyperx(x: &HyperXShape, pattern: PatternKind, include_self: bool) -> Vec<Clos
         });
     }
     bounds
+}
+
+/// The least of `bounds` (infinite for none).
+fn least(bounds: impl Iterator<Item = f64>) -> f64 {
+    bounds.fold(f64::INFINITY, f64::min)
 }
 
 /// Destinations uniform traffic spreads a source's packets over.

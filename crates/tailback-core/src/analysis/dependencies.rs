@@ -222,11 +222,7 @@ fn deterministic(dependencies: &mut Dependencies, routing: &Routing) {
 /// nodes, are paired (a route leaves a router's nodes alike and reaches them alike).
 fn detouring(dependencies: &mut Dependencies, routing: &Routing) {
     let topology = dependencies.topology;
-    // Routes depend on a source only through its router.
-    let ends: Vec<NodeId> = source_groups(topology, routing)
-        .into_iter()
-        .map(|nodes| NodeId::new(nodes.start))
-        .collect();
+    let ends = route_ends(topology, routing);
     let mut draws = Vec::new();
     for &src in &ends {
         for &dst in &ends {
@@ -245,6 +241,15 @@ fn detouring(dependencies: &mut Dependencies, routing: &Routing) {
     }
 }
 
+/// One node of each group of sources whose routes are alike (of every router where routes
+/// depend on a source only through its router): the ends routes are paired between.
+fn route_ends(topology: &Topology, routing: &Routing) -> Vec<NodeId> {
+    source_groups(topology, routing)
+        .into_iter()
+        .map(|nodes| NodeId::new(nodes.start))
+        .collect()
+}
+
 /// Dependencies between consecutive channels of every route a routing that chooses among
 /// ports hop by hop (DAL) may take: from each router to each router, with every routing draw
 /// that picks different trunks, every candidate at every router a route reaches. A route's
@@ -252,10 +257,7 @@ fn detouring(dependencies: &mut Dependencies, routing: &Routing) {
 /// included), so each is followed once per pair and draw.
 fn hop_by_hop(dependencies: &mut Dependencies, routing: &Routing) {
     let topology = dependencies.topology;
-    let ends: Vec<NodeId> = source_groups(topology, routing)
-        .into_iter()
-        .map(|nodes| NodeId::new(nodes.start))
-        .collect();
+    let ends = route_ends(topology, routing);
     let mut followed = vec![0u64; dependencies.vertex.len()];
     let mut round = 0u64;
     let (mut draws, mut stack) = (Vec::new(), Vec::new());

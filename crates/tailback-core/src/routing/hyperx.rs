@@ -86,16 +86,9 @@ impl HyperX {
             RoutingAlgorithm::Dal => Algorithm::Dal,
             _ => Algorithm::Dor,
         };
-        // Class `k` gets the `k`-th of `classes` equal shares (the last one the remainder).
+        // Class `k` of `C` owns VCs `k·V/C .. (k + 1)·V/C`, as on a dragonfly.
         let class_vcs = (0..classes)
-            .map(|k| {
-                let end = if k + 1 == classes {
-                    vcs
-                } else {
-                    (k + 1) * vcs / classes
-                };
-                vc_mask(k * vcs / classes, end)
-            })
+            .map(|k| vc_mask(k * vcs / classes, (k + 1) * vcs / classes))
             .collect();
         HyperX {
             shape: shape.clone(),

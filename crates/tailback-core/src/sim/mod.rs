@@ -20,8 +20,7 @@ use std::time::Instant;
 use std::path::Path;
 
 use crate::config::{
-    Choice, Config, ConfigError, ConfigIssue, FabricConfig, FabricKind, ProcessConfig, ProcessKind,
-    RoutingAlgorithm, TraceReplay,
+    Choice, Config, ConfigError, ConfigIssue, FabricKind, ProcessConfig, ProcessKind, TraceReplay,
 };
 use crate::event::{CreditBatch, FlitArrival, VcSlots, Wheel};
 use crate::fabric::{Fabric, StepContext};
@@ -206,10 +205,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         if workload.closed_loop() {
             nics.report_starts();
         }
-        // Adaptive buffered switches break ties between equally occupied ports by the draw.
-        let buffered_adaptive = matches!(cfg.fabric, FabricConfig::Buffered(_))
-            && cfg.routing.algorithm == RoutingAlgorithm::AdaptiveUp;
-        if routing.draws() || buffered_adaptive {
+        if routing.draws() || fabric.draws_ties() {
             nics.draw_routes(cfg.seed);
         }
         let program = cfg.traffic.process.program().map(|p| {

@@ -84,6 +84,10 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
         0
     }
 
+    fn draws_ties(&self) -> bool {
+        self.adaptive
+    }
+
     fn wake_adapters(&mut self, wake: &mut dyn FnMut(usize)) {
         for slot in self.cams.woken_nics.drain(..) {
             wake(self.slots.owner(slot as usize));

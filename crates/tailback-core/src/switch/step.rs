@@ -587,10 +587,17 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             let out_slot = self.slots.port_vc(first + local, vl);
             self.port_vl_blocks[out_slot] + (self.capacity - self.credits[out_slot])
         };
-        let least = bits64(candidates).map(occupancy).min().unwrap_or(0);
-        let tied: u64 = bits64(candidates)
-            .filter(|&local| occupancy(local) == least)
-            .fold(0, |mask, local| mask | 1 << local);
+        // The least occupancy so far, and the candidates that have it.
+        let (mut least, mut tied) = (u32::MAX, 0u64);
+        for local in bits64(candidates) {
+            let o = occupancy(local);
+            if o < least {
+                (least, tied) = (o, 0);
+            }
+            if o == least {
+                tied |= 1 << local;
+            }
+        }
         let pick = draw % tied.count_ones();
         bits64(tied).nth(pick as usize).unwrap_or(0) as u8
     }
