@@ -123,12 +123,20 @@ pub(crate) struct Buffered {
 /// are per (input port, VC) and its credits per (output port, VC), counted in
 /// [`credit_unit`](Self::credit_unit)s.
 pub(crate) trait Fabric: SwitchState {
-    /// Empty switches with full credits, wired as `topology` says; `port_vl_events`: the
+    /// Empty switches with full credits, wired as `topology` says, routed by `routing`;
+    /// `port_vl_events`: the
     /// mechanism watches the traffic queued for each output port and VC
     /// ([`CongestionControl::PORT_VL_EVENTS`]).
-    fn build(spec: &Spec, topology: &Topology, port_vl_events: bool) -> Self
+    fn build(spec: &Spec, topology: &Topology, routing: &Routing, port_vl_events: bool) -> Self
     where
         Self: Sized;
+
+    /// The lanes packets may be injected on (a mask): all of them, unless the lane is the
+    /// packet's service level and routing raises it class by class (the buffered fabric's
+    /// SL-to-VL tables).
+    fn injection_lanes(&self) -> u32 {
+        u32::MAX
+    }
 
     /// Whether packets cross channels as *trains*: one arrival per packet per channel (its
     /// head now, its other blocks following back to back at the channel's period, as one

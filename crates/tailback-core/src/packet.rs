@@ -35,6 +35,9 @@ pub struct Packet {
     pub(crate) delivered_flits: u32,
     /// Current VC class (set by the routing function).
     pub class: u8,
+    /// Service level: the lane it was injected on, by which the buffered fabric looks up its
+    /// lane at every hop.
+    pub sl: u8,
     /// Whether its route detours through an intermediate group (Valiant, or chosen by UGAL or
     /// PAR).
     pub detoured: bool,
@@ -77,6 +80,7 @@ impl Packet {
             link_cycles: 0,
             delivered_flits: 0,
             class: 0,
+            sl: 0,
             detoured: false,
             marks: 0,
             measured,

@@ -662,9 +662,11 @@ fn the_buffered_fabric_refuses_what_it_cannot_model() {
         Some("16"),
         &["whole packet", "packet_flits = 32"],
     );
-    // Whole packets, one logical network, no mechanism, one lane per packet: all at once.
+    // Whole packets, one logical network, no mechanism but InfiniBand's, no choice of lane
+    // per hop (Duato): all at once.
     let all = issues(
-        "[topology]\nkind = \"torus\"\nk = 4\nn = 2\n[router]\nlogical_networks = 2\n\
+        "[topology]\nkind = \"torus\"\nk = 4\nn = 2\n[routing]\nalgorithm = \"duato\"\n\
+         [router]\nlogical_networks = 2\nvcs = 6\n\
          [fabric]\nkind = \"buffered\"\n[congestion]\nmechanism = \"alo\"\n[processor]\n",
     );
     assert_eq!(
@@ -673,13 +675,38 @@ fn the_buffered_fabric_refuses_what_it_cannot_model() {
             "router.switching",
             "router.logical_networks",
             "congestion.mechanism",
-            "fabric.kind",
+            "routing.algorithm",
             "processor"
         ]),
         "{all:#?}"
     );
-    let lanes = all.iter().find(|i| i.path == "fabric.kind").unwrap();
-    assert!(lanes.message.contains("one virtual lane"), "{lanes:?}");
+    let duato = all.iter().find(|i| i.path == "routing.algorithm").unwrap();
+    assert!(duato.message.contains("SL-to-VL table"), "{duato:?}");
+    // A torus's dateline classes run through SL-to-VL tables, but not beside a priority lane
+    // for notifications, nor under congested-flow isolation.
+    let torus = "[topology]\nkind = \"torus\"\nk = 4\nn = 2\n\
+                 [router]\nswitching = \"virtual_cut_through\"\nvcs = 3\n\
+                 [fabric]\nkind = \"buffered\"\n";
+    Spec::from_toml_str(torus, "<test>").unwrap();
+    let priority = single_issue(&format!(
+        "{torus}link = \"qdr\"\n[nic]\nqueues = \"per_destination\"\n\
+         [congestion]\nmechanism = \"ib_cc\"\ncnp_vl = \"priority\"\n"
+    ));
+    assert_issue(
+        &priority,
+        "congestion.cnp_vl",
+        Some("\"priority\""),
+        &["lane 2", "outside the lanes", "dateline", "\"data\""],
+    );
+    let isolated = issues(&format!(
+        "{torus}queues = \"nfq_cfq\"\n[fabric.isolation]\n[nic]\nqueues = \"per_destination\"\n"
+    ));
+    assert!(
+        isolated
+            .iter()
+            .any(|i| i.path == "routing.algorithm" && i.message.contains("one lane")),
+        "{isolated:#?}"
+    );
     // A Simulation built in code is a virtual-channel router network.
     let spec = Spec::from_toml_str(
         &format!(

@@ -60,6 +60,10 @@ struct NetworkReport {
     channels: Channels,
     vc_buffers: Buffers,
     vc_classes: usize,
+    /// On the buffered fabric with several VC classes: the lanes (a mask) each class takes
+    /// in the derived SL-to-VL tables.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    class_lanes: Vec<u32>,
     /// Fewest links separating the first half of the nodes from the second (`None`: too
     /// large to analyse, or a router holds nodes of both halves).
     bisection_links: Option<usize>,
@@ -252,6 +256,15 @@ fn analyse(cfg: &Config, budget: f64) -> NetworkReport {
             total_flits: inputs * vcs * r.vc_buffer_flits as usize,
         },
         vc_classes: routing.classes(),
+        class_lanes: if cfg.fabric.kind() == tailback_core::config::FabricKind::Buffered
+            && routing.classes() > 1
+        {
+            (0..routing.classes())
+                .map(|k| routing.class_vcs(k))
+                .collect()
+        } else {
+            Vec::new()
+        },
         bisection_links: bisection,
         global_view_delay: tailback_core::congestion::view_staleness(&cfg.congestion, &topology),
         routing: cfg.routing.algorithm,
@@ -317,6 +330,35 @@ fn cam_lines(isolation: &IsolationConfig, ports: u32) -> u32 {
 }
 
 /// The channels by speed in words: "18 at 1 cycle per flit (32 Gbit/s), 14 at 2 (16 Gbit/s);
+/// The derived SL-to-VL tables: the lanes of each VC class and the service levels they give
+/// (empty when packets keep their lane).
+fn lane_tables(class_lanes: &[u32]) -> String {
+    if class_lanes.is_empty() {
+        return String::new();
+    }
+    let classes: Vec<String> = class_lanes
+        .iter()
+        .enumerate()
+        .map(|(class, &mask)| {
+            let lanes: Vec<String> = (0..32)
+                .filter(|l| mask >> l & 1 == 1)
+                .map(|l| l.to_string())
+                .collect();
+            format!("class {class} on lane {}", lanes.join("/"))
+        })
+        .collect();
+    let sls = class_lanes
+        .iter()
+        .map(|m| m.count_ones())
+        .min()
+        .unwrap_or(1);
+    format!(
+        "SL-to-VL tables from the routing's classes: {}; {sls} service level(s), each keeping \
+         the same place among its class's lanes",
+        classes.join(", ")
+    )
+}
+
 /// a cycle is 16 ns".
 fn link_speeds(r: &NetworkReport) -> String {
     let groups: Vec<String> = r
@@ -384,6 +426,7 @@ fn print_table(source: &str, r: &NetworkReport) {
                 ),
             )
         },
+        ("lanes", lane_tables(&r.class_lanes)),
         ("link speeds", link_speeds(r)),
         (
             "memory",

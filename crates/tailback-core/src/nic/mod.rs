@@ -341,6 +341,13 @@ impl NicSet {
         );
     }
 
+    /// Injects on the lanes of `mask` only.
+    pub(crate) fn keep_to_lanes(&mut self, mask: u32) {
+        for lanes in &mut self.network_vcs {
+            *lanes &= mask;
+        }
+    }
+
     /// Keeps VC `lane` for control packets: they use it alone, and nothing else does.
     pub(crate) fn reserve_control_lane(&mut self, lane: usize) {
         self.control_lanes = 1 << lane;
@@ -809,6 +816,7 @@ impl NicSet {
             packet.header = offered.header;
             packet.control = offered.control;
             packet.traced = offered.traced;
+            packet.sl = vc;
             if let Some(streams) = &mut self.route_draws {
                 packet.route_draw = streams[node].random();
             }

@@ -7,6 +7,7 @@ use crate::flit::Flit;
 use crate::hooks::CongestionControl;
 use crate::ids::PortId;
 use crate::packet::PacketSlab;
+use crate::routing::Routing;
 use crate::spec::Spec;
 use crate::topology::Topology;
 use crate::view::{CreditUnit, SwitchState};
@@ -25,7 +26,12 @@ impl RouterSet {
 }
 
 impl Fabric for RouterSet {
-    fn build(spec: &Spec, topology: &Topology, _port_vl_events: bool) -> RouterSet {
+    fn build(
+        spec: &Spec,
+        topology: &Topology,
+        _routing: &Routing,
+        _port_vl_events: bool,
+    ) -> RouterSet {
         RouterSet::new(spec, topology)
     }
 

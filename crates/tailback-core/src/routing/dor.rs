@@ -118,6 +118,11 @@ impl Dor {
         self.class_vcs.len()
     }
 
+    /// The VCs of VC class `class`.
+    pub fn class_vcs(&self, class: usize) -> u32 {
+        self.class_vcs[class]
+    }
+
     /// Whether packets draw their tied directions at random.
     pub fn draws(&self) -> bool {
         self.wrap && self.tie == TieBreak::Random

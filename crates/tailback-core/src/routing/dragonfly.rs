@@ -167,6 +167,11 @@ impl Dragonfly {
         usize::from(self.classes.destination) + 1
     }
 
+    /// The VCs of VC class `class`.
+    pub fn class_vcs(&self, class: usize) -> u32 {
+        self.class_vcs[class]
+    }
+
     /// The global links from group `from` to group `to`.
     #[inline]
     fn between(&self, from: u32, to: u32) -> &[GlobalLink] {

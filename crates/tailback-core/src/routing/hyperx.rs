@@ -106,6 +106,11 @@ impl HyperX {
         self.class_vcs.len()
     }
 
+    /// The VCs of VC class `class`.
+    pub fn class_vcs(&self, class: usize) -> u32 {
+        self.class_vcs[class]
+    }
+
     /// Whether the routing chooses among ports hop by hop (DAL): its routes are walked through
     /// [`choices`](Self::choices), not routing draws and scripts.
     pub fn adapts(&self) -> bool {

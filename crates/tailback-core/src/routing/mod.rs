@@ -39,6 +39,7 @@ mod table;
 mod tag;
 mod updown;
 
+pub(crate) use dor::vc_mask;
 pub use dor::{Dor, Hop};
 pub use dragonfly::Dragonfly;
 pub use hyperx::HyperX;
@@ -408,6 +409,20 @@ impl Routing {
             Routing::Dragonfly(f) => f.classes(),
             Routing::HyperX(x) => x.classes(),
             _ => self.dor().map_or(1, Dor::classes),
+        }
+    }
+
+    /// The VCs of VC class `class` (of the escape classes, for Duato's protocol; every VC for
+    /// routings with one class).
+    pub fn class_vcs(&self, class: usize) -> u32 {
+        match self {
+            Routing::Dor(dor) => dor.class_vcs(class),
+            Routing::Duato(a) | Routing::Disha(a) => a.dor.class_vcs(class),
+            Routing::Dragonfly(f) => f.class_vcs(class),
+            Routing::HyperX(x) => x.class_vcs(class),
+            Routing::UpDown(u) => u.all_vcs(),
+            Routing::Tag(t) => t.all_vcs(),
+            Routing::Table(t) => t.all_vcs(),
         }
     }
 

@@ -74,6 +74,11 @@ impl TableRouting {
         }
     }
 
+    /// Every VC (table routing has one class).
+    pub fn all_vcs(&self) -> u32 {
+        self.vcs
+    }
+
     /// Router-to-router hops from router `r` to `dst`.
     pub fn distance(&self, r: usize, dst: usize) -> u32 {
         self.hops[r * self.nodes + dst]

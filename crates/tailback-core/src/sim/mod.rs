@@ -188,7 +188,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             }
             _ => {}
         }
-        let fabric = F::build(spec, &topology, C::PORT_VL_EVENTS);
+        let fabric = F::build(spec, &topology, &routing, C::PORT_VL_EVENTS);
         let flows = C::FLOWS.then(|| control.flow_capacity(cfg.nic.source_queue_packets));
         let mut nics = NicSet::new(
             &cfg.nic,
@@ -202,6 +202,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         if let Some(lane) = spec.priority_lane() {
             nics.reserve_control_lane(lane);
         }
+        nics.keep_to_lanes(fabric.injection_lanes());
         if workload.closed_loop() {
             nics.report_starts();
         }

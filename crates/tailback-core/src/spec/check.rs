@@ -238,6 +238,18 @@ fn check_isolation(cfg: &Config, isolation: &IsolationConfig, issues: &Issues) {
                 .to_string(),
         );
     }
+    if vcs_needed(&cfg.topology, &cfg.routing) > 1 {
+        issues.push(
+            "routing.algorithm".into(),
+            Some(&toml::Value::String(cfg.routing.algorithm.name().into())),
+            format!(
+                "congested-flow isolation (fabric.queues = \"nfq_cfq\" or \"voq_hpq\") \
+                 follows a congestion tree upstream on one lane, but this routing changes \
+                 lanes hop by hop ({})",
+                vc_need_description(&cfg.topology, &cfg.routing)
+            ),
+        );
+    }
     if cfg.routing.algorithm == RoutingAlgorithm::AdaptiveUp {
         issues.push(
             "routing.algorithm".into(),
@@ -292,14 +304,27 @@ fn check_buffered(cfg: &Config, issues: &Issues) {
             format!("must be 1 {buffered}"),
         );
     }
-    let classes = vcs_needed(&cfg.topology, &cfg.routing);
-    if classes > 1 && !issues.touches("routing") {
+    if cfg.routing.algorithm == RoutingAlgorithm::Duato {
         issues.push(
-            "fabric.kind".into(),
-            string("buffered").as_ref(),
+            "routing.algorithm".into(),
+            string("duato").as_ref(),
             format!(
-                "keeps each packet on one virtual lane, but this routing changes VC class on \
-                     the way ({})",
+                "Duato's protocol chooses at every hop between adaptive and escape virtual \
+                 channels; {buffered} a packet's lane comes from its SL-to-VL table"
+            ),
+        );
+    }
+    let classes = vcs_needed(&cfg.topology, &cfg.routing);
+    if classes > 1
+        && cfg.routing.algorithm != RoutingAlgorithm::Duato
+        && let Some(lane) = super::priority_lane(cfg)
+    {
+        issues.push(
+            "congestion.cnp_vl".into(),
+            string("priority").as_ref(),
+            format!(
+                "keeps notifications on lane {lane}, outside the lanes this routing raises \
+                 packets through hop by hop ({}); use \"data\"",
                 vc_need_description(&cfg.topology, &cfg.routing)
             ),
         );

@@ -87,12 +87,17 @@ impl Spec {
     /// The lane served before all others at every switch output and kept for control packets
     /// at the adapters (InfiniBand congestion control with `cnp_vl = "priority"`).
     pub(crate) fn priority_lane(&self) -> Option<usize> {
-        match &self.congestion {
-            CongestionConfig::IbCc(settings) if settings.cnp_vl == CnpLane::Priority => {
-                Some(self.router.vcs as usize - 1)
-            }
-            _ => None,
+        priority_lane(&self.0)
+    }
+}
+
+/// [`Spec::priority_lane`] of a configuration being checked.
+pub(crate) fn priority_lane(cfg: &Config) -> Option<usize> {
+    match &cfg.congestion {
+        CongestionConfig::IbCc(settings) if settings.cnp_vl == CnpLane::Priority => {
+            Some(cfg.router.vcs as usize - 1)
         }
+        _ => None,
     }
 }
 

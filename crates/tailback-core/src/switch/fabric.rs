@@ -8,6 +8,7 @@ use crate::flit::Flit;
 use crate::hooks::CongestionControl;
 use crate::ids::PortId;
 use crate::packet::PacketSlab;
+use crate::routing::{Routing, vc_mask};
 use crate::spec::Spec;
 use crate::topology::Topology;
 use crate::view::{CreditUnit, SwitchState};
@@ -30,8 +31,12 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
         S::OWN_ROOM || S::ISOLATION
     }
 
-    fn build(spec: &Spec, topology: &Topology, port_vl_events: bool) -> Self {
-        BufferedSwitches::new(spec, topology, port_vl_events)
+    fn build(spec: &Spec, topology: &Topology, routing: &Routing, port_vl_events: bool) -> Self {
+        BufferedSwitches::new(spec, topology, routing, port_vl_events)
+    }
+
+    fn injection_lanes(&self) -> u32 {
+        vc_mask(0, self.lanes.sls() as u32)
     }
 
     fn trains() -> bool {
@@ -168,7 +173,7 @@ impl<S: QueueScheme> SwitchState for BufferedSwitches<S> {
     fn output_vc_free(&self, port: PortId, vc: usize) -> bool {
         self.slot(port, vc);
         let p = &self.ports[port.index()];
-        p.stream == super::NONE || self.slots.vc(p.stream_from as usize) != vc
+        p.stream == super::NONE || self.residents[p.stream as usize].out_vl as usize != vc
     }
 
     fn admits(&self, slot: usize, dst: u32, flits: u32) -> bool {

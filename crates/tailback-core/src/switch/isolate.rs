@@ -85,7 +85,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         if S::NORMAL_VOQS {
             // The CPQ counts for its Port VL as a virtual output queue does, and detects.
             if C::PORT_VL_EVENTS {
-                self.port_vl_change(slot, r.out, r.blocks, true, cx);
+                self.port_vl_change(slot, r.out, r.out_vl, r.blocks, true, cx);
             }
             self.grow(slot, q, r.blocks, cx.now);
             self.cpq_root(slot, q, r.dst, cx.now);
@@ -209,7 +209,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 waiting -= self.residents[head as usize].blocks;
             }
             if waiting > 0 {
-                self.port_vl_change(slot, out, waiting, false, cx);
+                self.port_vl_change(slot, out, self.slots.vc(slot) as u8, waiting, false, cx);
             }
         }
         self.cams.lines[i].claim = Claim::Branch {
@@ -259,7 +259,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         if S::NORMAL_VOQS {
             // It leaves its CPQ (and the Port VL's count) for an HPQ.
             if C::PORT_VL_EVENTS {
-                self.port_vl_change(slot, out, blocks, false, cx);
+                self.port_vl_change(slot, out, r.out_vl, blocks, false, cx);
             }
             self.shrink(slot, from, blocks, cx.now);
         } else if C::PORT_VL_EVENTS
@@ -268,7 +268,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 Claim::Root { .. }
             )
         {
-            self.port_vl_change(slot, out, blocks, true, cx);
+            self.port_vl_change(slot, out, r.out_vl, blocks, true, cx);
         }
         self.grow(slot, line, blocks, cx.now);
     }

@@ -22,19 +22,22 @@
 //! yet due sleeps until the first is, one sending a packet sleeps until its last block leaves,
 //! and one whose candidates all lack credits (or read ports) sleeps until credits return (or a
 //! read port frees), so neither a train in flight nor blocked traffic costs anything per
-//! cycle. A packet keeps its VL from injection to delivery; routes that need VL changes are
-//! refused by the configuration.
+//! cycle. A packet's lane on each link comes from the SL-to-VL table of the output port it
+//! leaves through ([`lanes`]); it waits in the input pool of the lane it arrived on, and an
+//! output serves those pools round robin, each packet needing credits on its own lane.
 
 mod cam;
 mod check;
 mod fabric;
 mod isolate;
+mod lanes;
 mod queues;
 mod step;
 
 pub(crate) use queues::{Fifo, NfqCfq, QueueScheme, Voq, VoqHpq, VoqNet};
 
 use cam::Cams;
+use lanes::LaneTables;
 
 use std::cell::Cell;
 use std::collections::VecDeque;
@@ -46,6 +49,7 @@ use crate::config::{FabricConfig, RoutingAlgorithm};
 use crate::event::VcSlots;
 use crate::fabric::Buffered;
 use crate::ids::RouterId;
+use crate::routing::Routing;
 use crate::spec::Spec;
 use crate::table::{Pool, Table};
 use crate::topology::{Link, Topology};
@@ -71,8 +75,9 @@ struct Resident {
     ready: u64,
     /// Its destination node.
     dst: u32,
-    /// Local output port of its route.
+    /// Local output port of its route, and its lane there.
     out: u8,
+    out_vl: u8,
     /// The queue of its pool it is in (known once routed).
     queue: u32,
     /// The next resident in its queue ([`NONE`]: the last).
@@ -186,9 +191,13 @@ pub(crate) struct BufferedSwitches<S> {
     wanted: Table<Cell<u32>>,
     requests: Table<u64>,
     grant_ptr: Table<u8>,
-    /// Whether heads choose among several output ports (adaptive routing): by the occupancy
-    /// of each candidate's Port VL, which the counts below then keep.
+    /// Whether routing weighs the switches' queues (adaptive up ports, UGAL, PAR, DAL): by the
+    /// occupancy of each candidate's Port VL, which the counts below then keep.
     adaptive: bool,
+    /// UGAL's threshold, in blocks.
+    ugal_threshold: u32,
+    /// The lane a packet takes on each output port.
+    lanes: LaneTables,
     /// For a mechanism that watches Port VLs, or adaptive routing (empty otherwise): per input
     /// pool and local output, the blocks queued for that output; per output VC slot, the blocks
     /// queued for it at all inputs of the switch, and the inputs with blocks queued for it.
@@ -219,11 +228,19 @@ pub(crate) struct BufferedSwitches<S> {
 }
 
 impl<S: QueueScheme> BufferedSwitches<S> {
-    /// Empty switches with full credits, wired as `topology` says; with `watched`, they keep
-    /// the traffic queued for each Port VL for a mechanism (as they do for adaptive routing).
-    pub(crate) fn new(spec: &Spec, topology: &Topology, watched: bool) -> Self {
+    /// Empty switches with full credits, wired as `topology` says, routed by `routing`; with
+    /// `watched`, they keep the traffic queued for each Port VL for a mechanism (as they do for
+    /// routing that weighs queues).
+    pub(crate) fn new(spec: &Spec, topology: &Topology, routing: &Routing, watched: bool) -> Self {
         let cfg = spec.config();
-        let adaptive = cfg.routing.algorithm == RoutingAlgorithm::AdaptiveUp;
+        let adaptive = matches!(
+            cfg.routing.algorithm,
+            RoutingAlgorithm::AdaptiveUp
+                | RoutingAlgorithm::UgalL
+                | RoutingAlgorithm::UgalG
+                | RoutingAlgorithm::Par
+                | RoutingAlgorithm::Dal
+        );
         let watched = watched || adaptive;
         let FabricConfig::Buffered(settings) = &cfg.fabric else {
             unreachable!("buffered switches are built for fabric.kind = \"buffered\"");
@@ -297,6 +314,8 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             requests: Table::filled(0, n_slots),
             grant_ptr: Table::filled(63, n_slots),
             adaptive,
+            ugal_threshold: cfg.routing.ugal_threshold.unwrap_or(0),
+            lanes: LaneTables::derive(routing, topo_ports.len()),
             queued_for: Table::filled(
                 0,
                 if watched {
@@ -353,6 +372,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             ready: u64::MAX,
             dst: 0,
             out: 0,
+            out_vl: 0,
             queue: 0,
             next: NONE,
         });

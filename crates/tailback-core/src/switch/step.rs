@@ -8,7 +8,10 @@ use crate::fabric::StepContext;
 use crate::flit::Flit;
 use crate::hooks::{CongestionControl, PortVlEvent};
 use crate::ids::{PortId, RouterId};
-use crate::routing::{Head, StayMinimal};
+use crate::routing::{Decide, Head, ugal_stays_minimal};
+
+/// Most lanes a port has (lane masks are 32 bits).
+const MAX_LANES: usize = 32;
 
 /// What an idle output found when it looked for a packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,16 +135,22 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 let p = &self.ports[in_port];
                 (p.router as usize, p.first as usize, p.in_period)
             };
-            let packet = cx.packets.get(self.residents[resident].packet);
-            // The buffered fabric refuses routing that detours.
-            let route =
-                cx.routing
-                    .route(RouterId::new(router), &Head::of(packet), &mut StayMinimal);
+            let id = self.residents[resident].packet;
+            let packet = cx.packets.get(id);
+            let route = cx.routing.route(
+                RouterId::new(router),
+                &Head::of(packet),
+                &mut PortWeights { switches: self },
+            );
+            let (class, sl) = (route.escape.class, packet.sl);
             let out = if self.adaptive && route.adaptive_ports != 0 {
-                self.least_occupied(slot, first, route.adaptive_ports, packet.route_draw)
+                self.least_occupied(first, route.adaptive_ports, class, sl, packet.route_draw)
             } else {
                 route.escape.port
             };
+            let out_vl = self.lanes.lane(first + out as usize, class, sl);
+            let packet = cx.packets.get_mut(id);
+            (packet.class, packet.detoured) = (class, route.detoured);
             let blocks = self.residents[resident].blocks;
             let out_period = self.ports[first + out as usize].period;
             // From a slower link, start late enough that the last block arrives in time.
@@ -151,6 +160,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             r.arrived = now;
             r.dst = dst;
             r.out = out;
+            r.out_vl = out_vl;
             r.ready = now + self.latency.max(catch_up);
             // A NIC does not reserve room in the queue it sends to: the packet does, now.
             if S::OWN_ROOM && !self.slots.is_router(self.ports[in_port].upstream as usize) {
@@ -161,7 +171,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             } else {
                 self.enqueue(slot, resident as u32);
                 if C::PORT_VL_EVENTS || self.adaptive {
-                    self.port_vl_change(slot, out, blocks, true, cx);
+                    self.port_vl_change(slot, out, out_vl, blocks, true, cx);
                 }
             }
         }
@@ -298,9 +308,10 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     /// The packet idle output `out` may start now: round robin over its VLs (the priority
     /// lane, if any, first), then over the input ports requesting it on that VL (skipping
     /// those in `taken`, a mask of local ports, and those without a free read port), then the
-    /// first queue of the input's ready list
-    /// whose head packet is due, has credits for all its blocks and room downstream. Returns
-    /// it, or why there is none; records the credits the output waits for on each VL.
+    /// first queue of the input's ready list whose head packet is due, has credits for all its
+    /// blocks on its lane and room downstream. The lanes are those the packets arrived on,
+    /// each packet needing credits on the lane it leaves on. Returns the packet, or why there
+    /// is none; records the credits the output waits for on each lane.
     pub(super) fn candidate(&self, out: usize, now: u64, taken: u64) -> Result<Pick, Choice> {
         let port = self.ports[out];
         let first = port.first as usize;
@@ -317,6 +328,8 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 .map(|step| (port.vl_ptr as usize + step) % self.vls)
                 .filter(move |&vl| Some(vl) != priority),
         );
+        // Per lane leaving the output: the fewest blocks a packet waiting for it needs.
+        let mut wanted = [u32::MAX; MAX_LANES];
         for vl in lanes {
             if vls & (1 << vl) == 0 {
                 continue;
@@ -324,9 +337,6 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             let out_slot = self.slots.port_vc(out, vl);
             let mask = self.requests[out_slot] & !taken;
             let after = (self.grant_ptr[out_slot] as u32 + 1) % 64;
-            let credits = self.credits[out_slot];
-            let downstream = port.downstream as usize + vl;
-            let mut wanted = u32::MAX;
             for step in bits64(mask.rotate_right(after)) {
                 let local = (step + after as usize) % 64;
                 let in_port = first + local;
@@ -339,6 +349,8 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 while q != NONE {
                     let qi = self.queue_index(in_slot, q as usize);
                     let r = self.residents[self.queues[qi].head as usize];
+                    let lane = r.out_vl as usize;
+                    let downstream = port.downstream as usize + lane;
                     if S::ISOLATION && self.queue_stopped(in_slot, q as usize, downstream) {
                         // Its tree is stopped downstream: a Go wakes the output.
                     } else if r.ready > now {
@@ -346,11 +358,13 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                             Choice::NotYet(at) => at.min(r.ready),
                             _ => r.ready,
                         });
-                    } else if credits < r.blocks || !self.has_room(downstream, r.dst, r.blocks) {
+                    } else if self.credits[self.slots.port_vc(out, lane)] < r.blocks
+                        || !self.has_room(downstream, r.dst, r.blocks)
+                    {
                         // Credits, or the destination's room, come back with credits.
-                        wanted = wanted.min(r.blocks);
+                        wanted[lane] = wanted[lane].min(r.blocks);
                     } else {
-                        self.wanted[out_slot].set(u32::MAX);
+                        self.wanted[self.slots.port_vc(out, lane)].set(u32::MAX);
                         return Ok(Pick {
                             vl,
                             local,
@@ -362,7 +376,9 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                     q = self.ready_next[qi];
                 }
             }
-            self.wanted[out_slot].set(wanted);
+        }
+        for (lane, &blocks) in wanted.iter().enumerate().take(self.vls) {
+            self.wanted[self.slots.port_vc(out, lane)].set(blocks);
         }
         Err(outcome)
     }
@@ -385,9 +401,9 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         self.unlink(in_slot, (out - first) as u8, prev, queue);
         let out_slot = self.slots.port_vc(out, vl);
         let head = self.queues[qi].head;
-        let downstream = port.downstream as usize + vl;
+        let r = self.residents[head as usize];
+        let downstream = port.downstream as usize + r.out_vl as usize;
         if S::OWN_ROOM && self.slots.is_router(downstream) {
-            let r = self.residents[head as usize];
             self.reserved[downstream * self.nodes + r.dst as usize] += r.blocks;
         }
         let port = &mut self.ports[out];
@@ -510,7 +526,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         // Every block leaves no earlier than it arrives.
         self.early_starts +=
             u64::from(now < r.arrived || port.tail_at < r.arrived + rest * in_period);
-        let vl = slots.vc(from);
+        let vl = r.out_vl as usize;
         let to = port.downstream + vl as u32;
         cx.flits.schedule(
             now,
@@ -530,17 +546,19 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         self.credits[slots.port_vc(out, vl)] -= r.blocks;
         if C::PORT_VL_EVENTS {
             // The packet counts as queued for its Port VL until it starts.
-            let event = self.port_vl_event(from, r.out, now);
+            let event = self.port_vl_event(from, r.out, r.out_vl, now);
             cx.control.on_departure(event, cx.packets.get_mut(r.packet));
         }
         if (C::PORT_VL_EVENTS || self.adaptive) && self.counts_for_port_vl(from, r.queue as usize) {
-            self.port_vl_change(from, r.out, r.blocks, false, cx);
+            self.port_vl_change(from, r.out, r.out_vl, r.blocks, false, cx);
         }
     }
 
-    /// A packet of `blocks` blocks routed to local output `out` joined (`added`) a queue of
-    /// input VC slot `slot`, or started to leave it: the Port VL's counts follow and the
-    /// mechanism hears of it. A packet counts from the arrival of its head until it starts:
+    /// A packet of `blocks` blocks routed to local output `out` and lane `lane` there joined
+    /// (`added`) a queue of input VC slot `slot`, or started to leave it: the Port VL's counts
+    /// follow and the mechanism hears of it. (The counts per input pool and output do not tell
+    /// lanes apart: with per-hop lanes, an input pool whose packets leave an output on two
+    /// lanes counts as a contributor to both while it holds either.) A packet counts from the arrival of its head until it starts:
     /// the blocks waiting for the output, as a switch sees them packet by packet (counting
     /// until the last block leaves would add a whole packet per input being forwarded, which
     /// a block-by-block switch holds only in part).
@@ -548,6 +566,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         &mut self,
         slot: usize,
         out: u8,
+        lane: u8,
         blocks: u32,
         added: bool,
         cx: &mut StepContext<'_, C>,
@@ -555,7 +574,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let port = self.ports[self.slots.owner(slot)];
         let out_slot = self
             .slots
-            .port_vc(port.first as usize + out as usize, self.slots.vc(slot));
+            .port_vc(port.first as usize + out as usize, lane as usize);
         let queued = &mut self.queued_for[slot * self.max_ports + out as usize];
         let was_empty = *queued == 0;
         if added {
@@ -572,20 +591,20 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             self.port_vl_inputs[out_slot] -= 1;
         }
         if C::PORT_VL_EVENTS {
-            let event = self.port_vl_event(slot, out, cx.now);
+            let event = self.port_vl_event(slot, out, lane, cx.now);
             cx.control.on_port_vl(event);
         }
     }
 
     /// The local output among `candidates` (a mask of local ports of the switch whose ports
-    /// start at `first`) with the least occupancy on the VL of input VC slot `slot`: the blocks
-    /// queued for its Port VL at every input plus the credits in use downstream. Equal
-    /// occupancies are broken by the packet's routing draw `draw`, uniformly among them.
-    fn least_occupied(&self, slot: usize, first: usize, candidates: u64, draw: u32) -> u8 {
-        let vl = self.slots.vc(slot);
+    /// start at `first`) with the least occupancy on the lane a packet of service level `sl`
+    /// takes there in class `class`: the blocks queued for that Port VL at every input plus
+    /// the credits in use downstream. Equal occupancies are broken by the packet's routing draw
+    /// `draw`, uniformly among them.
+    fn least_occupied(&self, first: usize, candidates: u64, class: u8, sl: u8, draw: u32) -> u8 {
         let occupancy = |local: usize| {
-            let out_slot = self.slots.port_vc(first + local, vl);
-            self.port_vl_blocks[out_slot] + (self.capacity - self.credits[out_slot])
+            let lane = self.lanes.lane(first + local, class, sl);
+            self.port_vl_occupancy(self.slots.port_vc(first + local, lane as usize))
         };
         // The least occupancy so far, and the candidates that have it.
         let (mut least, mut tied) = (u32::MAX, 0u64);
@@ -602,14 +621,21 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         bits64(tied).nth(pick as usize).unwrap_or(0) as u8
     }
 
-    /// The Port VL of local output `out` on the VL of input VC slot `slot`, as that input sees
+    /// The occupancy of the Port VL of output VC slot `out_slot`: the blocks queued for it at
+    /// every input of its switch plus the credits in use downstream.
+    #[inline]
+    fn port_vl_occupancy(&self, out_slot: usize) -> u32 {
+        self.port_vl_blocks[out_slot] + (self.capacity - self.credits[out_slot])
+    }
+
+    /// The Port VL of local output `out` on lane `lane`, as the input of VC slot `slot` sees
     /// it.
-    fn port_vl_event(&self, slot: usize, out: u8, now: u64) -> PortVlEvent {
+    fn port_vl_event(&self, slot: usize, out: u8, lane: u8, now: u64) -> PortVlEvent {
         let slots = self.slots;
         let in_port = slots.owner(slot);
         let first = self.ports[in_port].first as usize;
         let out_port = first + out as usize;
-        let vl = slots.vc(slot);
+        let vl = lane as usize;
         let out_slot = slots.port_vc(out_port, vl);
         PortVlEvent {
             port: PortId::new(out_port),
@@ -686,5 +712,28 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 }
             }
         }
+    }
+}
+
+/// UGAL's, PAR's and DAL's choices on the buffered fabric: a port's queue is the occupancy of
+/// its Port VLs, summed over its lanes (blocks queued for the port at every input of its
+/// switch plus credits in use downstream).
+struct PortWeights<'a, S> {
+    switches: &'a BufferedSwitches<S>,
+}
+
+impl<S: QueueScheme> Decide for PortWeights<'_, S> {
+    #[inline]
+    fn stay_minimal(&mut self, minimal: PortId, detour: PortId) -> bool {
+        let (minimal, detour) = (self.queue(minimal), self.queue(detour));
+        ugal_stays_minimal(minimal, detour, self.switches.ugal_threshold)
+    }
+
+    #[inline]
+    fn queue(&mut self, port: PortId) -> u32 {
+        let s = self.switches;
+        (0..s.vls)
+            .map(|lane| s.port_vl_occupancy(s.slots.port_vc(port.index(), lane)))
+            .sum()
     }
 }
