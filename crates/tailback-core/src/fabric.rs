@@ -231,6 +231,12 @@ pub(crate) trait Fabric: SwitchState {
             .count() as u32
     }
 
+    /// Blocks queued for output `port` on lane `vl` at every input of its switch (a buffered
+    /// switch keeping Port VL counts; 0 otherwise).
+    fn port_vl_queued(&self, _port: PortId, _vl: usize) -> u32 {
+        0
+    }
+
     /// Flits buffered at the input of `port`, and the room there.
     fn port_occupancy(&self, port: PortId) -> (u64, u64) {
         let held = (0..self.vcs())

@@ -19,8 +19,8 @@ pub use classes::{ClassRate, ReceiveByClass};
 pub(crate) use flows::FlowLog;
 pub use flows::{FlowStats, jain_index, shares, treatment_variation};
 pub use gauges::Gauges;
-pub(crate) use port_vls::PortVlLog;
-pub use port_vls::PortVlSeries;
+pub use port_vls::{PortVl, PortVlSeries};
+pub(crate) use port_vls::{PortVlLog, PortVlWatch};
 pub(crate) use stability::Limits;
 pub use stability::SaturationCause;
 
@@ -295,6 +295,11 @@ pub struct RunReport {
     /// congestion, e.g. IB CC), for the Port VLs ever congested, by switch, port and lane.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub port_vls: Vec<PortVlSeries>,
+    /// The Port VLs congested over the second half of the measurement window (with
+    /// `record.congested_port_vls`): their queued blocks at least half an input pool at every
+    /// sample.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub congested_port_vls: Vec<PortVl>,
 }
 
 /// How far a replayed trace has got.

@@ -221,6 +221,86 @@ proptest! {
     }
 }
 
+/// Gran's thesis, chapter 2.3 (Figs. 2.7 and 2.8): twelve sources in the other subtrees of a
+/// 4-ary 3-tree send without pause to one destination. Under `d_mod_k` every route meets the
+/// others at one root switch, whose down Port VL towards the destination is the congestion
+/// tree's root, while the last switch's Port VL to the destination is not congested (what
+/// passes the root flows on at link rate). Adaptive up ports spread the routes over the root
+/// switches, so they meet only at the last switch: its Port VL to the destination is congested
+/// and the tree takes in more Port VLs. A Port VL is congested when the blocks queued for it
+/// stay at least half an input pool over the second half of the measurement window.
+#[test]
+fn adaptive_routing_moves_the_congestion_tree_to_the_last_switch() {
+    let flows: String = (0..12)
+        .map(|i| {
+            format!(
+                "[[traffic.flows]]\nsrc = {}\ndst = 0\nrate = 1.0\n",
+                16 + 4 * i
+            )
+        })
+        .collect();
+    let text = |routing: &str| {
+        buffered(
+            1,
+            &format!("kind = \"kary_ntree\"\nk = 4\nn = 3\n[routing]\nalgorithm = \"{routing}\""),
+            "vcs = 1\nvc_buffer_flits = 32",
+            &format!(
+                "[traffic]\nprocess = \"flows\"\npacket_flits = 4\n{flows}\
+                 [record]\ncongested_port_vls = true\n\
+                 [sim]\nwarmup_cycles = 4000\nmeasure_cycles = 4000\ndrain_cycles_max = 0\n"
+            ),
+        )
+    };
+    let spec = config(&text("d_mod_k"));
+    let (topology, routing, _) = common::network(&spec);
+    let at = |port: tailback_core::ids::PortId| {
+        let p = &topology.ports()[port.index()];
+        (p.router.index() as u32, p.local)
+    };
+    let dst = tailback_core::ids::NodeId::new(0);
+    let last = at(topology.ejection_port(dst));
+    // The first port every deterministic route takes: the root switch's down port.
+    let routes: Vec<Vec<(u32, u8)>> = (0..12)
+        .map(|i| {
+            let mut ports = Vec::new();
+            let src = tailback_core::ids::NodeId::new(16 + 4 * i);
+            routing.walk(&topology, src, dst, 0, |port, _| ports.push(at(port)));
+            ports
+        })
+        .collect();
+    let root = *routes[0]
+        .iter()
+        .find(|p| routes.iter().all(|r| r.contains(p)))
+        .unwrap();
+    assert_ne!(root, last);
+    let congested = |routing: &str| -> Vec<(u32, u8)> {
+        let report = tailback_core::run(&config(&text(routing))).unwrap();
+        assert!(
+            (report.summary.accepted * 64.0 - 1.0).abs() < 0.05,
+            "{routing}: {:?}",
+            report.summary.accepted
+        );
+        report
+            .congested_port_vls
+            .iter()
+            .map(|p| (p.switch, p.port))
+            .collect()
+    };
+    let (fixed, adaptive) = (congested("d_mod_k"), congested("adaptive_up"));
+    assert!(
+        fixed.contains(&root) && !fixed.contains(&last),
+        "d_mod_k: root {root:?}, last {last:?}, congested {fixed:?}"
+    );
+    assert!(
+        adaptive.contains(&last),
+        "adaptive_up: last {last:?}, congested {adaptive:?}"
+    );
+    assert!(
+        adaptive.len() > fixed.len(),
+        "d_mod_k {fixed:?}, adaptive_up {adaptive:?}"
+    );
+}
+
 /// The testbed of Gran et al. (two switches, DDR hosts, a QDR link between the switches).
 const TESTBED: &str = concat!(
     "kind = \"file\"\nfile = \"",

@@ -495,6 +495,9 @@ fn print_table(source: &str, r: &NetworkReport) {
                 (Some(true), RoutingAlgorithm::Table) => {
                     "free: the routes' channel dependency graph is acyclic".to_string()
                 }
+                (Some(true), RoutingAlgorithm::Adaptive) => "free: the channel dependency \
+                     graph over every port the routes list is acyclic"
+                    .to_string(),
                 (Some(true), RoutingAlgorithm::DestinationTag) => {
                     "free: every route runs forward through the stages, so the dependency \
                      graph is acyclic"

@@ -51,7 +51,11 @@ struct SummaryFile<'a> {
 pub fn run(args: RunArgs) -> CliResult {
     let cfg = load_config(args.config.as_deref(), &args.source)?;
     if let Layout::File(file) = &cfg.topology.layout
-        && tailback_core::analysis::file_cycle(file).is_some()
+        && tailback_core::analysis::file_cycle(
+            file,
+            cfg.routing.algorithm == tailback_core::config::RoutingAlgorithm::Adaptive,
+        )
+        .is_some()
     {
         eprintln!(
             "warning: the routes of {} can deadlock (their channel dependency graph has a cycle)",

@@ -29,6 +29,7 @@ pub fn dependency_graph(topology: &Topology, routing: &Routing) -> DiGraphMap<Ch
         Routing::Duato(_) => extended_escape(&mut dependencies, routing),
         _ if routing.adapts_hop_by_hop() => hop_by_hop(&mut dependencies, routing),
         _ if routing.detours() => detouring(&mut dependencies, routing),
+        Routing::Table(t) if t.is_adaptive() => minimal(&mut dependencies, routing),
         Routing::Dor(_)
         | Routing::Disha(_)
         | Routing::Table(_)
@@ -361,11 +362,12 @@ pub fn deadlock_cycle(topology: &Topology, routing: &Routing) -> Option<Vec<Chan
 }
 
 /// A cycle of the dependency graph of a topology file's routes (their packets can deadlock),
-/// its switch-to-switch channels in order as `SWITCH.PORT`.
-pub fn file_cycle(file: &CustomShape) -> Option<Vec<String>> {
+/// its switch-to-switch channels in order as `SWITCH.PORT`; with `adaptive`, of every port the
+/// routes list.
+pub fn file_cycle(file: &CustomShape, adaptive: bool) -> Option<Vec<String>> {
     // Built ports are numbered as the file's, switch after switch.
     let topology = file.build(1, 1);
-    let routing = Routing::Table(TableRouting::new(file, &topology, 1));
+    let routing = Routing::Table(TableRouting::new(file, &topology, 1, adaptive));
     let cycle = deadlock_cycle(&topology, &routing)?;
     Some(
         cycle

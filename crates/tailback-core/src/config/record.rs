@@ -19,6 +19,10 @@ pub struct RecordConfig {
     /// window and every series window.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub flows: bool,
+    /// Buffered fabric: report the Port VLs congested over the second half of the measurement
+    /// window.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub congested_port_vls: bool,
 }
 
 impl RecordConfig {
@@ -34,6 +38,7 @@ impl RecordConfig {
                 .collect(),
             pending_per_receiver: s.boolean("pending_per_receiver", false),
             flows: s.boolean("flows", false),
+            congested_port_vls: s.boolean("congested_port_vls", false),
         };
         if cfg.pending_per_receiver && cfg.series_window == 0 {
             s.problem(

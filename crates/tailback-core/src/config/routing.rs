@@ -29,8 +29,13 @@ choice_enum! {
         /// Butterflies: each stage's output group is the next destination digit; in a dilated
         /// group, the free port with the most credits (else one picked at random per packet).
         DestinationTag = "destination_tag",
-        /// Topology files: the file's forwarding tables, shortest paths where it has none.
+        /// Topology files: the file's forwarding tables, shortest paths where it has none; the
+        /// first port of a route that lists several.
         Table = "table",
+        /// Topology files: as `table`, but any port a route lists, chosen per packet by the
+        /// queues (the free VC with the most credits; on the buffered fabric the least occupied
+        /// Port VL).
+        Adaptive = "adaptive",
         /// Dragonflies: minimal (a local hop, the global hop, a local hop), parallel global
         /// links picked per packet.
         Min = "min",
@@ -84,6 +89,15 @@ impl RoutingAlgorithm {
         )
     }
 
+    /// Whether a head chooses among the output ports its route offers by their queues
+    /// (adaptive up ports on trees, the listed ports of a topology file's routes).
+    pub fn chooses_ports(self) -> bool {
+        matches!(
+            self,
+            RoutingAlgorithm::AdaptiveUp | RoutingAlgorithm::Adaptive
+        )
+    }
+
     /// The algorithms that route on `kind`, the default first.
     pub fn for_topology(kind: TopologyKind) -> &'static [RoutingAlgorithm] {
         match kind {
@@ -100,7 +114,7 @@ impl RoutingAlgorithm {
             TopologyKind::Butterfly | TopologyKind::Multibutterfly => {
                 &[RoutingAlgorithm::DestinationTag]
             }
-            TopologyKind::File => &[RoutingAlgorithm::Table],
+            TopologyKind::File => &[RoutingAlgorithm::Table, RoutingAlgorithm::Adaptive],
             TopologyKind::Dragonfly => &[
                 RoutingAlgorithm::Min,
                 RoutingAlgorithm::Valiant,

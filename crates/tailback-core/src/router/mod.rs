@@ -382,12 +382,13 @@ impl RouterSet {
             va_pick_ptr: Table::filled((vcs - 1) as u8, n_slots),
             adaptive: match &cfg.topology.layout {
                 Layout::Fly(fly) => fly.dilation() > 1,
-                _ => matches!(
-                    cfg.routing.algorithm,
-                    RoutingAlgorithm::Duato
-                        | RoutingAlgorithm::Disha
-                        | RoutingAlgorithm::AdaptiveUp
-                ),
+                _ => {
+                    cfg.routing.algorithm.chooses_ports()
+                        || matches!(
+                            cfg.routing.algorithm,
+                            RoutingAlgorithm::Duato | RoutingAlgorithm::Disha
+                        )
+                }
             },
             adaptive_hops: Table::filled(AdaptiveHops::default(), n_slots),
             recovery: (cfg.routing.algorithm == RoutingAlgorithm::Disha).then(|| {

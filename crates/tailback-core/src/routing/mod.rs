@@ -222,7 +222,10 @@ impl Routing {
                 return Routing::UpDown(UpDown::new(tree, vcs, up));
             }
             Layout::Fly(fly) => return Routing::Tag(DestinationTag::new(fly, vcs)),
-            Layout::File(file) => return Routing::Table(TableRouting::new(file, topology, vcs)),
+            Layout::File(file) => {
+                let adaptive = section.algorithm == RoutingAlgorithm::Adaptive;
+                return Routing::Table(TableRouting::new(file, topology, vcs, adaptive));
+            }
             Layout::Dragonfly(fly) => {
                 return Routing::Dragonfly(Dragonfly::new(section.algorithm, fly, topology, vcs));
             }
@@ -286,7 +289,14 @@ impl Routing {
                     detoured: false,
                 }
             }
-            Routing::Table(t) => deterministic(t.route(r, head.dst)),
+            Routing::Table(t) => {
+                let adaptive_ports = t.adaptive_ports(r, head.dst);
+                Route {
+                    adaptive_vcs: if adaptive_ports != 0 { t.all_vcs() } else { 0 },
+                    adaptive_ports,
+                    ..deterministic(t.route(r, head.dst))
+                }
+            }
             Routing::Dragonfly(f) => {
                 let (escape, detoured) = f.route(r, head, decide);
                 Route {
@@ -363,7 +373,7 @@ impl Routing {
             Routing::Duato(a) | Routing::Disha(a) => a.minimal_ports(router.index(), dst, draw),
             Routing::UpDown(u) => u.minimal_ports(router.index(), dst),
             Routing::Tag(t) => t.minimal_ports(router.index(), dst),
-            Routing::Table(t) => 1 << t.route(router.index(), NodeId::new(dst)).port,
+            Routing::Table(t) => t.listed_ports(router.index(), NodeId::new(dst)),
             Routing::Dragonfly(f) => f.minimal_ports(router.index(), dst),
             Routing::HyperX(x) => x.minimal_ports(router.index(), dst),
         }
@@ -683,6 +693,7 @@ pub(crate) fn vcs_needed(topology: &TopologyConfig, routing: &RoutingConfig) -> 
         | RoutingAlgorithm::RandomUp
         | RoutingAlgorithm::DestinationTag
         | RoutingAlgorithm::Table
+        | RoutingAlgorithm::Adaptive
         | RoutingAlgorithm::Min
         | RoutingAlgorithm::Valiant
         | RoutingAlgorithm::UgalL
@@ -722,7 +733,9 @@ pub(crate) fn vc_need_description(topology: &TopologyConfig, routing: &RoutingCo
             "up/down routing needs a VC".to_string()
         }
         RoutingAlgorithm::DestinationTag => "destination-tag routing needs a VC".to_string(),
-        RoutingAlgorithm::Table => "table routing needs a VC".to_string(),
+        RoutingAlgorithm::Table | RoutingAlgorithm::Adaptive => {
+            "table routing needs a VC".to_string()
+        }
         RoutingAlgorithm::Min => {
             "minimal dragonfly routing needs a VC class before and one after the global hop"
                 .to_string()

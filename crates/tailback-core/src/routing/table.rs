@@ -1,6 +1,7 @@
 //! Table routing for topology files: at every switch, one output port per destination node,
-//! from the file's forwarding tables or shortest paths (`topology::CustomShape`). Deadlock
-//! freedom depends on the tables; the file reader checks their channel dependency graph.
+//! from the file's forwarding tables or shortest paths (`topology::CustomShape`); adaptive
+//! table routing may take any port a route lists. Deadlock freedom depends on the tables; the
+//! configuration checks their channel dependency graph (over every listed port when adaptive).
 
 use super::Hop;
 use crate::ids::NodeId;
@@ -14,12 +15,16 @@ pub struct TableRouting {
     next: Vec<u8>,
     /// Router-to-router hops per (switch, node).
     hops: Vec<u32>,
+    /// Adaptive routing: every port each route lists, per (switch, node), where some route
+    /// lists several (empty otherwise).
+    choices: Vec<u64>,
     vcs: u32,
 }
 
 impl TableRouting {
-    /// The tables of `file`, built into `topology`, with `vcs` VCs per port.
-    pub fn new(file: &CustomShape, topology: &Topology, vcs: u32) -> TableRouting {
+    /// The tables of `file`, built into `topology`, with `vcs` VCs per port; `adaptive`: any
+    /// port a route lists may be taken.
+    pub fn new(file: &CustomShape, topology: &Topology, vcs: u32, adaptive: bool) -> TableRouting {
         let (switches, nodes) = (file.switches(), file.nodes());
         let next: Vec<u8> = (0..switches)
             .flat_map(|s| (0..nodes).map(move |n| file.next_port(s, n)))
@@ -56,10 +61,18 @@ impl TableRouting {
                 }
             }
         }
+        let choices = if adaptive && file.has_choices() {
+            (0..switches)
+                .flat_map(|s| (0..nodes).map(move |n| file.next_ports(s, n)))
+                .collect()
+        } else {
+            Vec::new()
+        };
         TableRouting {
             nodes,
             next,
             hops,
+            choices,
             vcs: if vcs >= 32 { u32::MAX } else { (1 << vcs) - 1 },
         }
     }
@@ -72,6 +85,29 @@ impl TableRouting {
             vcs: self.vcs,
             class: 0,
         }
+    }
+
+    /// The ports adaptive routing may choose among at router `r` towards `dst` (empty where
+    /// the route lists one, or routing is not adaptive).
+    #[inline]
+    pub fn adaptive_ports(&self, r: usize, dst: NodeId) -> u64 {
+        match self.choices.get(r * self.nodes + dst.index()) {
+            Some(&ports) if ports.count_ones() > 1 => ports,
+            _ => 0,
+        }
+    }
+
+    /// Every port the routing may take at router `r` towards `dst`.
+    pub fn listed_ports(&self, r: usize, dst: NodeId) -> u64 {
+        self.choices
+            .get(r * self.nodes + dst.index())
+            .copied()
+            .unwrap_or(1 << self.next[r * self.nodes + dst.index()])
+    }
+
+    /// Whether the routing may choose among several ports somewhere.
+    pub fn is_adaptive(&self) -> bool {
+        !self.choices.is_empty()
     }
 
     /// Every VC (table routing has one class).

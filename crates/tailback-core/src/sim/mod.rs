@@ -188,7 +188,12 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             }
             _ => {}
         }
-        let fabric = F::build(spec, &topology, &routing, C::PORT_VL_EVENTS);
+        let fabric = F::build(
+            spec,
+            &topology,
+            &routing,
+            C::PORT_VL_EVENTS || cfg.record.congested_port_vls,
+        );
         let flows = C::FLOWS.then(|| control.flow_capacity(cfg.nic.source_queue_packets));
         let mut nics = NicSet::new(
             &cfg.nic,
@@ -267,7 +272,17 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         if cfg.record.flows {
             stats.flows = Some(crate::stats::FlowLog::new(cfg.record.series_window));
         }
-        let recorder = recorder::Recorder::new(&cfg.record, &topology);
+        let watch = cfg.record.congested_port_vls.then(|| {
+            // The second half of the measurement window.
+            crate::stats::PortVlWatch::new(
+                (window_start + window_end) / 2,
+                window_end.saturating_sub(1),
+                topology.ports().len(),
+                cfg.router.vcs as usize,
+                cfg.router.vc_buffer_flits,
+            )
+        });
+        let recorder = recorder::Recorder::new(&cfg.record, &topology, watch);
         Ok(Simulation {
             config: cfg.clone(),
             topology,
@@ -569,6 +584,15 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         }
         let flows = self.stats.flow_report(series.len());
         let port_vls = self.recorder.port_vls.report(series.len());
+        let congested_port_vls = self.recorder.watch.as_ref().map_or_else(Vec::new, |w| {
+            let owners: Vec<(u32, u8)> = self
+                .topology
+                .ports()
+                .iter()
+                .map(|p| (p.router.index() as u32, p.local))
+                .collect();
+            w.report(&owners)
+        });
         let report = RunReport {
             summary,
             latency_cdf: self.stats.latency_cdf(),
@@ -582,6 +606,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                 .map(str::to_string),
             flows,
             port_vls,
+            congested_port_vls,
         };
         (report, self.trace.take())
     }

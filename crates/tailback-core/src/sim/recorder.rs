@@ -4,7 +4,7 @@ use crate::config::RecordConfig;
 use crate::fabric::Fabric;
 use crate::hooks::PortVlTotals;
 use crate::ids::PortId;
-use crate::stats::{Collector, Gauges, Occupancy, Pending, PortVlLog, SeriesRow};
+use crate::stats::{Collector, Gauges, Occupancy, Pending, PortVlLog, PortVlWatch, SeriesRow};
 use crate::topology::{Link, Topology};
 
 /// Cumulative counters at the start of the current window.
@@ -50,10 +50,16 @@ pub(super) struct Recorder {
     pub(super) occupancy: Vec<Occupancy>,
     pub(super) pending: Vec<Pending>,
     pub(super) port_vls: PortVlLog,
+    /// The Port VLs' congestion over the second half of the measurement window, when asked.
+    pub(super) watch: Option<PortVlWatch>,
 }
 
 impl Recorder {
-    pub(super) fn new(cfg: &RecordConfig, topology: &Topology) -> Recorder {
+    pub(super) fn new(
+        cfg: &RecordConfig,
+        topology: &Topology,
+        watch: Option<PortVlWatch>,
+    ) -> Recorder {
         let mut snapshots_due = cfg.occupancy_at.clone();
         snapshots_due.sort_unstable_by(|a, b| b.cmp(a));
         snapshots_due.dedup();
@@ -83,6 +89,7 @@ impl Recorder {
                     .map(|p| (p.router.index() as u32, p.local))
                     .collect(),
             ),
+            watch,
         };
         recorder.next = recorder.first_due(0);
         recorder
@@ -101,7 +108,11 @@ impl Recorder {
             .checked_div(self.window)
             .map_or(u64::MAX, |windows| (windows + 1) * self.window - 1);
         let snapshot = self.snapshots_due.last().copied().unwrap_or(u64::MAX);
-        window_end.min(snapshot.max(from))
+        let sample = self
+            .watch
+            .as_ref()
+            .map_or(u64::MAX, |w| w.next_sample(from));
+        window_end.min(snapshot.max(from)).min(sample)
     }
 
     /// Whether a series window ends with cycle `now`.
@@ -117,6 +128,12 @@ impl Recorder {
         while self.snapshots_due.last().is_some_and(|&c| c <= now) {
             let cycle = self.snapshots_due.pop().unwrap_or(now);
             self.record_occupancy(cycle, sample.fabric);
+        }
+        if let Some(watch) = &mut self.watch {
+            let fabric = sample.fabric;
+            watch.sample(now, |port, lane| {
+                fabric.port_vl_queued(PortId::new(port), lane)
+            });
         }
         self.next = self.first_due(now + 1);
     }

@@ -18,15 +18,20 @@ fn check_topology_file(cfg: &Config, issues: &Issues) {
     let topology = &cfg.topology;
     if let (Layout::File(shape), Some(path)) = (&topology.layout, &topology.file)
         && topology.deadlock_check == DeadlockCheck::Refuse
-        && let Some(cycle) = file_cycle(shape)
+        && let Some(cycle) = file_cycle(shape, cfg.routing.algorithm == RoutingAlgorithm::Adaptive)
     {
         issues.push(
             "topology.file".into(),
             Some(&toml::Value::String(path.clone())),
             format!(
-                "{path}: the routes' channel dependency graph has a cycle ({} -> {}), so \
+                "{path}: the routes' channel dependency graph{} has a cycle ({} -> {}), so \
                  packets can deadlock; add `route` lines that break it, or set \
                  topology.deadlock_check = \"warn\" to run anyway",
+                if cfg.routing.algorithm == RoutingAlgorithm::Adaptive {
+                    " (over every port the routes list)"
+                } else {
+                    ""
+                },
                 cycle.join(" -> "),
                 cycle[0]
             ),
@@ -72,6 +77,13 @@ pub(super) fn check_consistency(cfg: &Config, issues: &Issues) {
     }
     if matches!(cfg.fabric, FabricConfig::Buffered(_)) {
         check_buffered(cfg, issues);
+    } else if cfg.record.congested_port_vls {
+        issues.push(
+            "record.congested_port_vls".into(),
+            Some(&toml::Value::Boolean(true)),
+            "needs fabric.kind = \"buffered\" (it reads the buffered switches' Port VLs)"
+                .to_string(),
+        );
     }
     if cfg.nic.queues == NicQueues::PerDestination {
         let mechanism = cfg.congestion.mechanism();
@@ -250,13 +262,14 @@ fn check_isolation(cfg: &Config, isolation: &IsolationConfig, issues: &Issues) {
             ),
         );
     }
-    if cfg.routing.algorithm == RoutingAlgorithm::AdaptiveUp {
+    if cfg.routing.algorithm.chooses_ports() {
         issues.push(
             "routing.algorithm".into(),
             Some(&toml::Value::String(cfg.routing.algorithm.name().into())),
             "congested-flow isolation (fabric.queues = \"nfq_cfq\" or \"voq_hpq\") has no \
              design for adaptive routing (a tree's root may move with each packet's choice); \
-             use \"d_mod_k\" or \"random_up\""
+             use deterministic routing (\"d_mod_k\" or \"random_up\" on trees, \"table\" on \
+             topology files)"
                 .to_string(),
         );
     }

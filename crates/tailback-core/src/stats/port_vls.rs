@@ -122,3 +122,88 @@ mod tests {
         assert_eq!(series[1].congested, vec![0.0, 0.25, 0.0]);
     }
 }
+
+/// A Port VL: an output port of a buffered switch and a lane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PortVl {
+    /// The switch (router index).
+    pub switch: u32,
+    /// The output port, local to the switch.
+    pub port: u8,
+    /// The virtual lane.
+    pub vl: u8,
+}
+
+/// Cycles between two samples of the Port VLs' queued blocks.
+const WATCH_EVERY: u64 = 16;
+
+/// Finds the Port VLs congested over a span of cycles (`record.congested_port_vls`): those
+/// whose blocks queued at the inputs of their switch are at least half an input pool at every
+/// sample, one every [`WATCH_EVERY`] cycles.
+#[derive(Debug)]
+pub(crate) struct PortVlWatch {
+    from: u64,
+    to: u64,
+    half_pool: u32,
+    vls: usize,
+    /// Per (global port, lane): congested at every sample so far.
+    congested: Vec<bool>,
+    samples: u64,
+}
+
+impl PortVlWatch {
+    /// A watch over cycles `from` to `to` (inclusive) of `ports` ports with `vls` lanes of
+    /// `pool` blocks per input pool.
+    pub(crate) fn new(from: u64, to: u64, ports: usize, vls: usize, pool: u32) -> PortVlWatch {
+        PortVlWatch {
+            from,
+            to,
+            half_pool: pool.div_ceil(2),
+            vls,
+            congested: vec![true; ports * vls],
+            samples: 0,
+        }
+    }
+
+    /// The first sample cycle from `now` on ([`u64::MAX`]: none).
+    pub(crate) fn next_sample(&self, now: u64) -> u64 {
+        let at = self.from.max(now).next_multiple_of(WATCH_EVERY);
+        if at <= self.to { at } else { u64::MAX }
+    }
+
+    /// Samples at cycle `now` if it is a sample cycle: `queued(port, lane)` tells the blocks
+    /// queued for a Port VL.
+    pub(crate) fn sample(&mut self, now: u64, queued: impl Fn(usize, usize) -> u32) {
+        if self.next_sample(now) != now {
+            return;
+        }
+        self.samples += 1;
+        for (i, congested) in self.congested.iter_mut().enumerate() {
+            *congested = *congested && queued(i / self.vls, i % self.vls) >= self.half_pool;
+        }
+    }
+
+    /// The Port VLs congested at every sample, by switch, port and lane; `owners` gives each
+    /// global port's switch and local index.
+    pub(crate) fn report(&self, owners: &[(u32, u8)]) -> Vec<PortVl> {
+        if self.samples == 0 {
+            return Vec::new();
+        }
+        let mut found: Vec<PortVl> = self
+            .congested
+            .iter()
+            .enumerate()
+            .filter(|&(_, &c)| c)
+            .map(|(i, _)| {
+                let (switch, port) = owners[i / self.vls];
+                PortVl {
+                    switch,
+                    port,
+                    vl: (i % self.vls) as u8,
+                }
+            })
+            .collect();
+        found.sort_by_key(|p| (p.switch, p.port, p.vl));
+        found
+    }
+}

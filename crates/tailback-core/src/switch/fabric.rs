@@ -35,6 +35,15 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
         BufferedSwitches::new(spec, topology, routing, port_vl_events)
     }
 
+    fn port_vl_queued(&self, port: PortId, vl: usize) -> u32 {
+        let slot = self.slot(port, vl);
+        if slot < self.port_vl_blocks.len() {
+            self.port_vl_blocks[slot]
+        } else {
+            0
+        }
+    }
+
     fn injection_lanes(&self) -> u32 {
         vc_mask(0, self.lanes.sls() as u32)
     }

@@ -84,7 +84,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let q = Self::normal_queue(r.out);
         if S::NORMAL_VOQS {
             // The CPQ counts for its Port VL as a virtual output queue does, and detects.
-            if C::PORT_VL_EVENTS {
+            if C::PORT_VL_EVENTS || self.watched {
                 self.port_vl_change(slot, r.out, r.out_vl, r.blocks, true, cx);
             }
             self.grow(slot, q, r.blocks, cx.now);
@@ -200,7 +200,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let Claim::Root { out } = self.cams.lines[i].claim else {
             return;
         };
-        if C::PORT_VL_EVENTS {
+        if C::PORT_VL_EVENTS || self.watched {
             let q = Self::line_queue(line);
             let head = self.queues[self.queue_index(slot, q)].head;
             let mut waiting = self.cams.lines[i].blocks;
@@ -258,11 +258,11 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         }
         if S::NORMAL_VOQS {
             // It leaves its CPQ (and the Port VL's count) for an HPQ.
-            if C::PORT_VL_EVENTS {
+            if C::PORT_VL_EVENTS || self.watched {
                 self.port_vl_change(slot, out, r.out_vl, blocks, false, cx);
             }
             self.shrink(slot, from, blocks, cx.now);
-        } else if C::PORT_VL_EVENTS
+        } else if (C::PORT_VL_EVENTS || self.watched)
             && matches!(
                 self.cams.lines[self.cams.at(slot, line)].claim,
                 Claim::Root { .. }

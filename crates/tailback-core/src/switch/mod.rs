@@ -45,7 +45,7 @@ use std::marker::PhantomData;
 
 use crate::bitset::BitSet;
 use crate::calendar::Calendar;
-use crate::config::{FabricConfig, RoutingAlgorithm};
+use crate::config::FabricConfig;
 use crate::event::VcSlots;
 use crate::fabric::Buffered;
 use crate::ids::RouterId;
@@ -194,6 +194,8 @@ pub(crate) struct BufferedSwitches<S> {
     /// Whether routing weighs the switches' queues (adaptive up ports, UGAL, PAR, DAL): by the
     /// occupancy of each candidate's Port VL, which the counts below then keep.
     adaptive: bool,
+    /// Whether the Port VL counts below are kept (for a mechanism, a record or routing).
+    watched: bool,
     /// UGAL's threshold, in blocks.
     ugal_threshold: u32,
     /// The lane a packet takes on each output port.
@@ -233,14 +235,8 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     /// routing that weighs queues).
     pub(crate) fn new(spec: &Spec, topology: &Topology, routing: &Routing, watched: bool) -> Self {
         let cfg = spec.config();
-        let adaptive = matches!(
-            cfg.routing.algorithm,
-            RoutingAlgorithm::AdaptiveUp
-                | RoutingAlgorithm::UgalL
-                | RoutingAlgorithm::UgalG
-                | RoutingAlgorithm::Par
-                | RoutingAlgorithm::Dal
-        );
+        let algorithm = cfg.routing.algorithm;
+        let adaptive = algorithm.chooses_ports() || algorithm.weighs_queues();
         let watched = watched || adaptive;
         let FabricConfig::Buffered(settings) = &cfg.fabric else {
             unreachable!("buffered switches are built for fabric.kind = \"buffered\"");
@@ -314,6 +310,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             requests: Table::filled(0, n_slots),
             grant_ptr: Table::filled(63, n_slots),
             adaptive,
+            watched,
             ugal_threshold: cfg.routing.ugal_threshold.unwrap_or(0),
             lanes: LaneTables::derive(routing, topo_ports.len()),
             queued_for: Table::filled(

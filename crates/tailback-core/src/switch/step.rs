@@ -2,7 +2,7 @@
 //! with work finish the packet whose last block has left, or choose and start its next one.
 
 use super::{BufferedSwitches, NONE, Queue, QueueScheme, RoomReturn};
-use crate::bitset::{BitSet, bits64};
+use crate::bitset::{BitSet, bits32, bits64};
 use crate::event::{CreditBatch, FlitArrival};
 use crate::fabric::StepContext;
 use crate::flit::Flit;
@@ -170,7 +170,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 self.arrive_isolated(slot, resident as u32, cx);
             } else {
                 self.enqueue(slot, resident as u32);
-                if C::PORT_VL_EVENTS || self.adaptive {
+                if C::PORT_VL_EVENTS || self.watched {
                     self.port_vl_change(slot, out, out_vl, blocks, true, cx);
                 }
             }
@@ -328,8 +328,10 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 .map(|step| (port.vl_ptr as usize + step) % self.vls)
                 .filter(move |&vl| Some(vl) != priority),
         );
-        // Per lane leaving the output: the fewest blocks a packet waiting for it needs.
+        // Per lane leaving the output: the fewest blocks a packet waiting for it needs (recorded
+        // for the lanes requested and those some packet waits for).
         let mut wanted = [u32::MAX; MAX_LANES];
+        let mut waited_on = vls;
         for vl in lanes {
             if vls & (1 << vl) == 0 {
                 continue;
@@ -363,6 +365,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                     {
                         // Credits, or the destination's room, come back with credits.
                         wanted[lane] = wanted[lane].min(r.blocks);
+                        waited_on |= 1 << lane;
                     } else {
                         self.wanted[self.slots.port_vc(out, lane)].set(u32::MAX);
                         return Ok(Pick {
@@ -377,8 +380,8 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 }
             }
         }
-        for (lane, &blocks) in wanted.iter().enumerate().take(self.vls) {
-            self.wanted[self.slots.port_vc(out, lane)].set(blocks);
+        for lane in bits32(waited_on) {
+            self.wanted[self.slots.port_vc(out, lane)].set(wanted[lane]);
         }
         Err(outcome)
     }
@@ -549,7 +552,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             let event = self.port_vl_event(from, r.out, r.out_vl, now);
             cx.control.on_departure(event, cx.packets.get_mut(r.packet));
         }
-        if (C::PORT_VL_EVENTS || self.adaptive) && self.counts_for_port_vl(from, r.queue as usize) {
+        if (C::PORT_VL_EVENTS || self.watched) && self.counts_for_port_vl(from, r.queue as usize) {
             self.port_vl_change(from, r.out, r.out_vl, r.blocks, false, cx);
         }
     }

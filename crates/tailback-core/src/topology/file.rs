@@ -12,6 +12,9 @@
 //! route s0 b 3                 # at s0, packets for b leave through port 3
 //! ```
 //!
+//! A route may list several ports (`route s0 b 3 2`): adaptive routing chooses among them per
+//! packet; table routing takes the first.
+//!
 //! Nodes are numbered in the order they are declared, switches likewise. A link is
 //! bidirectional. Speeds are relative rates: the fastest channel takes a flit per cycle and a
 //! channel of speed `s` takes `max_speed / s` cycles per flit (which must be a whole number).
@@ -21,6 +24,7 @@ use std::collections::{BTreeMap, VecDeque};
 use serde::Serialize;
 
 use super::{Link, Port, Topology};
+use crate::bitset::bits64;
 use crate::ids::{NodeId, PortId, RouterId};
 
 /// Most ports a switch may have.
@@ -77,6 +81,20 @@ pub struct CustomShape {
     attach: Vec<(u32, u8)>,
     /// Output port from each switch towards each node (`switch * nodes + node`).
     next: Vec<u8>,
+    /// Every port a route lists, as a mask per (switch, node), when some route lists several
+    /// (empty otherwise).
+    choices: Vec<u64>,
+}
+
+/// A `route` line: at `switch`, packets for `node` leave through `first` (table routing) or
+/// any port of the mask `ports` (adaptive routing).
+#[derive(Debug, Clone, Copy)]
+struct RouteLine {
+    line: usize,
+    switch: u32,
+    node: u32,
+    first: u8,
+    ports: u64,
 }
 
 /// The words of a line without its comment.
@@ -98,10 +116,11 @@ impl CustomShape {
             first_port: vec![0],
             attach: Vec::new(),
             next: Vec::new(),
+            choices: Vec::new(),
         };
         let mut switches: BTreeMap<String, u32> = BTreeMap::new();
         let mut nodes: BTreeMap<String, (u32, usize)> = BTreeMap::new();
-        let mut routes: Vec<(usize, u32, u32, u8)> = Vec::new();
+        let mut routes: Vec<RouteLine> = Vec::new();
         let mut switch_lines = Vec::new();
         for (i, raw) in text.lines().enumerate() {
             let line = i + 1;
@@ -152,7 +171,7 @@ impl CustomShape {
                     shape.plug(sa, pa, Attached::Switch(sb, pb), latency, speed, line)?;
                     shape.plug(sb, pb, Attached::Switch(sa, pa), latency, speed, line)?;
                 }
-                ["route", switch, node, port] => {
+                ["route", switch, node, listed @ ..] if !listed.is_empty() => {
                     let Some(&s) = switches.get(*switch) else {
                         return fail(format!("unknown switch `{switch}`"));
                     };
@@ -161,9 +180,23 @@ impl CustomShape {
                             "unknown node `{node}` (declare nodes before routes)"
                         ));
                     };
-                    let ports = shape.port_count(s);
-                    let p = number(port, "port", 0, ports - 1).map_err(|m| at(line, m))?;
-                    routes.push((line, s, n, p as u8));
+                    let count = shape.port_count(s);
+                    let mut ports = 0u64;
+                    for port in listed {
+                        let p = number(port, "port", 0, count - 1).map_err(|m| at(line, m))?;
+                        if ports >> p & 1 == 1 {
+                            return fail(format!("port {p} is listed twice"));
+                        }
+                        ports |= 1 << p;
+                    }
+                    let first = number(listed[0], "port", 0, count - 1).map_err(|m| at(line, m))?;
+                    routes.push(RouteLine {
+                        line,
+                        switch: s,
+                        node: n,
+                        first: first as u8,
+                        ports,
+                    });
                 }
                 [word, ..] if ["switch", "node", "link", "route"].contains(word) => {
                     return fail(format!("malformed `{word}` line; expected {}", usage(word)));
@@ -255,21 +288,25 @@ impl CustomShape {
     /// Fills the next-hop table: the file's entries, then shortest paths for the rest; checks
     /// that no entry is given twice, that every switch is reachable from some node (declared
     /// on `switch_lines`), that every node reaches every other and that no route loops.
-    fn route(
-        &mut self,
-        entries: &[(usize, u32, u32, u8)],
-        switch_lines: &[usize],
-    ) -> Result<(), FileError> {
+    fn route(&mut self, entries: &[RouteLine], switch_lines: &[usize]) -> Result<(), FileError> {
         let (switches, nodes) = (self.switch_names.len(), self.node_names.len());
         self.next = vec![NO_ROUTE; switches * nodes];
         // The line giving each route (0: none), as u32 to halve the table on big files.
         let mut given = vec![0u32; switches * nodes];
-        for &(line, s, n, p) in entries {
-            if matches!(self.port(s, p).to, Attached::Free) {
+        for &RouteLine {
+            line,
+            switch: s,
+            node: n,
+            first: p,
+            ports,
+        } in entries
+        {
+            if let Some(free) = bits64(ports).find(|&q| self.port(s, q as u8).to == Attached::Free)
+            {
                 return Err(at(
                     line,
                     format!(
-                        "port {p} of switch `{}` is not connected",
+                        "port {free} of switch `{}` is not connected",
                         self.switch_names[s as usize]
                     ),
                 ));
@@ -390,6 +427,67 @@ impl CustomShape {
                 }
             }
         }
+        if entries.iter().any(|e| e.ports.count_ones() > 1) {
+            self.choices = self.next.iter().map(|&p| 1u64 << p).collect();
+            for e in entries {
+                self.choices[e.switch as usize * nodes + e.node as usize] = e.ports;
+            }
+            self.check_choices(&given)?;
+        }
+        Ok(())
+    }
+
+    /// Every port a route lists leads to its node without loops: for each destination, the
+    /// switches and the links its routes list form a graph without cycles whose only way out
+    /// is the destination's port (`given`: the line of each route, 0 for shortest paths).
+    fn check_choices(&self, given: &[u32]) -> Result<(), FileError> {
+        const NEW: u8 = 0;
+        const OPEN: u8 = 1;
+        const DONE: u8 = 2;
+        let (switches, nodes) = (self.switches(), self.nodes());
+        let mut state = vec![NEW; switches];
+        let mut stack: Vec<(u32, u64)> = Vec::new();
+        for dst in 0..nodes {
+            state.fill(NEW);
+            for root in 0..switches as u32 {
+                if state[root as usize] != NEW {
+                    continue;
+                }
+                state[root as usize] = OPEN;
+                stack.push((root, self.choices[root as usize * nodes + dst]));
+                while let Some((s, left)) = stack.last_mut() {
+                    let s = *s;
+                    let Some(p) = bits64(*left).next() else {
+                        state[s as usize] = DONE;
+                        stack.pop();
+                        continue;
+                    };
+                    *left &= *left - 1;
+                    let entry = s as usize * nodes + dst;
+                    let fail = |what: &str| {
+                        Err(at(
+                            given[entry] as usize,
+                            format!(
+                                "route at switch `{}` towards node `{}` lists port {p}, {what}",
+                                self.switch_names[s as usize], self.node_names[dst]
+                            ),
+                        ))
+                    };
+                    match self.port(s, p as u8).to {
+                        Attached::Node(n) if n as usize == dst => {}
+                        Attached::Switch(t, _) => match state[t as usize] {
+                            NEW => {
+                                state[t as usize] = OPEN;
+                                stack.push((t, self.choices[t as usize * nodes + dst]));
+                            }
+                            OPEN => return fail("which closes a loop of routes"),
+                            _ => {}
+                        },
+                        _ => return fail("which does not lead there"),
+                    }
+                }
+            }
+        }
         Ok(())
     }
 
@@ -421,10 +519,25 @@ impl CustomShape {
         format!("{}.{p}", self.switch_names[s as usize])
     }
 
-    /// The output port of `switch` towards `node`.
+    /// The output port of `switch` towards `node`: the first its route lists.
     #[inline]
     pub fn next_port(&self, switch: usize, node: usize) -> u8 {
         self.next[switch * self.node_names.len() + node]
+    }
+
+    /// Every output port of `switch` its route towards `node` lists (a mask).
+    #[inline]
+    pub fn next_ports(&self, switch: usize, node: usize) -> u64 {
+        if self.choices.is_empty() {
+            1 << self.next_port(switch, node)
+        } else {
+            self.choices[switch * self.node_names.len() + node]
+        }
+    }
+
+    /// Whether some route lists several ports.
+    pub fn has_choices(&self) -> bool {
+        !self.choices.is_empty()
     }
 
     /// Name of switch `s`.
@@ -524,6 +637,6 @@ fn usage(word: &str) -> &'static str {
         "switch" => "`switch NAME ports COUNT`",
         "node" => "`node NAME SWITCH.PORT [speed S]`",
         "link" => "`link SWITCH.PORT SWITCH.PORT [latency L] [speed S]`",
-        _ => "`route SWITCH NODE PORT`",
+        _ => "`route SWITCH NODE PORT [PORT ...]`",
     }
 }

@@ -14,7 +14,8 @@ use tailback_core::config::Units;
 use tailback_core::stats::RunReport;
 
 /// The per-flow files ([`flows::write`]) and the congestion per Port VL
-/// ([`port_vls::write`]) of `report`, series windows of `window` cycles.
+/// ([`port_vls::write`], [`port_vls::write_congested`]) of `report`, series windows of
+/// `window` cycles.
 pub fn flows_and_port_vls(
     dir: &Path,
     prefix: &str,
@@ -39,6 +40,11 @@ pub fn flows_and_port_vls(
         window,
         &report.port_vls,
         units,
+    )?);
+    written.extend(port_vls::write_congested(
+        dir,
+        prefix,
+        &report.congested_port_vls,
     )?);
     Ok(written)
 }

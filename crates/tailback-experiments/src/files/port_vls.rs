@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use tailback_core::config::Units;
-use tailback_core::stats::PortVlSeries;
+use tailback_core::stats::{PortVl, PortVlSeries};
 
 use super::flows::{MAX_PLOTTED, TimeAxis};
 
@@ -77,4 +77,26 @@ pub fn write(
         &series,
     )?);
     Ok(written)
+}
+
+/// Writes `<dir>/<prefix>congested_port_vls.csv` (`switch`, `port`, `vl`: the Port VLs
+/// congested over the second half of the measurement window, `record.congested_port_vls`);
+/// nothing when none was.
+pub fn write_congested(
+    dir: &Path,
+    prefix: &str,
+    congested: &[PortVl],
+) -> anyhow::Result<Vec<PathBuf>> {
+    if congested.is_empty() {
+        return Ok(Vec::new());
+    }
+    let path = dir.join(format!("{prefix}congested_port_vls.csv"));
+    let mut writer =
+        csv::Writer::from_path(&path).with_context(|| format!("writing {}", path.display()))?;
+    writer.write_record(["switch", "port", "vl"])?;
+    for p in congested {
+        writer.write_record([p.switch.to_string(), p.port.to_string(), p.vl.to_string()])?;
+    }
+    writer.flush()?;
+    Ok(vec![path])
 }
