@@ -1,6 +1,7 @@
 //! Topology files: mistakes are reported with their line, shortest-path and table routes
 //! deliver everything with the invariant checker on, a cyclic routing is refused (or run on
-//! request), and link speeds set the channels' rates.
+//! request), link speeds set the channels' rates, routes listing several ports are checked and
+//! spread by adaptive routing, and `sl2vl` tables set a port's lanes.
 
 mod common;
 
@@ -374,4 +375,53 @@ fn adaptive_routing_spreads_a_file_s_alternatives() {
             "{fabric}: table {table}, adaptive {adaptive}"
         );
     }
+}
+
+/// `sl2vl` lines give an output port's SL-to-VL table on the buffered fabric: mistakes are
+/// reported with their line, the virtual-channel fabric and lanes beyond `router.vcs` are
+/// refused, and a table that puts both service levels on lane 0 of a leaf's uplink leaves its
+/// lane 1 unused there (under bit-complement overload both lanes of the uplink are congested
+/// without it, only lane 0 with it), with the invariant checker on.
+#[test]
+fn sl_to_vl_tables_in_a_file_set_the_lanes_of_a_port() {
+    let two = "switch s ports 3\nswitch t ports 3\nnode a s.0\nnode b t.0\nlink s.1 t.1\n";
+    let cases: [(&str, usize, &str); 3] = [
+        ("sl2vl s.1\n", 6, "malformed `sl2vl`"),
+        ("sl2vl s.1 0 40\n", 6, "lane `40`"),
+        ("sl2vl s.1 0\nsl2vl s.1 1\n", 7, "already given on line 6"),
+    ];
+    for (table, line, part) in cases {
+        let error = parse_error(&format!("{two}{table}"));
+        assert_eq!(error.line, line, "{error}");
+        assert!(error.message.contains(part), "{error} should say {part:?}");
+    }
+    let merged = format!("{TWO_SPINES}sl2vl l0.2 0 0\n");
+    let (result, _dir) = file_config(&merged, "[router]\nvcs = 2\n");
+    let issue = single_issue(result);
+    assert!(
+        issue.message.contains("fabric.kind = \"buffered\""),
+        "{issue:?}"
+    );
+    let buffered = "[router]\nswitching = \"virtual_cut_through\"\nvcs = 2\nvc_buffer_flits = 16\n\
+                    [fabric]\nkind = \"buffered\"\n";
+    let (result, _dir) = file_config(&format!("{TWO_SPINES}sl2vl l0.2 0 2\n"), buffered);
+    let issue = single_issue(result);
+    assert!(issue.message.contains("lane 2 does not exist"), "{issue:?}");
+    let uplink_lanes = |file: &str| -> Vec<u8> {
+        let extra = format!(
+            "{buffered}[traffic]\npattern = \"bit_complement\"\nrate = 0.9\npacket_flits = 4\n\
+             [record]\ncongested_port_vls = true\n\
+             [sim]\nwarmup_cycles = 1000\nmeasure_cycles = 4000\ncheck_invariants = true\n"
+        );
+        let (result, _dir) = file_config(file, &extra);
+        let report = tailback_core::run(&result.unwrap()).unwrap();
+        report
+            .congested_port_vls
+            .iter()
+            .filter(|p| (p.switch, p.port) == (0, 2))
+            .map(|p| p.vl)
+            .collect()
+    };
+    assert_eq!(uplink_lanes(TWO_SPINES), [0, 1]);
+    assert_eq!(uplink_lanes(&merged), [0]);
 }

@@ -64,6 +64,9 @@ struct NetworkReport {
     /// in the derived SL-to-VL tables.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     class_lanes: Vec<u32>,
+    /// Output ports whose SL-to-VL table the topology file gives.
+    #[serde(skip_serializing_if = "is_zero")]
+    file_lane_tables: usize,
     /// Fewest links separating the first half of the nodes from the second (`None`: too
     /// large to analyse, or a router holds nodes of both halves).
     bisection_links: Option<usize>,
@@ -256,6 +259,10 @@ fn analyse(cfg: &Config, budget: f64) -> NetworkReport {
             total_flits: inputs * vcs * r.vc_buffer_flits as usize,
         },
         vc_classes: routing.classes(),
+        file_lane_tables: match topology.layout() {
+            tailback_core::topology::Layout::File(file) => file.lane_tables().count(),
+            _ => 0,
+        },
         class_lanes: if cfg.fabric.kind() == tailback_core::config::FabricKind::Buffered
             && routing.classes() > 1
         {
@@ -426,7 +433,18 @@ fn print_table(source: &str, r: &NetworkReport) {
                 ),
             )
         },
-        ("lanes", lane_tables(&r.class_lanes)),
+        (
+            "lanes",
+            if r.file_lane_tables > 0 {
+                format!(
+                    "SL-to-VL tables given by the file for {} output ports (the others keep each \
+                     SL on its own lane)",
+                    r.file_lane_tables
+                )
+            } else {
+                lane_tables(&r.class_lanes)
+            },
+        ),
         ("link speeds", link_speeds(r)),
         (
             "memory",
@@ -605,4 +623,9 @@ fn closed_form_line(forms: &[ClosedForm]) -> String {
         first.channels,
         formulas.join("; ")
     )
+}
+
+/// Whether a count is zero (for skipping it in JSON).
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

@@ -37,6 +37,44 @@ fn check_topology_file(cfg: &Config, issues: &Issues) {
             ),
         );
     }
+    if let (Layout::File(shape), Some(path)) = (&topology.layout, &topology.file)
+        && let Some((_, line, _)) = shape.lane_tables().next()
+    {
+        let value = Some(toml::Value::String(path.clone()));
+        if !matches!(cfg.fabric, FabricConfig::Buffered(_)) {
+            issues.push(
+                "topology.file".into(),
+                value.as_ref(),
+                format!(
+                    "{path}: line {line}: SL-to-VL tables (`sl2vl`) need fabric.kind = \
+                     \"buffered\"; virtual-channel routers choose a free VC at every hop"
+                ),
+            );
+        } else if let Some((line, problem)) = shape.lane_tables().find_map(|(_, line, lanes)| {
+            let vcs = cfg.router.vcs;
+            let problem = if lanes.len() > vcs as usize {
+                Some(format!(
+                    "{} service levels listed, but router.vcs = {vcs} gives {vcs} (one per \
+                         lane)",
+                    lanes.len()
+                ))
+            } else {
+                lanes.iter().find(|&&l| u32::from(l) >= vcs).map(|l| {
+                    format!(
+                        "lane {l} does not exist: router.vcs = {vcs} gives lanes 0 to {}",
+                        vcs - 1
+                    )
+                })
+            };
+            problem.map(|p| (line, p))
+        }) {
+            issues.push(
+                "topology.file".into(),
+                value.as_ref(),
+                format!("{path}: line {line}: {problem}"),
+            );
+        }
+    }
 }
 
 /// Checks values of different sections against each other, every problem into `issues`:

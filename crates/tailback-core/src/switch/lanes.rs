@@ -8,6 +8,11 @@
 //! port suffices (a simplification of ours: the class travels with the packet as the routing
 //! computes it, as on the virtual-channel routers).
 //!
+//! A topology file may give an output port's table (`sl2vl` lines; its routes have one class):
+//! the lane of each SL there, so SLs may share a lane on some links and not on others. Routes do
+//! not depend on the SL, so a file's dependency graph over lanes is the one over ports, copied
+//! per SL and merged where SLs share a lane: acyclic if and only if the ports' is.
+//!
 //! Derived tables give class `k` the lanes the routing gives it on the virtual-channel routers
 //! (`k·V/C` up to `(k+1)·V/C` of `V` lanes and `C` classes) and SL `s` the `s`-th of them, so
 //! there are as many SLs as the smallest class has lanes. Different classes never share a lane,
@@ -17,6 +22,7 @@
 use crate::bitset::bits32;
 use crate::routing::Routing;
 use crate::table::Table;
+use crate::topology::{Layout, Topology};
 
 /// Per output port, VC class and SL: the lane on the link.
 #[derive(Debug, Clone)]
@@ -27,6 +33,20 @@ pub(crate) struct LaneTables {
 }
 
 impl LaneTables {
+    /// Tables for `topology`'s output ports derived from `routing`'s VC classes, with those a
+    /// topology file gives in their place.
+    pub(crate) fn new(routing: &Routing, topology: &Topology) -> LaneTables {
+        let mut tables = LaneTables::derive(routing, topology.ports().len());
+        if let Layout::File(file) = topology.layout() {
+            for (port, _, lanes) in file.lane_tables() {
+                for (sl, &lane) in lanes.iter().enumerate().take(tables.sls) {
+                    tables.lanes[port * tables.classes * tables.sls + sl] = lane;
+                }
+            }
+        }
+        tables
+    }
+
     /// Tables for `ports` output ports derived from `routing`'s VC classes.
     pub(crate) fn derive(routing: &Routing, ports: usize) -> LaneTables {
         let classes = routing.classes();

@@ -312,7 +312,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             adaptive,
             watched,
             ugal_threshold: cfg.routing.ugal_threshold.unwrap_or(0),
-            lanes: LaneTables::derive(routing, topo_ports.len()),
+            lanes: LaneTables::new(routing, topology),
             queued_for: Table::filled(
                 0,
                 if watched {

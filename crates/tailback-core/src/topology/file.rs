@@ -13,7 +13,9 @@
 //! ```
 //!
 //! A route may list several ports (`route s0 b 3 2`): adaptive routing chooses among them per
-//! packet; table routing takes the first.
+//! packet; table routing takes the first. `sl2vl s0.3 0 0` gives the SL-to-VL table of an
+//! output port on the buffered fabric: the lane of service level 0, 1, … there (unlisted
+//! service levels keep their own lane).
 //!
 //! Nodes are numbered in the order they are declared, switches likewise. A link is
 //! bidirectional. Speeds are relative rates: the fastest channel takes a flit per cycle and a
@@ -84,6 +86,8 @@ pub struct CustomShape {
     /// Every port a route lists, as a mask per (switch, node), when some route lists several
     /// (empty otherwise).
     choices: Vec<u64>,
+    /// SL-to-VL tables given for output ports: (port index, its line, the lane of each SL).
+    lanes: Vec<(u32, usize, Vec<u8>)>,
 }
 
 /// A `route` line: at `switch`, packets for `node` leave through `first` (table routing) or
@@ -117,6 +121,7 @@ impl CustomShape {
             attach: Vec::new(),
             next: Vec::new(),
             choices: Vec::new(),
+            lanes: Vec::new(),
         };
         let mut switches: BTreeMap<String, u32> = BTreeMap::new();
         let mut nodes: BTreeMap<String, (u32, usize)> = BTreeMap::new();
@@ -198,12 +203,27 @@ impl CustomShape {
                         ports,
                     });
                 }
-                [word, ..] if ["switch", "node", "link", "route"].contains(word) => {
+                ["sl2vl", port, listed @ ..] if !listed.is_empty() => {
+                    let (s, p) = shape.port_of(&switches, port).map_err(|m| at(line, m))?;
+                    let index = shape.first_port[s as usize] + u32::from(p);
+                    if let Some((_, first, _)) = shape.lanes.iter().find(|l| l.0 == index) {
+                        return fail(format!(
+                            "the SL-to-VL table of {port} is already given on line {first}"
+                        ));
+                    }
+                    let lanes = listed
+                        .iter()
+                        .map(|vl| number(vl, "lane", 0, 31).map(|v| v as u8))
+                        .collect::<Result<Vec<u8>, String>>()
+                        .map_err(|m| at(line, m))?;
+                    shape.lanes.push((index, line, lanes));
+                }
+                [word, ..] if ["switch", "node", "link", "route", "sl2vl"].contains(word) => {
                     return fail(format!("malformed `{word}` line; expected {}", usage(word)));
                 }
                 [word, ..] => {
                     return fail(format!(
-                        "unknown directive `{word}`; expected switch, node, link or route"
+                        "unknown directive `{word}`; expected switch, node, link, route or sl2vl"
                     ));
                 }
             }
@@ -535,6 +555,14 @@ impl CustomShape {
         }
     }
 
+    /// The SL-to-VL tables the file gives: per output port (index as built), the line and the
+    /// lane of each service level from 0.
+    pub fn lane_tables(&self) -> impl Iterator<Item = (usize, usize, &[u8])> {
+        self.lanes
+            .iter()
+            .map(|(port, line, lanes)| (*port as usize, *line, lanes.as_slice()))
+    }
+
     /// Whether some route lists several ports.
     pub fn has_choices(&self) -> bool {
         !self.choices.is_empty()
@@ -637,6 +665,7 @@ fn usage(word: &str) -> &'static str {
         "switch" => "`switch NAME ports COUNT`",
         "node" => "`node NAME SWITCH.PORT [speed S]`",
         "link" => "`link SWITCH.PORT SWITCH.PORT [latency L] [speed S]`",
+        "sl2vl" => "`sl2vl SWITCH.PORT VL [VL ...]`",
         _ => "`route SWITCH NODE PORT [PORT ...]`",
     }
 }
