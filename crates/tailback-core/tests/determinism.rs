@@ -187,3 +187,56 @@ fn every_mechanism_is_deterministic_and_sees_the_same_offered_traffic() {
         assert_ne!(s.latency.mean, reference.latency.mean, "{name}: no effect?");
     }
 }
+
+/// On the buffered fabric, routings that weigh the switches' queues and change lanes hop by
+/// hop — UGAL-L on a dragonfly with InfiniBand congestion control marking where packets
+/// queue, DAL on a HyperX, adaptive up ports on a tree — repeat exactly, and see the offered
+/// traffic of deterministic routing on the same network.
+#[test]
+fn adaptive_routing_on_the_buffered_fabric_is_deterministic() {
+    let buffered = "[router]\nswitching = \"virtual_cut_through\"\nvc_buffer_flits = 16\n";
+    let cases = [
+        (
+            "kind = \"dragonfly\"\np = 1\na = 3\nh = 1",
+            ["min", "ugal_l"],
+            "vcs = 3\n[fabric]\nkind = \"buffered\"\nlink = \"qdr\"\n[nic]\nqueues = \"per_destination\"\n\
+             [congestion]\nmechanism = \"ib_cc\"\n",
+        ),
+        (
+            "kind = \"hyperx\"\ndims = [3, 3]\nterminals = 1",
+            ["dor", "dal"],
+            "vcs = 4\n[fabric]\nkind = \"buffered\"\n",
+        ),
+        (
+            "kind = \"kary_ntree\"\nk = 2\nn = 3",
+            ["d_mod_k", "adaptive_up"],
+            "vcs = 2\n[fabric]\nkind = \"buffered\"\n",
+        ),
+    ];
+    for (topology, algorithms, rest) in cases {
+        let reports: Vec<RunReport> = algorithms
+            .iter()
+            .map(|algorithm| {
+                let cfg = with_seed(
+                    &format!(
+                        "[topology]\n{topology}\n[routing]\nalgorithm = \"{algorithm}\"\n\
+                         {buffered}{rest}[traffic]\nrate = 0.7\npacket_flits = 4\n\
+                         [sim]\nwarmup_cycles = 300\nmeasure_cycles = 1000\n\
+                         drain_cycles_max = 20000\n"
+                    ),
+                    11,
+                );
+                let first = run(&cfg);
+                assert!(first.summary.packets_delivered > 0, "{algorithm}");
+                assert_same_reports(&first, &run(&cfg), algorithm);
+                first
+            })
+            .collect();
+        let (fixed, adaptive) = (&reports[0].summary, &reports[1].summary);
+        assert_eq!(fixed.offered, adaptive.offered, "{topology}");
+        assert_eq!(
+            fixed.packets_measured, adaptive.packets_measured,
+            "{topology}"
+        );
+    }
+}
