@@ -437,9 +437,10 @@ fn print_table(source: &str, r: &NetworkReport) {
             "lanes",
             if r.file_lane_tables > 0 {
                 format!(
-                    "SL-to-VL tables given by the file for {} output ports (the others keep each \
-                     SL on its own lane)",
-                    r.file_lane_tables
+                    "SL-to-VL tables given by the file for {} output port{} (the others keep \
+                     each SL on its own lane)",
+                    r.file_lane_tables,
+                    if r.file_lane_tables == 1 { "" } else { "s" }
                 )
             } else {
                 lane_tables(&r.class_lanes)

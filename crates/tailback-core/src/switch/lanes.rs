@@ -66,6 +66,17 @@ impl LaneTables {
         }
     }
 
+    /// Whether every packet leaves each switch on the lane it arrived on (one class, and every
+    /// SL on its own lane everywhere).
+    pub(crate) fn keeps_lanes(&self) -> bool {
+        self.classes == 1
+            && self
+                .lanes
+                .iter()
+                .enumerate()
+                .all(|(i, &lane)| lane as usize == i % self.sls)
+    }
+
     /// Number of service levels: the lanes a packet may be injected on (lanes `0..sls`).
     pub(crate) fn sls(&self) -> usize {
         self.sls

@@ -201,9 +201,13 @@ pub(crate) struct BufferedSwitches<S> {
     /// The lane a packet takes on each output port.
     lanes: LaneTables,
     /// For a mechanism that watches Port VLs, or adaptive routing (empty otherwise): per input
-    /// pool and local output, the blocks queued for that output; per output VC slot, the blocks
-    /// queued for it at all inputs of the switch, and the inputs with blocks queued for it.
+    /// pool, local output and (where lanes change hop by hop) leaving lane, the blocks queued
+    /// for that Port VL; per output VC slot, the blocks queued for it at all inputs of the
+    /// switch, and the inputs with blocks queued for it.
     queued_for: Table<u32>,
+    /// Leaving lanes `queued_for` tells apart: 1 where a packet leaves on the lane it arrived
+    /// on, else every lane.
+    queued_lanes: usize,
     port_vl_blocks: Table<u32>,
     port_vl_inputs: Table<u32>,
     residents: Pool<Resident>,
@@ -242,6 +246,8 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             unreachable!("buffered switches are built for fabric.kind = \"buffered\"");
         };
         let vls = cfg.router.vcs as usize;
+        let lanes = LaneTables::new(routing, topology);
+        let queued_lanes = if lanes.keeps_lanes() { 1 } else { vls };
         let capacity = cfg.router.vc_buffer_flits;
         let topo_ports = topology.ports();
         let slots = VcSlots::new(vls, topo_ports.len(), topology.node_count());
@@ -312,15 +318,16 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             adaptive,
             watched,
             ugal_threshold: cfg.routing.ugal_threshold.unwrap_or(0),
-            lanes: LaneTables::new(routing, topology),
             queued_for: Table::filled(
                 0,
                 if watched {
-                    n_slots * topology.max_ports()
+                    n_slots * topology.max_ports() * queued_lanes
                 } else {
                     0
                 },
             ),
+            queued_lanes,
+            lanes,
             port_vl_blocks: Table::filled(0, if watched { n_slots } else { 0 }),
             port_vl_inputs: Table::filled(0, if watched { n_slots } else { 0 }),
             residents: Pool::default(),

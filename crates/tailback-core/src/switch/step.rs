@@ -559,9 +559,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
 
     /// A packet of `blocks` blocks routed to local output `out` and lane `lane` there joined
     /// (`added`) a queue of input VC slot `slot`, or started to leave it: the Port VL's counts
-    /// follow and the mechanism hears of it. (The counts per input pool and output do not tell
-    /// lanes apart: with per-hop lanes, an input pool whose packets leave an output on two
-    /// lanes counts as a contributor to both while it holds either.) A packet counts from the arrival of its head until it starts:
+    /// follow and the mechanism hears of it. A packet counts from the arrival of its head until it starts:
     /// the blocks waiting for the output, as a switch sees them packet by packet (counting
     /// until the last block leaves would add a whole packet per input being forwarded, which
     /// a block-by-block switch holds only in part).
@@ -578,7 +576,8 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let out_slot = self
             .slots
             .port_vc(port.first as usize + out as usize, lane as usize);
-        let queued = &mut self.queued_for[slot * self.max_ports + out as usize];
+        let qi = self.queued_index(slot, out, lane);
+        let queued = &mut self.queued_for[qi];
         let was_empty = *queued == 0;
         if added {
             *queued += blocks;
@@ -624,6 +623,18 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         bits64(tied).nth(pick as usize).unwrap_or(0) as u8
     }
 
+    /// Where `queued_for` counts the blocks of input VC slot `slot` queued for local output
+    /// `out` on lane `lane`.
+    #[inline(always)]
+    fn queued_index(&self, slot: usize, out: u8, lane: u8) -> usize {
+        let per_lane = if self.queued_lanes > 1 {
+            lane as usize
+        } else {
+            0
+        };
+        (slot * self.max_ports + out as usize) * self.queued_lanes + per_lane
+    }
+
     /// The occupancy of the Port VL of output VC slot `out_slot`: the blocks queued for it at
     /// every input of its switch plus the credits in use downstream.
     #[inline]
@@ -644,7 +655,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             port: PortId::new(out_port),
             vl: vl as u8,
             input: (in_port - first) as u8,
-            input_blocks: self.queued_for[slot * self.max_ports + out as usize],
+            input_blocks: self.queued_for[self.queued_index(slot, out, lane)],
             blocks: self.port_vl_blocks[out_slot],
             contributors: self.port_vl_inputs[out_slot],
             credits: self.credits[out_slot],
