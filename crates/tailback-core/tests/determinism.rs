@@ -190,7 +190,7 @@ fn every_mechanism_is_deterministic_and_sees_the_same_offered_traffic() {
 
 /// On the buffered fabric, routings that weigh the switches' queues and change lanes hop by
 /// hop — UGAL-L on a dragonfly with InfiniBand congestion control marking where packets
-/// queue, DAL on a HyperX, adaptive up ports on a tree — repeat exactly, and see the offered
+/// queue, UGAL-L on a HyperX, adaptive up ports on a tree — repeat exactly, and see the offered
 /// traffic of deterministic routing on the same network.
 #[test]
 fn adaptive_routing_on_the_buffered_fabric_is_deterministic() {
@@ -204,7 +204,7 @@ fn adaptive_routing_on_the_buffered_fabric_is_deterministic() {
         ),
         (
             "kind = \"hyperx\"\ndims = [3, 3]\nterminals = 1",
-            ["dor", "dal"],
+            ["dor", "ugal_l"],
             "vcs = 4\n[fabric]\nkind = \"buffered\"\n",
         ),
         (

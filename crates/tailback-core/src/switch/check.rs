@@ -45,8 +45,68 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         }
         if S::ISOLATION {
             self.check_cams()?;
+        } else if self.queued_for.len() > 0 {
+            self.check_port_vl_counts()?;
         }
         self.check_outputs()
+    }
+
+    /// The Port VL counts say what the queues hold: per input pool, output and lane the blocks
+    /// of the queued packets not yet started, per Port VL their sum and the pools holding some.
+    fn check_port_vl_counts(&self) -> Result<(), String> {
+        let mut queued = vec![0u32; self.queued_for.len()];
+        let streamed: Vec<u32> = self.ports.iter().map(|p| p.stream).collect();
+        for slot in 0..self.slots.nic_base as usize {
+            for queue in 0..self.queues_per_pool {
+                let mut at = self.queues[self.queue_index(slot, queue)].head;
+                while at != NONE {
+                    let r = &self.residents[at as usize];
+                    if !streamed.contains(&at) {
+                        queued[self.queued_index(slot, r.out, r.out_vl)] += r.blocks;
+                    }
+                    at = r.next;
+                }
+            }
+        }
+        if let Some(i) = (0..queued.len()).find(|&i| queued[i] != self.queued_for[i]) {
+            return Err(format!(
+                "Port VL count {i} (input pool, output, lane): {} blocks counted, {} queued",
+                self.queued_for[i], queued[i]
+            ));
+        }
+        let (mut blocks, mut inputs) = (
+            vec![0u32; self.credits.len()],
+            vec![0u32; self.credits.len()],
+        );
+        for slot in 0..self.slots.nic_base as usize {
+            let port = &self.ports[self.slots.owner(slot)];
+            for out in 0..self.max_ports as u8 {
+                for lane in 0..self.vls as u8 {
+                    let held = queued[self.queued_index(slot, out, lane)];
+                    if held > 0 && (self.queued_lanes > 1 || lane as usize == self.slots.vc(slot)) {
+                        let out_slot = self
+                            .slots
+                            .port_vc(port.first as usize + out as usize, lane as usize);
+                        blocks[out_slot] += held;
+                        inputs[out_slot] += 1;
+                    }
+                }
+            }
+        }
+        for slot in 0..blocks.len() {
+            if (blocks[slot], inputs[slot])
+                != (self.port_vl_blocks[slot], self.port_vl_inputs[slot])
+            {
+                return Err(format!(
+                    "output VC slot {slot}: {} blocks from {} inputs counted, {} from {} queued",
+                    self.port_vl_blocks[slot],
+                    self.port_vl_inputs[slot],
+                    blocks[slot],
+                    inputs[slot]
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// No idle output sleeps while it could start a packet at the end of cycle `now`: whatever

@@ -132,13 +132,13 @@ mod tests {
             ),
             (
                 "kind = \"hyperx\"\ndims = [3, 3]\nterminals = 1",
-                "dal",
+                "ugal_l",
                 "",
                 4,
             ),
             (
                 "kind = \"hyperx\"\ndims = [2, 3, 2]\nterminals = 1",
-                "dal",
+                "valiant",
                 "",
                 7,
             ),

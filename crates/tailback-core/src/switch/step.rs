@@ -626,7 +626,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     /// Where `queued_for` counts the blocks of input VC slot `slot` queued for local output
     /// `out` on lane `lane`.
     #[inline(always)]
-    fn queued_index(&self, slot: usize, out: u8, lane: u8) -> usize {
+    pub(super) fn queued_index(&self, slot: usize, out: u8, lane: u8) -> usize {
         let per_lane = if self.queued_lanes > 1 {
             lane as usize
         } else {
