@@ -23,6 +23,15 @@ fn buffered(seed: u64, network: &str, router: &str, rest: &str) -> String {
     )
 }
 
+/// The `[traffic]` pattern keys: half the traffic to node 0 (`hotspot`), or uniform.
+fn pattern(hotspot: bool) -> &'static str {
+    if hotspot {
+        "pattern = \"hotspot\"\nhotspot_nodes = [0]\nhotspot_fraction = 0.5"
+    } else {
+        "pattern = \"uniform\""
+    }
+}
+
 /// Runs `spec`, writing its trace; returns the report and the delivered packets.
 fn run_with_trace(spec: &Spec) -> (RunReport, Vec<TraceRecord>) {
     let dir = tempfile::tempdir().unwrap();
@@ -108,11 +117,7 @@ proptest! {
         // Adaptive up ports (isolation refuses them): packets of a flow may overtake.
         let adaptive = adaptive && scheme < 3;
         let routing = if adaptive { "adaptive_up" } else { "d_mod_k" };
-        let pattern = if hotspot {
-            "pattern = \"hotspot\"\nhotspot_nodes = [0]\nhotspot_fraction = 0.5"
-        } else {
-            "pattern = \"uniform\""
-        };
+        let pattern = pattern(hotspot);
         let text = buffered(
             seed,
             &format!("kind = \"kary_ntree\"\nk = {k}\nn = {n}\n[routing]\nalgorithm = \"{routing}\""),
@@ -197,11 +202,7 @@ proptest! {
         } else {
             format!("[routing]\nalgorithm = \"{routing}\"")
         };
-        let pattern = if hotspot {
-            "pattern = \"hotspot\"\nhotspot_nodes = [0]\nhotspot_fraction = 0.5"
-        } else {
-            "pattern = \"uniform\""
-        };
+        let pattern = pattern(hotspot);
         let text = buffered(
             seed,
             &format!("{topology}\n{routing}"),

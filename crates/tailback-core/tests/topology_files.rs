@@ -50,6 +50,18 @@ fn parse_error(text: &str) -> FileError {
     CustomShape::parse(text).expect_err("the file has a mistake")
 }
 
+/// Reading `text` fails on line `line` with a message mentioning every one of `parts`.
+fn assert_parse_error(text: &str, line: usize, parts: &[&str]) {
+    let error = parse_error(text);
+    assert_eq!(error.line, line, "{error} in\n{text}");
+    for part in parts {
+        assert!(
+            error.message.contains(part),
+            "{error} should mention {part:?}"
+        );
+    }
+}
+
 #[test]
 fn mistakes_are_reported_with_their_line() {
     let cases: [(&str, usize, &[&str]); 11] = [
@@ -110,14 +122,7 @@ fn mistakes_are_reported_with_their_line() {
         ),
     ];
     for (text, line, parts) in cases {
-        let error = parse_error(text);
-        assert_eq!(error.line, line, "{error} in\n{text}");
-        for part in parts {
-            assert!(
-                error.message.contains(part),
-                "{error} should mention {part:?}"
-            );
-        }
+        assert_parse_error(text, line, parts);
     }
     // Routes that bounce between two switches loop.
     let looping = "switch s ports 3\nswitch t ports 3\nnode a s.0\nnode b t.0\nlink s.1 t.1\n\
@@ -330,9 +335,7 @@ fn listed_alternatives_are_checked_and_their_union_must_be_deadlock_free() {
         ),
     ];
     for (route, line, part) in cases {
-        let error = parse_error(&format!("{two}{route}"));
-        assert_eq!(error.line, line, "{error}");
-        assert!(error.message.contains(part), "{error} should say {part:?}");
+        assert_parse_error(&format!("{two}{route}"), line, &[part]);
     }
     // Around a ring, each switch's route to the far node goes one way first (a line of
     // dependencies each way, no cycle) and lists the other way too (which closes one).
@@ -391,9 +394,7 @@ fn sl_to_vl_tables_in_a_file_set_the_lanes_of_a_port() {
         ("sl2vl s.1 0\nsl2vl s.1 1\n", 7, "already given on line 6"),
     ];
     for (table, line, part) in cases {
-        let error = parse_error(&format!("{two}{table}"));
-        assert_eq!(error.line, line, "{error}");
-        assert!(error.message.contains(part), "{error} should say {part:?}");
+        assert_parse_error(&format!("{two}{table}"), line, &[part]);
     }
     let merged = format!("{TWO_SPINES}sl2vl l0.2 0 0\n");
     let (result, _dir) = file_config(&merged, "[router]\nvcs = 2\n");

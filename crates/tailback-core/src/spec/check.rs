@@ -9,7 +9,7 @@ use crate::config::{
     Mechanism, NicQueues, PatternKind, ProcessConfig, RoutingAlgorithm, Switching,
 };
 use crate::routing::{vc_need_description, vcs_needed};
-use crate::topology::Layout;
+use crate::topology::{CustomShape, Layout};
 use crate::traffic::check_pattern;
 
 /// Refuses a topology file whose routes can deadlock, unless `topology.deadlock_check` lets
@@ -38,43 +38,43 @@ fn check_topology_file(cfg: &Config, issues: &Issues) {
         );
     }
     if let (Layout::File(shape), Some(path)) = (&topology.layout, &topology.file)
-        && let Some((_, line, _)) = shape.lane_tables().next()
+        && let Some((line, problem)) = lane_table_problem(cfg, shape)
     {
-        let value = Some(toml::Value::String(path.clone()));
-        if !matches!(cfg.fabric, FabricConfig::Buffered(_)) {
-            issues.push(
-                "topology.file".into(),
-                value.as_ref(),
-                format!(
-                    "{path}: line {line}: SL-to-VL tables (`sl2vl`) need fabric.kind = \
-                     \"buffered\"; virtual-channel routers choose a free VC at every hop"
-                ),
-            );
-        } else if let Some((line, problem)) = shape.lane_tables().find_map(|(_, line, lanes)| {
-            let vcs = cfg.router.vcs;
-            let problem = if lanes.len() > vcs as usize {
-                Some(format!(
-                    "{} service levels listed, but router.vcs = {vcs} gives {vcs} (one per \
-                         lane)",
-                    lanes.len()
-                ))
-            } else {
-                lanes.iter().find(|&&l| u32::from(l) >= vcs).map(|l| {
-                    format!(
-                        "lane {l} does not exist: router.vcs = {vcs} gives lanes 0 to {}",
-                        vcs - 1
-                    )
-                })
-            };
-            problem.map(|p| (line, p))
-        }) {
-            issues.push(
-                "topology.file".into(),
-                value.as_ref(),
-                format!("{path}: line {line}: {problem}"),
-            );
-        }
+        issues.push(
+            "topology.file".into(),
+            Some(&toml::Value::String(path.clone())),
+            format!("{path}: line {line}: {problem}"),
+        );
     }
+}
+
+/// The first problem of a topology file's SL-to-VL tables, with its line: tables on the
+/// virtual-channel fabric, more service levels than lanes, or a lane beyond `router.vcs`.
+fn lane_table_problem(cfg: &Config, shape: &CustomShape) -> Option<(usize, String)> {
+    let vcs = cfg.router.vcs;
+    let buffered = matches!(cfg.fabric, FabricConfig::Buffered(_));
+    shape.lane_tables().find_map(|(_, line, lanes)| {
+        let problem = if !buffered {
+            Some(
+                "SL-to-VL tables (`sl2vl`) need fabric.kind = \"buffered\"; virtual-channel \
+                 routers choose a free VC at every hop"
+                    .to_string(),
+            )
+        } else if lanes.len() > vcs as usize {
+            Some(format!(
+                "{} service levels listed, but router.vcs = {vcs} gives {vcs} (one per lane)",
+                lanes.len()
+            ))
+        } else {
+            lanes.iter().find(|&&l| u32::from(l) >= vcs).map(|l| {
+                format!(
+                    "lane {l} does not exist: router.vcs = {vcs} gives lanes 0 to {}",
+                    vcs - 1
+                )
+            })
+        };
+        problem.map(|p| (line, p))
+    })
 }
 
 /// Checks values of different sections against each other, every problem into `issues`:

@@ -45,7 +45,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         }
         if S::ISOLATION {
             self.check_cams()?;
-        } else if self.queued_for.len() > 0 {
+        } else if self.watched {
             self.check_port_vl_counts()?;
         }
         self.check_outputs()
@@ -55,13 +55,13 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     /// of the queued packets not yet started, per Port VL their sum and the pools holding some.
     fn check_port_vl_counts(&self) -> Result<(), String> {
         let mut queued = vec![0u32; self.queued_for.len()];
-        let streamed: Vec<u32> = self.ports.iter().map(|p| p.stream).collect();
+        let streamed = self.streamed();
         for slot in 0..self.slots.nic_base as usize {
             for queue in 0..self.queues_per_pool {
                 let mut at = self.queues[self.queue_index(slot, queue)].head;
                 while at != NONE {
                     let r = &self.residents[at as usize];
-                    if !streamed.contains(&at) {
+                    if !streamed[at as usize] {
                         queued[self.queued_index(slot, r.out, r.out_vl)] += r.blocks;
                     }
                     at = r.next;
@@ -253,10 +253,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 reading[slots.owner(from)] += 1;
             }
         }
-        let mut streamed = vec![false; self.residents.capacity()];
-        for port in self.ports.iter().filter(|p| p.stream != NONE) {
-            streamed[port.stream as usize] = true;
-        }
+        let streamed = self.streamed();
         for slot in 0..slots.nic_base as usize {
             let in_port = slots.owner(slot);
             let first = self.ports[in_port].first as usize;
@@ -331,6 +328,15 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             }
         }
         Ok(())
+    }
+
+    /// Per resident slot: whether an output is sending it.
+    fn streamed(&self) -> Vec<bool> {
+        let mut streamed = vec![false; self.residents.capacity()];
+        for port in self.ports.iter().filter(|p| p.stream != NONE) {
+            streamed[port.stream as usize] = true;
+        }
+        streamed
     }
 
     /// With queues of their own room: each destination's reservation at a router input covers

@@ -37,7 +37,7 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
 
     fn port_vl_queued(&self, port: PortId, vl: usize) -> u32 {
         let slot = self.slot(port, vl);
-        if slot < self.port_vl_blocks.len() {
+        if self.watched {
             self.port_vl_blocks[slot]
         } else {
             0

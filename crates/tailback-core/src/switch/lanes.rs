@@ -40,7 +40,8 @@ impl LaneTables {
         if let Layout::File(file) = topology.layout() {
             for (port, _, lanes) in file.lane_tables() {
                 for (sl, &lane) in lanes.iter().enumerate().take(tables.sls) {
-                    tables.lanes[port * tables.classes * tables.sls + sl] = lane;
+                    let at = tables.index(port, 0, sl as u8);
+                    tables.lanes[at] = lane;
                 }
             }
         }
@@ -48,7 +49,7 @@ impl LaneTables {
     }
 
     /// Tables for `ports` output ports derived from `routing`'s VC classes.
-    pub(crate) fn derive(routing: &Routing, ports: usize) -> LaneTables {
+    fn derive(routing: &Routing, ports: usize) -> LaneTables {
         let classes = routing.classes();
         let sls = (0..classes)
             .map(|class| routing.class_vcs(class).count_ones() as usize)
@@ -86,8 +87,14 @@ impl LaneTables {
     /// hop is in VC class `class`.
     #[inline(always)]
     pub(crate) fn lane(&self, port: usize, class: u8, sl: u8) -> u8 {
+        self.lanes[self.index(port, class, sl)]
+    }
+
+    /// Where the lane of (`port`, `class`, `sl`) is kept.
+    #[inline(always)]
+    fn index(&self, port: usize, class: u8, sl: u8) -> usize {
         debug_assert!((class as usize) < self.classes && (sl as usize) < self.sls);
-        self.lanes[(port * self.classes + class as usize) * self.sls + sl as usize]
+        (port * self.classes + class as usize) * self.sls + sl as usize
     }
 }
 
