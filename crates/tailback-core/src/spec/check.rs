@@ -380,17 +380,6 @@ fn check_buffered(cfg: &Config, issues: &Issues) {
             ),
         );
     }
-    if cfg.routing.algorithm == RoutingAlgorithm::Dal {
-        issues.push(
-            "routing.algorithm".into(),
-            string("dal").as_ref(),
-            format!(
-                "is not available {buffered} yet: with one lane per class a run under a hot spot \
-                 left packets blocked for good, which the dependency analysis does not explain; \
-                 use \"ugal_l\" or the virtual-channel fabric"
-            ),
-        );
-    }
     if cfg.routing.algorithm == RoutingAlgorithm::Disha {
         issues.push(
             "routing.algorithm".into(),

@@ -149,6 +149,12 @@ mod tests {
                 "",
                 7,
             ),
+            (
+                "kind = \"hyperx\"\ndims = [3, 3]\nterminals = 1",
+                "dal",
+                "",
+                9,
+            ),
         ];
         for (topology, algorithm, extra, vcs) in networks {
             let text = format!(

@@ -61,6 +61,10 @@ const NONE: u32 = u32::MAX;
 /// packet of up to 1024 blocks on a full-speed link.
 const WAKE_HORIZON: u64 = 1024;
 
+/// The round robin's start before any grant: as if the last lane of local port 63 had been
+/// granted, so local port 0 goes first.
+const LAST_REQUESTER: u16 = 63 << 5 | 31;
+
 /// A packet in an input pool, from the arrival of its head until its last block leaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Resident {
@@ -182,7 +186,8 @@ pub(crate) struct BufferedSwitches<S> {
     room_blocks: u32,
     nodes: usize,
     /// Per output VC slot: credits, the input ports whose queue for this output and VL has a
-    /// head packet waiting (bit = local port), and the input granted last.
+    /// head packet waiting (bit = local port), and the requester last granted a packet
+    /// leaving on this VL (local input port << 5 | the lane it arrived on).
     credits: Table<u32>,
     /// The fewest credits that would let a blocked output start a packet on this VL
     /// (`u32::MAX`: it waits for nothing), so that credits trickling back below that do not
@@ -190,7 +195,7 @@ pub(crate) struct BufferedSwitches<S> {
     /// checker can look too.
     wanted: Table<Cell<u32>>,
     requests: Table<u64>,
-    grant_ptr: Table<u8>,
+    grant_ptr: Table<u16>,
     /// Whether routing weighs the switches' queues (adaptive up ports, UGAL, PAR, DAL): by the
     /// occupancy of each candidate's Port VL, which the counts below then keep.
     adaptive: bool,
@@ -314,7 +319,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             credits: Table::filled(capacity, n_slots),
             wanted: Table::filled(Cell::new(u32::MAX), n_slots),
             requests: Table::filled(0, n_slots),
-            grant_ptr: Table::filled(63, n_slots),
+            grant_ptr: Table::filled(LAST_REQUESTER, n_slots),
             adaptive,
             watched,
             ugal_threshold: cfg.routing.ugal_threshold.unwrap_or(0),

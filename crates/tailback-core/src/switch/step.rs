@@ -26,11 +26,25 @@ pub(super) enum Choice {
     Blocked,
 }
 
+/// What an output's look for a packet found besides one: the earliest time a head not yet
+/// due is, and per leaving lane the fewest blocks a packet waiting for its credits needs (for
+/// the lanes in `waited_on`: those looked at and those some packet waits for; kept from the
+/// first such packet on, as most looks find a packet to start).
+struct Look {
+    now: u64,
+    outcome: Choice,
+    wanted: Option<[u32; MAX_LANES]>,
+    waited_on: u32,
+}
+
 /// A packet an output may start: the head of `queue` at local input `local` on `vl`, which
 /// follows `prev` in the input's ready list for the output ([`NONE`]: first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Pick {
+    /// The lane it arrived on.
     pub(super) vl: usize,
+    /// The lane whose round robin picked it (where lanes are kept, the same).
+    lane: usize,
     pub(super) local: usize,
     pub(super) queue: u32,
     prev: u32,
@@ -305,85 +319,164 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         }
     }
 
-    /// The packet idle output `out` may start now: round robin over its VLs (the priority
-    /// lane, if any, first), then over the input ports requesting it on that VL (skipping
-    /// those in `taken`, a mask of local ports, and those without a free read port), then the
-    /// first queue of the input's ready list whose head packet is due, has credits for all its
-    /// blocks on its lane and room downstream. The lanes are those the packets arrived on,
-    /// each packet needing credits on the lane it leaves on. Returns the packet, or why there
-    /// is none; records the credits the output waits for on each lane.
+    /// The packet idle output `out` may start now: round robin over the lanes leaving it (the
+    /// priority lane, if any, first), then over the requesters of that lane — pairs of input
+    /// port and lane arrived on, skipping inputs in `taken` (a mask of local ports) and those
+    /// without a free read port — then the first queue of the requester's ready list whose
+    /// head packet leaves on the lane, is due, has credits for all its blocks there and room
+    /// downstream. Each leaving lane keeps its own round robin, as an InfiniBand output's VL
+    /// arbiter does, so grants on one lane never starve the requesters of another. Returns
+    /// the packet, or why there is none; records the credits the output waits for on each
+    /// lane.
     pub(super) fn candidate(&self, out: usize, now: u64, taken: u64) -> Result<Pick, Choice> {
         let port = self.ports[out];
-        let first = port.first as usize;
-        let local_out = out - first;
-        let mut outcome = Choice::Blocked;
-        let vls = port.requested_vls;
-        if vls == 0 {
-            return Err(outcome);
+        let requested = port.requested_vls;
+        if requested == 0 {
+            return Err(Choice::Blocked);
         }
-        // The priority lane first, then round robin over the others.
+        // Where packets keep their lane, only the lanes requested can leave, each fed by
+        // itself; where lanes change hop by hop, any lane may leave, fed by every lane.
+        let changing = self.queued_lanes > 1;
+        let leaving = if changing {
+            u32::MAX >> (32 - self.vls)
+        } else {
+            requested
+        };
         let priority = self.priority_lane;
         let lanes = priority.into_iter().chain(
             (1..=self.vls)
                 .map(|step| (port.vl_ptr as usize + step) % self.vls)
                 .filter(move |&vl| Some(vl) != priority),
         );
-        // Per lane leaving the output: the fewest blocks a packet waiting for it needs (recorded
-        // for the lanes requested and those some packet waits for).
-        let mut wanted = [u32::MAX; MAX_LANES];
-        let mut waited_on = vls;
-        for vl in lanes {
-            if vls & (1 << vl) == 0 {
+        let mut look = Look {
+            now,
+            outcome: Choice::Blocked,
+            wanted: None,
+            waited_on: leaving,
+        };
+        for lane in lanes {
+            if leaving & (1 << lane) == 0 {
                 continue;
             }
-            let out_slot = self.slots.port_vc(out, vl);
-            let mask = self.requests[out_slot] & !taken;
-            let after = (self.grant_ptr[out_slot] as u32 + 1) % 64;
-            for step in bits64(mask.rotate_right(after)) {
-                let local = (step + after as usize) % 64;
-                let in_port = first + local;
-                if self.ports[in_port].reading >= self.read_ports {
-                    continue;
-                }
-                let in_slot = self.slots.port_vc(in_port, vl);
-                let (mut prev, mut q) =
-                    (NONE, self.ready[in_slot * self.max_ports + local_out].head);
-                while q != NONE {
-                    let qi = self.queue_index(in_slot, q as usize);
-                    let r = self.residents[self.queues[qi].head as usize];
-                    let lane = r.out_vl as usize;
-                    let downstream = port.downstream as usize + lane;
-                    if S::ISOLATION && self.queue_stopped(in_slot, q as usize, downstream) {
-                        // Its tree is stopped downstream: a Go wakes the output.
-                    } else if r.ready > now {
-                        outcome = Choice::NotYet(match outcome {
-                            Choice::NotYet(at) => at.min(r.ready),
-                            _ => r.ready,
-                        });
-                    } else if self.credits[self.slots.port_vc(out, lane)] < r.blocks
-                        || !self.has_room(downstream, r.dst, r.blocks)
-                    {
-                        // Credits, or the destination's room, come back with credits.
-                        wanted[lane] = wanted[lane].min(r.blocks);
-                        waited_on |= 1 << lane;
-                    } else {
-                        self.wanted[self.slots.port_vc(out, lane)].set(u32::MAX);
-                        return Ok(Pick {
-                            vl,
-                            local,
-                            queue: q,
-                            prev,
-                        });
-                    }
-                    prev = q;
-                    q = self.ready_next[qi];
-                }
+            if let Some(pick) = self.candidate_on(out, lane, changing, taken, &mut look) {
+                self.wanted[self.slots.port_vc(out, lane)].set(u32::MAX);
+                return Ok(pick);
             }
         }
-        for lane in bits32(waited_on) {
-            self.wanted[self.slots.port_vc(out, lane)].set(wanted[lane]);
+        for lane in bits32(look.waited_on) {
+            let wanted = look.wanted.as_ref().map_or(u32::MAX, |wanted| wanted[lane]);
+            self.wanted[self.slots.port_vc(out, lane)].set(wanted);
         }
-        Err(outcome)
+        Err(look.outcome)
+    }
+
+    /// The packet output `out` may start on leaving lane `lane`, in round-robin order after the
+    /// requester last granted this lane. Where lanes are kept, the requesters are the inputs
+    /// asking on `lane` itself; where they change (`changing`), the (input, lane) pairs asking
+    /// on any lane: that input's later lanes, the following inputs, its earlier lanes last.
+    #[inline(always)]
+    fn candidate_on(
+        &self,
+        out: usize,
+        lane: usize,
+        changing: bool,
+        taken: u64,
+        look: &mut Look,
+    ) -> Option<Pick> {
+        let last = self.grant_ptr[self.slots.port_vc(out, lane)];
+        let (last_local, last_vl) = ((last >> 5) as usize, u32::from(last & 31));
+        let after = (last_local + 1) % 64;
+        if !changing {
+            let requesters = self.requests[self.slots.port_vc(out, lane)] & !taken;
+            return bits64(requesters.rotate_right(after as u32)).find_map(|step| {
+                self.candidate_at(out, lane, (step + after) % 64, lane, changing, look)
+            });
+        }
+        let arrivals = self.ports[out].requested_vls;
+        let mut requesters = 0u64;
+        for vl in bits32(arrivals) {
+            requesters |= self.requests[self.slots.port_vc(out, vl)];
+        }
+        requesters &= !taken;
+        let up_to_last = ((2u64 << last_vl) - 1) as u32;
+        let first_look = if requesters & (1 << last_local) != 0 {
+            Some((last_local, arrivals & !up_to_last))
+        } else {
+            None
+        };
+        let rest = bits64(requesters.rotate_right(after as u32)).map(|step| {
+            let local = (step + after) % 64;
+            let vls = if local == last_local {
+                arrivals & up_to_last
+            } else {
+                arrivals
+            };
+            (local, vls)
+        });
+        first_look.into_iter().chain(rest).find_map(|(local, vls)| {
+            bits32(vls)
+                .filter(|&vl| self.requests[self.slots.port_vc(out, vl)] & (1 << local) != 0)
+                .find_map(|vl| self.candidate_at(out, lane, local, vl, changing, look))
+        })
+    }
+
+    /// The packet output `out` may start on leaving lane `lane` from local input `local`'s
+    /// lane `vl`: the first queue of its ready list for the output whose head qualifies.
+    #[inline(always)]
+    fn candidate_at(
+        &self,
+        out: usize,
+        lane: usize,
+        local: usize,
+        vl: usize,
+        changing: bool,
+        look: &mut Look,
+    ) -> Option<Pick> {
+        let port = &self.ports[out];
+        let first = port.first as usize;
+        let in_port = first + local;
+        if self.ports[in_port].reading >= self.read_ports {
+            return None;
+        }
+        let in_slot = self.slots.port_vc(in_port, vl);
+        let (mut prev, mut q) = (
+            NONE,
+            self.ready[in_slot * self.max_ports + out - first].head,
+        );
+        while q != NONE {
+            let qi = self.queue_index(in_slot, q as usize);
+            let r = self.residents[self.queues[qi].head as usize];
+            let leaves = r.out_vl as usize;
+            let downstream = port.downstream as usize + leaves;
+            if changing && leaves != lane {
+                // Looked at under its own lane.
+            } else if S::ISOLATION && self.queue_stopped(in_slot, q as usize, downstream) {
+                // Its tree is stopped downstream: a Go wakes the output.
+            } else if r.ready > look.now {
+                look.outcome = Choice::NotYet(match look.outcome {
+                    Choice::NotYet(at) => at.min(r.ready),
+                    _ => r.ready,
+                });
+            } else if self.credits[self.slots.port_vc(out, leaves)] < r.blocks
+                || !self.has_room(downstream, r.dst, r.blocks)
+            {
+                // Credits, or the destination's room, come back with credits.
+                let wanted = look.wanted.get_or_insert([u32::MAX; MAX_LANES]);
+                wanted[leaves] = wanted[leaves].min(r.blocks);
+                look.waited_on |= 1 << leaves;
+            } else {
+                return Some(Pick {
+                    vl,
+                    lane,
+                    local,
+                    queue: q,
+                    prev,
+                });
+            }
+            prev = q;
+            q = self.ready_next[qi];
+        }
+        None
     }
 
     /// Output `out` starts the head packet of `pick`'s queue; the queue leaves its ready list
@@ -392,6 +485,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     fn grant(&mut self, out: usize, pick: Pick, move_pointers: bool) {
         let Pick {
             vl,
+            lane,
             local,
             queue,
             prev,
@@ -402,7 +496,6 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let in_slot = self.slots.port_vc(in_port, vl);
         let qi = self.queue_index(in_slot, queue as usize);
         self.unlink(in_slot, (out - first) as u8, prev, queue);
-        let out_slot = self.slots.port_vc(out, vl);
         let head = self.queues[qi].head;
         let r = self.residents[head as usize];
         let downstream = port.downstream as usize + r.out_vl as usize;
@@ -411,8 +504,8 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         }
         let port = &mut self.ports[out];
         if move_pointers {
-            self.grant_ptr[out_slot] = local as u8;
-            port.vl_ptr = vl as u8;
+            self.grant_ptr[self.slots.port_vc(out, lane)] = (local << 5 | vl) as u16;
+            port.vl_ptr = lane as u8;
         }
         port.stream = head;
         port.stream_from = in_slot as u32;
