@@ -83,7 +83,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             for out in 0..self.max_ports as u8 {
                 for lane in 0..self.vls as u8 {
                     let held = queued[self.queued_index(slot, out, lane)];
-                    if held > 0 && (self.queued_lanes > 1 || lane as usize == self.slots.vc(slot)) {
+                    if held > 0 && (self.lanes_change() || lane as usize == self.slots.vc(slot)) {
                         let out_slot = self
                             .slots
                             .port_vc(port.first as usize + out as usize, lane as usize);

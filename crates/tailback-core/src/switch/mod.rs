@@ -394,6 +394,14 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         }
     }
 
+    /// Whether packets may leave a switch on another lane than they arrived on (routings of
+    /// several classes, or a file's tables): Port VLs are then counted per leaving lane, and
+    /// outputs look at every lane for every lane they send on.
+    #[inline(always)]
+    pub(super) fn lanes_change(&self) -> bool {
+        self.queued_lanes > 1
+    }
+
     /// Whether the queue for `dst` at input VC slot `slot` (a router's, or a NIC's) can take
     /// `blocks` more blocks: always, unless queues have room of their own.
     #[inline(always)]

@@ -336,11 +336,19 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         }
         // Where packets keep their lane, only the lanes requested can leave, each fed by
         // itself; where lanes change hop by hop, any lane may leave, fed by every lane.
-        let changing = self.queued_lanes > 1;
+        let changing = self.lanes_change();
         let leaving = if changing {
             u32::MAX >> (32 - self.vls)
         } else {
             requested
+        };
+        // Where lanes change, the input ports asking on any lane (the same for every lane).
+        let requesters = if changing {
+            bits32(requested).fold(0, |any, vl| {
+                any | self.requests[self.slots.port_vc(out, vl)]
+            }) & !taken
+        } else {
+            0
         };
         let priority = self.priority_lane;
         let lanes = priority.into_iter().chain(
@@ -358,7 +366,12 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             if leaving & (1 << lane) == 0 {
                 continue;
             }
-            if let Some(pick) = self.candidate_on(out, lane, changing, taken, &mut look) {
+            let requesters = if changing {
+                requesters
+            } else {
+                self.requests[self.slots.port_vc(out, lane)] & !taken
+            };
+            if let Some(pick) = self.candidate_on(out, lane, changing, requesters, &mut look) {
                 self.wanted[self.slots.port_vc(out, lane)].set(u32::MAX);
                 return Ok(pick);
             }
@@ -370,34 +383,29 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         Err(look.outcome)
     }
 
-    /// The packet output `out` may start on leaving lane `lane`, in round-robin order after the
-    /// requester last granted this lane. Where lanes are kept, the requesters are the inputs
-    /// asking on `lane` itself; where they change (`changing`), the (input, lane) pairs asking
-    /// on any lane: that input's later lanes, the following inputs, its earlier lanes last.
+    /// The packet output `out` may start on leaving lane `lane` from the input ports
+    /// `requesters` (a mask of local ports), in round-robin order after the requester last
+    /// granted this lane. Where lanes are kept, the inputs ask on `lane` itself; where they
+    /// change (`changing`), the (input, lane) pairs asking on any lane: that input's later
+    /// lanes, the following inputs, its earlier lanes last.
     #[inline(always)]
     fn candidate_on(
         &self,
         out: usize,
         lane: usize,
         changing: bool,
-        taken: u64,
+        requesters: u64,
         look: &mut Look,
     ) -> Option<Pick> {
         let last = self.grant_ptr[self.slots.port_vc(out, lane)];
         let (last_local, last_vl) = ((last >> 5) as usize, u32::from(last & 31));
         let after = (last_local + 1) % 64;
         if !changing {
-            let requesters = self.requests[self.slots.port_vc(out, lane)] & !taken;
             return bits64(requesters.rotate_right(after as u32)).find_map(|step| {
                 self.candidate_at(out, lane, (step + after) % 64, lane, changing, look)
             });
         }
         let arrivals = self.ports[out].requested_vls;
-        let mut requesters = 0u64;
-        for vl in bits32(arrivals) {
-            requesters |= self.requests[self.slots.port_vc(out, vl)];
-        }
-        requesters &= !taken;
         let up_to_last = ((2u64 << last_vl) - 1) as u32;
         let first_look = if requesters & (1 << last_local) != 0 {
             Some((last_local, arrivals & !up_to_last))
@@ -652,10 +660,10 @@ impl<S: QueueScheme> BufferedSwitches<S> {
 
     /// A packet of `blocks` blocks routed to local output `out` and lane `lane` there joined
     /// (`added`) a queue of input VC slot `slot`, or started to leave it: the Port VL's counts
-    /// follow and the mechanism hears of it. A packet counts from the arrival of its head until it starts:
-    /// the blocks waiting for the output, as a switch sees them packet by packet (counting
-    /// until the last block leaves would add a whole packet per input being forwarded, which
-    /// a block-by-block switch holds only in part).
+    /// follow and the mechanism hears of it. A packet counts from the arrival of its head until
+    /// it starts: the blocks waiting for the output, as a switch sees them packet by packet
+    /// (counting until the last block leaves would add a whole packet per input being
+    /// forwarded, which a block-by-block switch holds only in part).
     pub(super) fn port_vl_change<C: CongestionControl>(
         &mut self,
         slot: usize,
@@ -720,7 +728,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     /// `out` on lane `lane`.
     #[inline(always)]
     pub(super) fn queued_index(&self, slot: usize, out: u8, lane: u8) -> usize {
-        let per_lane = if self.queued_lanes > 1 {
+        let per_lane = if self.lanes_change() {
             lane as usize
         } else {
             0
