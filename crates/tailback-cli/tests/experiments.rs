@@ -191,6 +191,36 @@ fn the_dragonfly_routing_experiment_measures_every_claim_on_a_small_dragonfly() 
 }
 
 #[test]
+fn the_congestion_tree_experiment_finds_the_root_where_the_thesis_puts_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("trees");
+    let summary = run_quick("ar-congestion-tree", &out);
+    assert_not_judged(&summary);
+    let ids = comparison_ids(&summary);
+    assert_eq!(ids.len(), 8, "{ids:?}");
+    // One seed: the orderings are shown, not judged; the roots' levels are, and agree.
+    let verdicts = verdicts("ar-congestion-tree", &out);
+    let judged: Vec<(&String, &Option<bool>)> =
+        verdicts.iter().filter(|(_, v)| v.is_some()).collect();
+    assert_eq!(judged.len(), 4, "{verdicts:?}");
+    assert!(
+        judged
+            .iter()
+            .all(|(id, v)| id.ends_with("-root") && **v == Some(true)),
+        "{verdicts:?}"
+    );
+    for tree in ["k4n3", "clos648"] {
+        for routing in ["deterministic", "adaptive"] {
+            assert!(
+                out.join(format!("{tree}-{routing}-port_vl_map.svg"))
+                    .exists()
+            );
+        }
+    }
+    assert!(out.join("trees.txt").exists());
+}
+
+#[test]
 fn the_entropy_staircase_experiment_agrees_and_writes_its_series() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("fig11");

@@ -11,6 +11,7 @@ mod classes;
 mod flows;
 mod gauges;
 mod order;
+mod port_vl_watch;
 mod port_vls;
 mod stability;
 
@@ -19,8 +20,10 @@ pub use classes::{ClassRate, ReceiveByClass};
 pub(crate) use flows::FlowLog;
 pub use flows::{FlowStats, jain_index, shares, treatment_variation};
 pub use gauges::Gauges;
-pub use port_vls::{PortVl, PortVlSeries};
-pub(crate) use port_vls::{PortVlLog, PortVlWatch};
+pub(crate) use port_vl_watch::PortVlWatch;
+pub use port_vl_watch::{PortVl, PortVlLoad, PortVlMap};
+pub(crate) use port_vls::PortVlLog;
+pub use port_vls::PortVlSeries;
 pub(crate) use stability::Limits;
 pub use stability::SaturationCause;
 
@@ -300,6 +303,10 @@ pub struct RunReport {
     /// sample.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub congested_port_vls: Vec<PortVl>,
+    /// The load of every Port VL over the same span (with `record.congested_port_vls`): the
+    /// map of the congestion trees.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port_vl_map: Option<PortVlMap>,
 }
 
 /// How far a replayed trace has got.

@@ -309,6 +309,23 @@ fn adaptive_routing_moves_the_congestion_tree_to_the_last_switch() {
             "{routing}: {:?}",
             report.summary.accepted
         );
+        // The map of every Port VL's load names the same congested Port VLs: those at least
+        // half a pool at every sample.
+        let map = report.port_vl_map.as_ref().expect("recorded");
+        let full: Vec<_> = map
+            .loads
+            .iter()
+            .filter(|l| l.congested == 1.0)
+            .map(|l| l.at)
+            .collect();
+        assert_eq!(full, report.congested_port_vls, "{routing}");
+        assert_eq!(map.ports.len(), topology.router_count());
+        assert!(
+            map.loads
+                .iter()
+                .all(|l| (0.0..=1.0).contains(&l.congested) && l.queued > 0.0),
+            "{routing}: {map:?}"
+        );
         report
             .congested_port_vls
             .iter()

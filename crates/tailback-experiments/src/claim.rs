@@ -43,11 +43,14 @@ pub enum Paper {
     GranVI,
     /// Kim, Dally, Scott and Abts, ISCA 2008 (the dragonfly).
     Dragonfly,
+    /// Gran's thesis itself (University of Oslo, 2013): its background chapter and the open
+    /// questions of its future work.
+    GranThesis,
 }
 
 impl Paper {
     /// Every paper, in catalogue order.
-    pub const ALL: [Paper; 11] = [
+    pub const ALL: [Paper; 12] = [
         Paper::SelfTuned,
         Paper::Entropy,
         Paper::Nifdy,
@@ -59,6 +62,7 @@ impl Paper {
         Paper::GranV,
         Paper::GranVI,
         Paper::Dragonfly,
+        Paper::GranThesis,
     ];
 
     /// A short stable key, as written in `summary.json`.
@@ -75,6 +79,7 @@ impl Paper {
             Paper::GranV => "gran-v",
             Paper::GranVI => "gran-vi",
             Paper::Dragonfly => "dragonfly",
+            Paper::GranThesis => "gran-thesis",
         }
     }
 
@@ -99,6 +104,9 @@ impl Paper {
                 "Gran's thesis, Paper VI: Escudero-Sahuquillo et al., TPDS (submitted)"
             }
             Paper::Dragonfly => "Kim, Dally, Scott and Abts, ISCA 2008 (the dragonfly)",
+            Paper::GranThesis => {
+                "Gran's thesis: E. G. Gran, PhD thesis, University of Oslo, 2013 (its open questions)"
+            }
         }
     }
 }

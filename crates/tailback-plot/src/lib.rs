@@ -330,6 +330,36 @@ pub fn node_heatmap(
     figure::render(stem, &heatmap)
 }
 
+/// A heat map of one value per switch port: `ports` columns (x) by `switches` rows (y), switch
+/// `s`'s port `p` at `values[s * ports + p]`; NaN cells (ports a switch lacks) are grey. The
+/// colour scale spans `range` like [`node_heatmap`]'s; cells stretch to fill the picture.
+///
+/// Writes `<stem>.svg`, `<stem>.png` and `<stem>.data.csv` (columns `port,switch,value`);
+/// returns the three paths. Fails with [`PlotError::HeatmapSize`] unless `values.len() ==
+/// ports * switches`.
+pub fn port_heatmap(
+    stem: &Path,
+    title: &str,
+    (ports, switches): (usize, usize),
+    values: &[f64],
+    value_label: &str,
+    range: Option<(f64, f64)>,
+) -> Result<Vec<PathBuf>, PlotError> {
+    check_grid(stem, ports, switches, values)?;
+    let heatmap = heatmap::Heatmap {
+        title,
+        width: ports,
+        height: switches,
+        values,
+        value_label,
+        range,
+        axes: ("port", "switch"),
+        columns: ["port", "switch", "value"],
+        square: false,
+    };
+    figure::render(stem, &heatmap)
+}
+
 /// Fails unless `values` fills a `width` x `height` grid.
 fn check_grid(stem: &Path, width: usize, height: usize, values: &[f64]) -> Result<(), PlotError> {
     if width.checked_mul(height) == Some(values.len()) {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use tailback_plot::{
     Panel, PlotError, Point, Series, YScale, accepted_offered, latency_cdf, latency_offered, lines,
-    node_heatmap, node_time_heatmap, panels,
+    node_heatmap, node_time_heatmap, panels, port_heatmap,
 };
 
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
@@ -797,6 +797,25 @@ fn node_time_heatmap_labels_time_and_nodes_and_checks_its_size() {
     let error = node_time_heatmap(&stem, "bad", (4, 3), &values, "t", "v", None).unwrap_err();
     assert!(
         matches!(error, PlotError::HeatmapSize { len: 15, .. }),
+        "{error:?}"
+    );
+}
+
+#[test]
+fn port_heatmap_lays_switches_out_by_port_and_greys_missing_ports() {
+    let dir = tempfile::tempdir().unwrap();
+    let stem = dir.path().join("ports");
+    // 2 switches of 3 ports, the second lacking its last port.
+    let values = [0.0, 0.5, 1.0, 0.25, 1.0, f64::NAN];
+    let paths = port_heatmap(&stem, "Tree", (3, 2), &values, "share", Some((0.0, 1.0))).unwrap();
+    assert_written(&paths, &stem, &["Tree", "port", "switch"]);
+    let (header, rows) = table(&paths);
+    assert_eq!(header, ["port", "switch", "value"]);
+    assert_eq!(rows[3], ["0", "1", "0.25"]);
+    assert_eq!(rows[5], ["2", "1", ""]);
+    let error = port_heatmap(&stem, "bad", (4, 2), &values, "v", None).unwrap_err();
+    assert!(
+        matches!(error, PlotError::HeatmapSize { len: 6, .. }),
         "{error:?}"
     );
 }

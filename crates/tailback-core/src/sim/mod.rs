@@ -584,15 +584,21 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         }
         let flows = self.stats.flow_report(series.len());
         let port_vls = self.recorder.port_vls.report(series.len());
-        let congested_port_vls = self.recorder.watch.as_ref().map_or_else(Vec::new, |w| {
-            let owners: Vec<(u32, u8)> = self
-                .topology
-                .ports()
-                .iter()
-                .map(|p| (p.router.index() as u32, p.local))
-                .collect();
-            w.report(&owners)
-        });
+        let (congested_port_vls, port_vl_map) = match &self.recorder.watch {
+            Some(watch) => {
+                let owners: Vec<(u32, u8)> = self
+                    .topology
+                    .ports()
+                    .iter()
+                    .map(|p| (p.router.index() as u32, p.local))
+                    .collect();
+                let ports = (0..self.topology.router_count())
+                    .map(|r| self.topology.router_ports(RouterId::new(r)).len() as u8)
+                    .collect();
+                (watch.congested(&owners), Some(watch.map(&owners, ports)))
+            }
+            None => (Vec::new(), None),
+        };
         let report = RunReport {
             summary,
             latency_cdf: self.stats.latency_cdf(),
@@ -607,6 +613,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             flows,
             port_vls,
             congested_port_vls,
+            port_vl_map,
         };
         (report, self.trace.take())
     }

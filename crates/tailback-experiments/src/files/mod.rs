@@ -14,8 +14,8 @@ use tailback_core::config::Units;
 use tailback_core::stats::RunReport;
 
 /// The per-flow files ([`flows::write`]) and the congestion per Port VL
-/// ([`port_vls::write`], [`port_vls::write_congested`]) of `report`, series windows of
-/// `window` cycles.
+/// ([`port_vls::write`], [`port_vls::write_congested`], [`port_vls::write_map`]) of `report`,
+/// series windows of `window` cycles.
 pub fn flows_and_port_vls(
     dir: &Path,
     prefix: &str,
@@ -46,5 +46,8 @@ pub fn flows_and_port_vls(
         prefix,
         &report.congested_port_vls,
     )?);
+    if let Some(map) = &report.port_vl_map {
+        written.extend(port_vls::write_map(dir, prefix, title, map)?);
+    }
     Ok(written)
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use tailback_core::config::Units;
-use tailback_core::stats::{PortVl, PortVlSeries};
+use tailback_core::stats::{PortVl, PortVlMap, PortVlSeries};
 
 use super::flows::{MAX_PLOTTED, TimeAxis};
 
@@ -99,4 +99,41 @@ pub fn write_congested(
     }
     writer.flush()?;
     Ok(vec![path])
+}
+
+/// Writes `<dir>/<prefix>port_vl_map.csv` (`switch`, `port`, `vl`, `congested` — the share of
+/// samples at least half an input pool — and `queued`, the mean queued blocks over a pool, for
+/// the Port VLs that had anything queued) and the heat map `<dir>/<prefix>port_vl_map.svg`/`.png`
+/// of each port's congested share, switches by row: the congestion trees at a glance.
+pub fn write_map(
+    dir: &Path,
+    prefix: &str,
+    title: &str,
+    map: &PortVlMap,
+) -> anyhow::Result<Vec<PathBuf>> {
+    let path = dir.join(format!("{prefix}port_vl_map.csv"));
+    let mut writer =
+        csv::Writer::from_path(&path).with_context(|| format!("writing {}", path.display()))?;
+    writer.write_record(["switch", "port", "vl", "congested", "queued"])?;
+    for l in &map.loads {
+        writer.write_record([
+            l.at.switch.to_string(),
+            l.at.port.to_string(),
+            l.at.vl.to_string(),
+            format!("{:?}", l.congested),
+            format!("{:?}", l.queued),
+        ])?;
+    }
+    writer.flush()?;
+    let (ports, cells) = map.grid(|l| l.congested);
+    let mut written = vec![path];
+    written.extend(tailback_plot::port_heatmap(
+        &dir.join(format!("{prefix}port_vl_map")),
+        &format!("Congested Port VLs (second half of the window): {title}"),
+        (ports, map.ports.len()),
+        &cells,
+        "share of samples at least half a pool",
+        Some((0.0, 1.0)),
+    )?);
+    Ok(written)
 }

@@ -8,6 +8,7 @@ mod infiniband;
 mod infiniband_cc;
 mod isolation;
 mod nifdy;
+mod open_questions;
 mod predictor;
 mod self_tuned;
 
@@ -25,5 +26,6 @@ pub fn all() -> Vec<Experiment> {
     all.extend(isolation::experiments());
     all.extend(ecocc::experiments());
     all.extend(dragonfly::experiments());
+    all.extend(open_questions::experiments());
     all
 }

@@ -1,0 +1,39 @@
+//! The open questions of Gran's thesis (E. G. Gran, PhD thesis, University of Oslo, 2013, Sec.
+//! 3.7 "Future Work"), answered with experiments on the buffered (InfiniBand-style) fabric:
+//! what adaptive routing does to a congestion tree (chapter 2.3's argument, the ground the
+//! second question stands on).
+//!
+//! - `tree.rs`: `ar-congestion-tree`, where the tree's root is and how wide the tree grows
+//!   under deterministic and adaptive up-routing (Figs. 2.7 and 2.8).
+
+mod tree;
+
+use crate::Experiment;
+use crate::grid::Folder;
+
+static FOLDER: Folder = Folder {
+    path: "experiments/open-questions",
+    files: &[
+        (
+            "grids.toml",
+            include_str!("../../../../../experiments/open-questions/grids.toml"),
+        ),
+        (
+            "base.toml",
+            include_str!("../../../../../experiments/open-questions/base.toml"),
+        ),
+    ],
+};
+
+/// The experiments on the thesis's open questions.
+pub fn experiments() -> Vec<Experiment> {
+    vec![Experiment {
+        name: "ar-congestion-tree",
+        title: "Where the congestion tree's root is and how wide the tree grows when 12 hosts send to one, deterministic against adaptive up-routing, on the 4-ary 3-tree and the 648-node tree (CC off)",
+        source: "Gran's thesis (University of Oslo, 2013), Ch. 2.3, Figs. 2.7 and 2.8",
+        folder: &FOLDER,
+        jobs: tree::jobs,
+        claims: tree::claims,
+        run: tree::run,
+    }]
+}
