@@ -58,6 +58,28 @@ choice_enum! {
     }
 }
 
+choice_enum! {
+    /// How an isolating switch's output chooses, at one input, between its normal queue and
+    /// the isolating queues (CFQs or HPQs) whose heads it could start.
+    pub enum Arbitration {
+        /// In the order the queues became ready: a queue served goes to the back when its
+        /// next packet comes up (FBICM's, CCFIT's and EcoCC's papers say no more).
+        ReadyOrder = "ready_order",
+        /// The normal queue whenever it can send, isolating queues only when it cannot: no
+        /// head-of-line blocking from isolated trees, which may starve.
+        NormalFirst = "normal_first",
+        /// The normal queue and the isolating queues take turns, one packet each (ours).
+        RoundRobin = "round_robin",
+    }
+}
+
+impl Arbitration {
+    /// Whether this is the default (left out of the resolved configuration).
+    fn is_ready_order(&self) -> bool {
+        *self == Arbitration::ReadyOrder
+    }
+}
+
 /// Blocks of a 2048-byte packet, the unit the isolation defaults are given in.
 const MTU_BLOCKS: u32 = 32;
 
@@ -74,6 +96,9 @@ pub struct IsolationConfig {
     /// Whether a control message takes a block's time on the link it crosses (otherwise it
     /// travels out of band).
     pub control_in_band: bool,
+    /// How an output chooses between an input's normal and isolating queues.
+    #[serde(skip_serializing_if = "Arbitration::is_ready_order")]
+    pub arbitration: Arbitration,
 }
 
 /// The queues that isolate congestion trees, by queue scheme.
@@ -193,6 +218,7 @@ impl IsolationConfig {
                 units,
             ) as u32,
             control_in_band: s.boolean("control_in_band", false),
+            arbitration: s.choice("arbitration", Arbitration::ReadyOrder),
         };
         let (high, low) = cfg.stop_go();
         if low >= high {

@@ -29,8 +29,8 @@ mod units;
 pub use congestion::*;
 pub use error::{ConfigError, ConfigIssue, abbreviated};
 pub use fabric::{
-    BufferedConfig, Detection, FabricConfig, FabricKind, IsolatingQueues, IsolationConfig,
-    Propagate, QueueKind,
+    Arbitration, BufferedConfig, Detection, FabricConfig, FabricKind, IsolatingQueues,
+    IsolationConfig, Propagate, QueueKind,
 };
 pub use flows::{FlowConfig, FlowDst, FlowsConfig, MAX_FLOWS};
 pub use forest::{ForestConfig, ForestPosting};

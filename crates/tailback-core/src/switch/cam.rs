@@ -486,6 +486,7 @@ mod tests {
             cam_destinations: 8,
             control_delay: 0,
             control_in_band: false,
+            arbitration: crate::config::Arbitration::ReadyOrder,
         }
     }
 

@@ -45,7 +45,7 @@ use std::marker::PhantomData;
 
 use crate::bitset::BitSet;
 use crate::calendar::Calendar;
-use crate::config::FabricConfig;
+use crate::config::{Arbitration, FabricConfig};
 use crate::event::VcSlots;
 use crate::fabric::Buffered;
 use crate::ids::RouterId;
@@ -235,6 +235,10 @@ pub(crate) struct BufferedSwitches<S> {
     asleep: Calendar,
     /// Congested-flow isolation's CAMs and control messages (empty for other schemes).
     cams: Cams,
+    /// With isolation: how an output chooses between an input's normal and isolating queues,
+    /// and (for turns) per ready list whether the last packet it gave was an isolating queue's.
+    arbitration: Arbitration,
+    isolating_served: BitSet,
     scheme: PhantomData<S>,
 }
 
@@ -295,6 +299,11 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let n_slots = slots.nic_base as usize;
         let nodes = topology.node_count();
         let queues_per_pool = S::queues(topology.max_ports(), nodes, settings);
+        let arbitration = settings
+            .isolation
+            .as_ref()
+            .filter(|_| S::ISOLATION)
+            .map_or(Arbitration::ReadyOrder, |i| i.arbitration);
         BufferedSwitches {
             vls,
             slots,
@@ -353,6 +362,12 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                     0
                 },
             ),
+            arbitration,
+            isolating_served: BitSet::new(if arbitration == Arbitration::RoundRobin {
+                n_slots * topology.max_ports()
+            } else {
+                0
+            }),
             scheme: PhantomData,
         }
     }

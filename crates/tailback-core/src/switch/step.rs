@@ -3,6 +3,7 @@
 
 use super::{BufferedSwitches, NONE, Queue, QueueScheme, RoomReturn};
 use crate::bitset::{BitSet, bits32, bits64};
+use crate::config::Arbitration;
 use crate::event::{CreditBatch, FlitArrival};
 use crate::fabric::StepContext;
 use crate::flit::Flit;
@@ -447,10 +448,12 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             return None;
         }
         let in_slot = self.slots.port_vc(in_port, vl);
-        let (mut prev, mut q) = (
-            NONE,
-            self.ready[in_slot * self.max_ports + out - first].head,
-        );
+        let list = in_slot * self.max_ports + out - first;
+        let (mut prev, mut q) = (NONE, self.ready[list].head);
+        // The class of queue served first when both could send (`None`: the first ready),
+        // and the first queue of the other class that could.
+        let preferred = self.preferred_class(list);
+        let mut other = None;
         while q != NONE {
             let qi = self.queue_index(in_slot, q as usize);
             let r = self.residents[self.queues[qi].head as usize];
@@ -473,18 +476,37 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 wanted[leaves] = wanted[leaves].min(r.blocks);
                 look.waited_on |= 1 << leaves;
             } else {
-                return Some(Pick {
+                let pick = Pick {
                     vl,
                     lane,
                     local,
                     queue: q,
                     prev,
-                });
+                };
+                if preferred.is_none_or(|normal| self.is_normal(q as usize) == normal) {
+                    return Some(pick);
+                }
+                other.get_or_insert(pick);
             }
             prev = q;
             q = self.ready_next[qi];
         }
-        None
+        other
+    }
+
+    /// With isolation, the class an input's ready list `list` serves first when a normal and
+    /// an isolating queue could both send (`Some(true)`: the normal one); `None`: whichever
+    /// became ready first.
+    #[inline(always)]
+    fn preferred_class(&self, list: usize) -> Option<bool> {
+        if !S::ISOLATION {
+            return None;
+        }
+        match self.arbitration {
+            Arbitration::ReadyOrder => None,
+            Arbitration::NormalFirst => Some(true),
+            Arbitration::RoundRobin => Some(self.isolating_served.contains(list)),
+        }
     }
 
     /// Output `out` starts the head packet of `pick`'s queue; the queue leaves its ready list
@@ -504,6 +526,14 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let in_slot = self.slots.port_vc(in_port, vl);
         let qi = self.queue_index(in_slot, queue as usize);
         self.unlink(in_slot, (out - first) as u8, prev, queue);
+        if S::ISOLATION && self.arbitration == Arbitration::RoundRobin {
+            let list = in_slot * self.max_ports + out - first;
+            if self.is_normal(queue as usize) {
+                self.isolating_served.remove(list);
+            } else {
+                self.isolating_served.insert(list);
+            }
+        }
         let head = self.queues[qi].head;
         let r = self.residents[head as usize];
         let downstream = port.downstream as usize + r.out_vl as usize;
