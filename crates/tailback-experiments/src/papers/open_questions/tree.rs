@@ -43,6 +43,8 @@ struct Tree {
     settings: &'static [&'static str],
 }
 
+/// The trees a grid may name: the 4-ary 3-tree of the thesis's drawings and the 648-node tree of
+/// Paper IV.
 const TREES: [Tree; 2] = [
     Tree {
         id: "k4n3",
@@ -152,10 +154,12 @@ impl Placement {
     }
 }
 
+/// The run of `routing` on `tree` with `seed`'s placement.
 fn run_id(tree: &str, routing: &str, seed: u64) -> String {
     format!("{tree}|{routing}|{seed}")
 }
 
+/// A run per tree, seed and routing; both routings of a seed share its placement.
 pub(super) fn jobs(grid: &Grid) -> Result<Vec<Job>> {
     let contributors: usize = grid.param("contributors")?;
     let (warmup, measure): (f64, f64) = (grid.param("warmup_us")?, grid.param("measure_us")?);
