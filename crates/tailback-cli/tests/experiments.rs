@@ -535,6 +535,57 @@ fn every_experiment_runs_quick_and_writes_its_comparisons() {
     }
 }
 
+/// Three hosts sending to one on the buffered 4-ary 2-tree: `tailback run` writes the
+/// congested Port VLs and the map of every Port VL's load, which agree.
+#[test]
+fn a_run_on_buffered_switches_maps_its_congestion_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("tree.toml");
+    std::fs::write(
+        &config,
+        "[topology]\nkind = \"kary_ntree\"\nk = 4\nn = 2\n\
+         [router]\nvcs = 1\nvc_buffer_flits = 32\nswitching = \"virtual_cut_through\"\n\
+         [fabric]\nkind = \"buffered\"\n\
+         [traffic]\nprocess = \"flows\"\npacket_flits = 4\n\
+         flows = [{ src = 4, dst = 0 }, { src = 8, dst = 0 }, { src = 12, dst = 0 }]\n\
+         [sim]\nwarmup_cycles = 2000\nmeasure_cycles = 2000\ndrain_cycles_max = 0\n\
+         [record]\ncongested_port_vls = true\n",
+    )
+    .unwrap();
+    let out = dir.path().join("run");
+    let output = tailback()
+        .arg("run")
+        .arg(&config)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let rows = |file: &str| -> Vec<Vec<String>> {
+        let text = std::fs::read_to_string(out.join(file)).unwrap();
+        text.lines()
+            .skip(1)
+            .map(|l| l.split(',').map(String::from).collect())
+            .collect()
+    };
+    let congested = rows("congested_port_vls.csv");
+    // d_mod_k: the three flows meet at one top switch's port down to the hot host's leaf.
+    assert!(!congested.is_empty());
+    let full: Vec<Vec<String>> = rows("port_vl_map.csv")
+        .into_iter()
+        .filter(|r| r[3] == "1.0")
+        .map(|r| r[..3].to_vec())
+        .collect();
+    assert_eq!(full, congested);
+    // The heat map's data: a cell per switch (8) and port (8); the top switches have 4.
+    let cells = rows("port_vl_map.data.csv");
+    assert_eq!(cells.len(), 64);
+    assert_eq!(cells.iter().filter(|c| c[2].is_empty()).count(), 16);
+    for file in ["port_vl_map.svg", "port_vl_map.png"] {
+        assert!(out.join(file).is_file(), "{file} not written");
+    }
+}
+
 /// The InfiniBand testbed scenario with congestion control off, quick: every comparison has a
 /// stable id and numbers where the paper gives one, and agrees; the per-flow files are
 /// written in Gbit/s.
