@@ -12,7 +12,8 @@ use tailback_experiments::{
 /// state them: twice and half the paper's value against a two-sided tolerance; X / 2 against
 /// "at least X" (2X against "at most X"); the stated failing value against a claim of zero;
 /// the opposite sign (and no change) against a signed change; a reversed order against an
-/// ordering.
+/// ordering. A small whole-number claim (a level of 1 or 2) therefore needs an absolute
+/// tolerance below half of it, or the neighbouring level would agree.
 fn probes(claim: &Claim) -> (Vec<Ours>, Vec<Ours>) {
     let v = Ours::Value;
     match claim.rule {
