@@ -581,7 +581,12 @@ fn a_run_on_buffered_switches_maps_its_congestion_tree() {
     let cells = rows("port_vl_map.data.csv");
     assert_eq!(cells.len(), 64);
     assert_eq!(cells.iter().filter(|c| c[2].is_empty()).count(), 16);
-    for file in ["port_vl_map.svg", "port_vl_map.png"] {
+    for file in [
+        "port_vl_map.svg",
+        "port_vl_map.png",
+        "port_vl_queued.svg",
+        "port_vl_queued.png",
+    ] {
         assert!(out.join(file).is_file(), "{file} not written");
     }
 }

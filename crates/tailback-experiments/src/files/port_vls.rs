@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use tailback_core::config::Units;
-use tailback_core::stats::{PortVl, PortVlMap, PortVlSeries};
+use tailback_core::stats::{PortVl, PortVlLoad, PortVlMap, PortVlSeries};
 
 use super::flows::{MAX_PLOTTED, TimeAxis};
 
@@ -103,8 +103,10 @@ pub fn write_congested(
 
 /// Writes `<dir>/<prefix>port_vl_map.csv` (`switch`, `port`, `vl`, `congested` — the share of
 /// samples at least half an input pool — and `queued`, the mean queued blocks over a pool, for
-/// the Port VLs that had anything queued) and the heat map `<dir>/<prefix>port_vl_map.svg`/`.png`
-/// of each port's congested share, switches by row: the congestion trees at a glance.
+/// the Port VLs that had anything queued) and two heat maps, switches by row: each port's
+/// congested share (`<dir>/<prefix>port_vl_map.svg`/`.png`), and its mean queued blocks over a
+/// pool (`port_vl_queued`), which also shows the trees' thinner branches: the congestion trees
+/// at a glance.
 pub fn write_map(
     dir: &Path,
     prefix: &str,
@@ -125,15 +127,30 @@ pub fn write_map(
         ])?;
     }
     writer.flush()?;
-    let (ports, cells) = map.grid(|l| l.congested);
     let mut written = vec![path];
-    written.extend(tailback_plot::port_heatmap(
-        &dir.join(format!("{prefix}port_vl_map")),
-        &format!("Congested Port VLs (second half of the window): {title}"),
-        (ports, map.ports.len()),
-        &cells,
-        "share of samples at least half a pool",
-        Some((0.0, 1.0)),
-    )?);
+    for (stem, what, value_label, value) in [
+        (
+            "port_vl_map",
+            "Congested Port VLs",
+            "share of samples (window's second half) at least half a pool",
+            (|l: &PortVlLoad| l.congested) as fn(&PortVlLoad) -> f64,
+        ),
+        (
+            "port_vl_queued",
+            "Queued blocks per Port VL",
+            "mean queued blocks over a pool (window's second half)",
+            |l: &PortVlLoad| l.queued,
+        ),
+    ] {
+        let (ports, cells) = map.grid(value);
+        written.extend(tailback_plot::port_heatmap(
+            &dir.join(format!("{prefix}{stem}")),
+            &format!("{what}: {title}"),
+            (ports, map.ports.len()),
+            &cells,
+            value_label,
+            Some((0.0, 1.0)),
+        )?);
+    }
     Ok(written)
 }
