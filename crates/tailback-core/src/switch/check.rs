@@ -261,7 +261,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             // queue with a head not being sent is in the list of its head's output.
             let mut listed = vec![false; self.queues_per_pool];
             for local_out in 0..self.max_ports {
-                let list = self.ready[slot * self.max_ports + local_out];
+                let list = self.ready[self.ready_list(slot, local_out)];
                 let (mut q, mut last) = (list.head, NONE);
                 while q != NONE {
                     let head = self.queues[self.queue_index(slot, q as usize)].head;

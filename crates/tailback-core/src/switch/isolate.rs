@@ -225,7 +225,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     /// Where queue `q` of `slot` is in the ready list of local output `out`: the queue before
     /// it ([`NONE`]: it is first), or `None` if it is not listed (its head is being sent).
     fn listed_after(&self, slot: usize, q: usize, out: u8) -> Option<u32> {
-        let (mut prev, mut at) = (NONE, self.ready[slot * self.max_ports + out as usize].head);
+        let (mut prev, mut at) = (NONE, self.ready[self.ready_list(slot, out as usize)].head);
         while at != NONE {
             if at as usize == q {
                 return Some(prev);

@@ -372,6 +372,12 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         }
     }
 
+    /// Index of the ready list of the pool in input VC slot `slot` for local output `out`.
+    #[inline(always)]
+    fn ready_list(&self, slot: usize, out: usize) -> usize {
+        slot * self.max_ports + out
+    }
+
     /// Index of queue `queue` of the pool in input VC slot `slot`.
     #[inline(always)]
     fn queue_index(&self, slot: usize, queue: usize) -> usize {

@@ -231,7 +231,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     pub(super) fn make_ready(&mut self, slot: usize, q: usize, out: u8) {
         let qi = self.queue_index(slot, q);
         self.ready_next[qi] = NONE;
-        let ri = slot * self.max_ports + out as usize;
+        let ri = self.ready_list(slot, out as usize);
         let list = self.ready[ri];
         if list.tail == NONE {
             self.ready[ri] = Queue {
@@ -448,7 +448,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             return None;
         }
         let in_slot = self.slots.port_vc(in_port, vl);
-        let list = in_slot * self.max_ports + out - first;
+        let list = self.ready_list(in_slot, out - first);
         let (mut prev, mut q) = (NONE, self.ready[list].head);
         // The class of queue served first when both could send (`None`: the first ready),
         // and the first queue of the other class that could.
@@ -527,7 +527,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let qi = self.queue_index(in_slot, queue as usize);
         self.unlink(in_slot, (out - first) as u8, prev, queue);
         if S::ISOLATION && self.arbitration == Arbitration::RoundRobin {
-            let list = in_slot * self.max_ports + out - first;
+            let list = self.ready_list(in_slot, out - first);
             if self.is_normal(queue as usize) {
                 self.isolating_served.remove(list);
             } else {
@@ -555,7 +555,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     /// input's request for the output (and the output's for the lane, once no input asks).
     #[inline(always)]
     pub(super) fn unlink(&mut self, slot: usize, out: u8, prev: u32, q: u32) {
-        let ri = slot * self.max_ports + out as usize;
+        let ri = self.ready_list(slot, out as usize);
         let next = self.ready_next[self.queue_index(slot, q as usize)];
         if prev == NONE {
             self.ready[ri].head = next;

@@ -127,30 +127,29 @@ pub fn write_map(
         ])?;
     }
     writer.flush()?;
-    let mut written = vec![path];
-    for (stem, what, value_label, value) in [
-        (
-            "port_vl_map",
-            "Congested Port VLs",
-            "share of samples (window's second half) at least half a pool",
-            (|l: &PortVlLoad| l.congested) as fn(&PortVlLoad) -> f64,
-        ),
-        (
-            "port_vl_queued",
-            "Queued blocks per Port VL",
-            "mean queued blocks over a pool (window's second half)",
-            |l: &PortVlLoad| l.queued,
-        ),
-    ] {
+    let draw = |stem: &str, what: &str, scale: &str, value: fn(&PortVlLoad) -> f64| {
         let (ports, cells) = map.grid(value);
-        written.extend(tailback_plot::port_heatmap(
+        tailback_plot::port_heatmap(
             &dir.join(format!("{prefix}{stem}")),
             &format!("{what}: {title}"),
             (ports, map.ports.len()),
             &cells,
-            value_label,
+            scale,
             Some((0.0, 1.0)),
-        )?);
-    }
+        )
+    };
+    let mut written = vec![path];
+    written.extend(draw(
+        "port_vl_map",
+        "Congested Port VLs",
+        "share of samples (window's second half) at least half a pool",
+        |l| l.congested,
+    )?);
+    written.extend(draw(
+        "port_vl_queued",
+        "Queued blocks per Port VL",
+        "mean queued blocks over a pool (window's second half)",
+        |l| l.queued,
+    )?);
     Ok(written)
 }
