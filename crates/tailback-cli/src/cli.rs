@@ -266,8 +266,9 @@ pub enum ExperimentCommand {
 pub struct ExperimentTallyArgs {
     /// Directories searched, recursively, for experiments' summary.json files (full runs).
     pub dirs: Vec<PathBuf>,
-    /// Read the tallies from this snapshot instead of from DIRS.
-    #[arg(long, value_name = "FILE", conflicts_with = "dirs")]
+    /// Read the tallies from this snapshot; with DIRS, theirs are added to it (an experiment
+    /// found in both is taken from DIRS).
+    #[arg(long, value_name = "FILE")]
     pub snapshot: Option<PathBuf>,
     /// Also write the tallies read from DIRS to this snapshot file.
     #[arg(long, value_name = "FILE", requires = "dirs")]

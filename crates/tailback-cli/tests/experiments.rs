@@ -220,6 +220,52 @@ fn the_congestion_tree_experiment_finds_the_root_where_the_thesis_puts_it() {
     assert!(out.join("trees.txt").exists());
 }
 
+/// `cfq-arbitration` reruns the papers' runs under every policy: only the root-weighted ones
+/// send Rate messages; on Paper V's two switches, where no input holds packets of both
+/// classes for one output, every policy gives the same rates; on the 4-ary 3-tree the policy
+/// is in effect.
+#[test]
+fn the_arbitration_experiment_reruns_the_papers_runs_under_every_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("arbitration");
+    let summary = run_quick("cfq-arbitration", &out);
+    assert_not_judged(&summary);
+    assert_eq!(comparison_ids(&summary).len(), 4);
+    let text = std::fs::read_to_string(out.join("arbitration.csv")).unwrap();
+    // setting, scheme, source run -> policy -> (victims, hot, least hot, rate messages)
+    let mut runs: BTreeMap<(String, String, String), BTreeMap<String, Vec<String>>> =
+        BTreeMap::new();
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        runs.entry((f[0].into(), f[1].into(), f[3].into()))
+            .or_default()
+            .insert(f[2].into(), f[4..].iter().map(|x| x.to_string()).collect());
+    }
+    // 3 settings x 2 schemes, one seed.
+    assert_eq!(runs.len(), 6, "{runs:?}");
+    let mut case4_differs = false;
+    for ((setting, _, _), policies) in &runs {
+        assert_eq!(policies.len(), 5);
+        for (policy, values) in policies {
+            let rates: u64 = values[3].parse().unwrap();
+            assert_eq!(
+                rates > 0,
+                policy.starts_with("root_weighted"),
+                "{policy}: {values:?}"
+            );
+        }
+        let rates = |p: &str| &policies[p][..3];
+        for policy in policies.keys() {
+            if setting == "case1" {
+                assert_eq!(rates(policy), rates("ready_order"), "{policy}");
+            } else if setting == "case4" && rates(policy) != rates("ready_order") {
+                case4_differs = true;
+            }
+        }
+    }
+    assert!(case4_differs);
+}
+
 #[test]
 fn the_entropy_staircase_experiment_agrees_and_writes_its_series() {
     let dir = tempfile::tempdir().unwrap();

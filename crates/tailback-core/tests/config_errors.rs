@@ -764,6 +764,22 @@ fn congested_flow_isolation_names_what_it_needs() {
         "{tree}{nic}[fabric]\nkind = \"buffered\"\n[fabric.isolation]\ncfqs = 2\n"
     ));
     assert_issue(&issue, "fabric.isolation", Some("{...}"), &["nfq_cfq"]);
+    // The drain's interval belongs to root_weighted, and is at least a cycle.
+    let small = "detect_blocks = 40\nstop_blocks = 60\ngo_blocks = 20\n";
+    let isolating = format!("{tree}{nic}[fabric]\nkind = \"buffered\"\nqueues = \"nfq_cfq\"\n");
+    let issue = single_issue(&format!(
+        "{isolating}[fabric.isolation]\n{small}rate_interval = 100\n"
+    ));
+    assert_issue(
+        &issue,
+        "fabric.isolation.rate_interval",
+        Some("100"),
+        &["root_weighted"],
+    );
+    let issue = single_issue(&format!(
+        "{isolating}[fabric.isolation]\n{small}arbitration = \"root_weighted\"\nrate_interval = 0\n"
+    ));
+    assert_issue(&issue, "fabric.isolation.rate_interval", Some("0"), &["1"]);
 }
 
 #[test]

@@ -326,6 +326,13 @@ impl Grid {
         Ok(Spec::from_table(&table)?)
     }
 
+    /// This grid with parameter `name` set to `value` (for an experiment that reruns another's
+    /// jobs with other seeds).
+    pub fn with_param(mut self, name: &str, value: toml::Value) -> Grid {
+        self.params.insert(name.to_string(), value);
+        self
+    }
+
     /// The parameter `name`, converted.
     pub fn param<T: DeserializeOwned>(&self, name: &str) -> Result<T> {
         let value = self

@@ -224,7 +224,7 @@ fn update_report(out: &Path) {
 /// Prints the per-paper tally of the full runs under `args.dirs` (or of a snapshot), writing
 /// the snapshot when asked.
 fn tally(args: &ExperimentTallyArgs) -> CliResult {
-    let snapshot = match &args.snapshot {
+    let mut snapshot = match &args.snapshot {
         Some(path) => {
             let text =
                 tailback_core::files::read_text(path, tailback_core::files::MAX_CONFIG_BYTES)
@@ -233,27 +233,26 @@ fn tally(args: &ExperimentTallyArgs) -> CliResult {
                 CliError::Input(format!("{}: not a tally snapshot: {e}", path.display()))
             })?
         }
-        None => {
-            if args.dirs.is_empty() {
-                return Err(CliError::Input(
-                    "give directories holding experiments' full runs, or --snapshot FILE".into(),
-                ));
-            }
-            let mut snapshot = experiments::tally::Snapshot::default();
-            for dir in crate::report::experiment_dirs(&args.dirs) {
-                let path = dir.join("summary.json");
-                let summary = crate::report::read_json(&path)
-                    .map_err(|e| CliError::Input(format!("{e:#}")))?;
-                if let Err(e) = snapshot.add(&summary) {
-                    eprintln!("skipped {}: {e}", path.display());
-                }
-            }
-            if let Some(out) = &args.write_snapshot {
-                super::write_json(out, &snapshot)?;
-            }
-            snapshot
+        None if args.dirs.is_empty() => {
+            return Err(CliError::Input(
+                "give directories holding experiments' full runs, or --snapshot FILE".into(),
+            ));
         }
+        None => experiments::tally::Snapshot::default(),
     };
+    if !args.dirs.is_empty() {
+        for dir in crate::report::experiment_dirs(&args.dirs) {
+            let path = dir.join("summary.json");
+            let summary =
+                crate::report::read_json(&path).map_err(|e| CliError::Input(format!("{e:#}")))?;
+            if let Err(e) = snapshot.add(&summary) {
+                eprintln!("skipped {}: {e}", path.display());
+            }
+        }
+        if let Some(out) = &args.write_snapshot {
+            super::write_json(out, &snapshot)?;
+        }
+    }
     let names: Vec<&str> = experiments::all().iter().map(|e| e.name).collect();
     print!("{}", snapshot.table(&names));
     Ok(())

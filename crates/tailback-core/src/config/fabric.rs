@@ -70,6 +70,10 @@ choice_enum! {
         NormalFirst = "normal_first",
         /// The normal queue and the isolating queues take turns, one packet each (ours).
         RoundRobin = "round_robin",
+        /// Isolating queues get the share of turns their tree drains at its root: each root
+        /// line measures the blocks its queue sent per `rate_interval` over what its output
+        /// could send and tells the tree upstream, branch by branch (ours).
+        RootWeighted = "root_weighted",
     }
 }
 
@@ -99,6 +103,10 @@ pub struct IsolationConfig {
     /// How an output chooses between an input's normal and isolating queues.
     #[serde(skip_serializing_if = "Arbitration::is_ready_order")]
     pub arbitration: Arbitration,
+    /// `root_weighted`: cycles over which a root line measures its drain rate (`None` for
+    /// the other policies).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_interval: Option<u32>,
 }
 
 /// The queues that isolate congestion trees, by queue scheme.
@@ -140,6 +148,9 @@ pub enum IsolatingQueues {
 impl IsolationConfig {
     /// Most destinations a CAM line can hold.
     pub const MAX_DESTINATIONS: u32 = 32;
+
+    /// `root_weighted`'s default measuring interval: ten 2048-byte packets' time, in cycles.
+    pub const DEFAULT_RATE_INTERVAL: u32 = 10 * MTU_BLOCKS;
 
     /// Queues per input pool that isolate trees (CFQs or HPQs).
     pub fn isolating_queues(&self) -> u32 {
@@ -207,6 +218,23 @@ impl IsolationConfig {
                 propagate: s.choice("propagate", Propagate::OnAllocate),
             }
         };
+        let arbitration = s.choice("arbitration", Arbitration::ReadyOrder);
+        let rate_interval = if arbitration == Arbitration::RootWeighted {
+            Some(s.duration(
+                "rate_interval",
+                "rate_interval_ns",
+                u64::from(Self::DEFAULT_RATE_INTERVAL),
+                (1, u64::from(MAX_LATENCY)),
+                units,
+            ) as u32)
+        } else {
+            for key in ["rate_interval", "rate_interval_ns"] {
+                if s.value(key).is_some() {
+                    s.problem(key, "only applies when arbitration = \"root_weighted\"");
+                }
+            }
+            None
+        };
         let cfg = IsolationConfig {
             queues,
             cam_destinations: s.int("cam_destinations", 8, 1, Self::MAX_DESTINATIONS),
@@ -218,7 +246,8 @@ impl IsolationConfig {
                 units,
             ) as u32,
             control_in_band: s.boolean("control_in_band", false),
-            arbitration: s.choice("arbitration", Arbitration::ReadyOrder),
+            arbitration,
+            rate_interval,
         };
         let (high, low) = cfg.stop_go();
         if low >= high {

@@ -167,6 +167,24 @@ pub(super) enum Say {
     Stop,
     Go,
     Deallocate,
+    /// `root_weighted`: the share of its output's capacity the tree's branch drains at its
+    /// root, in [`SHARE_ONE`]ths.
+    Rate(u16),
+}
+
+/// A whole share of turns, or of a link's capacity.
+pub(super) const SHARE_ONE: u16 = 1024;
+/// The share a tree gets before its root has measured one (and a root line's own): half
+/// the contested turns, as `round_robin` gives.
+pub(super) const SHARE_HALF: u16 = SHARE_ONE / 2;
+
+/// `root_weighted`: the blocks a root line's queue has sent since its interval began.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Drain {
+    since: u64,
+    sent: u32,
+    /// The share last told upstream.
+    told: u16,
 }
 
 /// A control message from line `line` of input VC slot `slot` to the copy upstream, due at
@@ -215,6 +233,7 @@ pub(super) struct IsolationTotals {
     pub(super) stops: u64,
     pub(super) goes: u64,
     pub(super) deallocates: u64,
+    pub(super) rates: u64,
 }
 
 /// When a line tells its upstream neighbour of its tree (Allocate).
@@ -262,6 +281,11 @@ pub(super) struct Cams {
     pub(super) copies: SparseSets,
     copies_in_use: Table<u128>,
     copies_stopped: Table<u128>,
+    /// `root_weighted` (empty otherwise): the interval a root line measures its drain over,
+    /// each line's drain, and each copy's share (the last [`Say::Rate`] it heard).
+    rate_interval: u64,
+    drains: Table<Drain>,
+    copy_shares: Table<u16>,
     messages: BinaryHeap<Reverse<Message>>,
     seq: u64,
     /// Adapters (their VC slots) that a Go or Deallocate may have made able to send.
@@ -281,6 +305,12 @@ impl Cams {
             return Cams::default();
         };
         let per_pool = normal_lines + s.isolating_queues() as usize;
+        // A table per line that only `root_weighted` keeps.
+        let weighed_lines = if s.rate_interval.is_some() {
+            slots * per_pool
+        } else {
+            0
+        };
         assert!(
             per_pool <= 128,
             "{per_pool} CAM lines per pool do not fit a 128-bit mask"
@@ -326,6 +356,9 @@ impl Cams {
             copies: SparseSets::default(),
             copies_in_use: Table::filled(0, slots),
             copies_stopped: Table::filled(0, slots),
+            rate_interval: s.rate_interval.map_or(0, u64::from),
+            drains: Table::filled(Drain::default(), weighed_lines),
+            copy_shares: Table::filled(SHARE_HALF, weighed_lines),
             ..Cams::default()
         }
     }
@@ -389,9 +422,59 @@ impl Cams {
                 self.copies.set(i, DestSet::EMPTY);
                 self.copies_in_use[slot] &= !bit;
                 self.copies_stopped[slot] &= !bit;
+                if self.weighs() {
+                    self.copy_shares[i] = SHARE_HALF;
+                }
             }
+            Say::Rate(share) => self.copy_shares[i] = share,
         }
         listed
+    }
+
+    /// Whether roots measure their drain (`root_weighted`).
+    #[inline(always)]
+    pub(super) fn weighs(&self) -> bool {
+        self.rate_interval != 0
+    }
+
+    /// `root_weighted`: the share of contested turns an isolating queue tied to the copy of
+    /// line `line` of `slot` gets (the tree's share at its root, half until told).
+    #[inline]
+    pub(super) fn copy_share(&self, slot: usize, line: usize) -> u16 {
+        self.copy_shares[self.at(slot, line)]
+    }
+
+    /// `root_weighted`: root line `i` (an index of [`Cams::at`]) begins measuring its drain.
+    pub(super) fn restart_drain(&mut self, i: usize, now: u64) {
+        if self.weighs() {
+            self.drains[i] = Drain {
+                since: now,
+                sent: 0,
+                told: SHARE_HALF,
+            };
+        }
+    }
+
+    /// `root_weighted`: root line `i`'s queue starts a packet of `blocks` blocks at `now` on
+    /// an output that sends a block every `period` cycles. Once an interval has passed, the
+    /// share of that output's capacity the queue used over it (before this packet), if it
+    /// differs from the one last told; a new interval begins with this packet.
+    pub(super) fn drained(&mut self, i: usize, blocks: u32, period: u32, now: u64) -> Option<u16> {
+        let d = &mut self.drains[i];
+        let elapsed = now - d.since;
+        if elapsed < self.rate_interval {
+            d.sent += blocks;
+            return None;
+        }
+        let share = (u64::from(d.sent) * u64::from(period) * u64::from(SHARE_ONE) / elapsed)
+            .min(u64::from(SHARE_ONE)) as u16;
+        let changed = share != d.told;
+        *d = Drain {
+            since: now,
+            sent: blocks,
+            told: share,
+        };
+        changed.then_some(share)
     }
 
     /// Queues `say` from line `line` of `slot`, due at `due`.
@@ -401,6 +484,7 @@ impl Cams {
             Say::Stop => self.totals.stops += 1,
             Say::Go => self.totals.goes += 1,
             Say::Deallocate => self.totals.deallocates += 1,
+            Say::Rate(_) => self.totals.rates += 1,
         }
         self.seq += 1;
         self.messages.push(Reverse(Message {
@@ -487,6 +571,7 @@ mod tests {
             control_delay: 0,
             control_in_band: false,
             arbitration: crate::config::Arbitration::ReadyOrder,
+            rate_interval: None,
         }
     }
 

@@ -123,6 +123,7 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
             ("control_stops", t.stops),
             ("control_goes", t.goes),
             ("control_deallocates", t.deallocates),
+            ("control_rates", t.rates),
         ]
     }
 

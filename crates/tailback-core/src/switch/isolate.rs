@@ -18,7 +18,7 @@
 
 use std::ops::Range;
 
-use super::cam::{Claim, DestSet, Line, Say, Telling};
+use super::cam::{Claim, DestSet, Line, SHARE_HALF, Say, Telling};
 use super::{BufferedSwitches, NONE, QueueScheme};
 use crate::fabric::StepContext;
 use crate::hooks::CongestionControl;
@@ -374,6 +374,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         self.cams.lines[i].claim = Claim::Root { out };
         self.cams.line_dests.set(i, DestSet::of(dst));
         self.cams.totals.root_claims += 1;
+        self.cams.restart_drain(i, now);
         if self.cams.telling != Telling::WithFirstStop {
             self.tell_tree(slot, line, now);
         }
@@ -561,6 +562,9 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                         self.release_if_drained(slot, l, now);
                     }
                     Say::Go => self.release_if_drained(slot, l, now),
+                    Say::Rate(share) if self.cams.lines[i].told => {
+                        self.send(slot, l, Say::Rate(share), now);
+                    }
                     _ => {}
                 }
             }
@@ -568,6 +572,54 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let p = &self.ports[out];
         if p.stream == NONE && p.requested_vls != 0 {
             self.active.insert(out);
+        }
+    }
+
+    /// `root_weighted`: the share of contested turns isolating queue `q` of `slot` gets at
+    /// output `out`: its tree's share at the root as last told (a branch), or half (a root
+    /// line, an orphan, a tree not yet measured).
+    pub(super) fn isolating_share(&self, slot: usize, q: usize, out: usize) -> u16 {
+        let Some(line) = Self::queue_line(q) else {
+            return SHARE_HALF;
+        };
+        match self.cams.lines[self.cams.at(slot, line)].claim {
+            Claim::Branch {
+                out: local,
+                line: m,
+            } => {
+                debug_assert_eq!(self.ports[out].first as usize + local as usize, out);
+                self.downstream_of(slot, local)
+                    .map_or(SHARE_HALF, |down| self.cams.copy_share(down, m as usize))
+            }
+            _ => SHARE_HALF,
+        }
+    }
+
+    /// `root_weighted`: queue `q` of `slot` starts a packet of `blocks` blocks on an output
+    /// that sends a block every `period` cycles; a root line's queue tells upstream the share
+    /// of that output it drained over each interval, when it changed.
+    #[inline]
+    pub(super) fn measure_drain(
+        &mut self,
+        slot: usize,
+        q: usize,
+        blocks: u32,
+        period: u32,
+        now: u64,
+    ) {
+        if !self.cams.weighs() {
+            return;
+        }
+        let Some(line) = Self::queue_line(q) else {
+            return;
+        };
+        let i = self.cams.at(slot, line);
+        let l = self.cams.lines[i];
+        if matches!(l.claim, Claim::Root { .. })
+            && let Some(share) = self.cams.drained(i, blocks, period, now)
+            && l.told
+        {
+            self.send(slot, line, Say::Rate(share), now);
         }
     }
 

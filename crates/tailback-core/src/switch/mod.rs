@@ -33,11 +33,13 @@ mod isolate;
 mod lanes;
 mod queues;
 mod step;
+mod turns;
 
 pub(crate) use queues::{Fifo, NfqCfq, QueueScheme, Voq, VoqHpq, VoqNet};
 
 use cam::Cams;
 use lanes::LaneTables;
+use turns::ClassTurns;
 
 use std::cell::Cell;
 use std::collections::VecDeque;
@@ -235,10 +237,8 @@ pub(crate) struct BufferedSwitches<S> {
     asleep: Calendar,
     /// Congested-flow isolation's CAMs and control messages (empty for other schemes).
     cams: Cams,
-    /// With isolation: how an output chooses between an input's normal and isolating queues,
-    /// and (for turns) per ready list whether the last packet it gave was an isolating queue's.
-    arbitration: Arbitration,
-    isolating_served: BitSet,
+    /// With isolation: how an output chooses between an input's normal and isolating queues.
+    turns: ClassTurns,
     scheme: PhantomData<S>,
 }
 
@@ -362,12 +362,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                     0
                 },
             ),
-            arbitration,
-            isolating_served: BitSet::new(if arbitration == Arbitration::RoundRobin {
-                n_slots * topology.max_ports()
-            } else {
-                0
-            }),
+            turns: ClassTurns::new(arbitration, n_slots * topology.max_ports()),
             scheme: PhantomData,
         }
     }

@@ -1,9 +1,9 @@
 //! One cycle of the buffered switches: route the heads that arrived, then let every output
 //! with work finish the packet whose last block has left, or choose and start its next one.
 
+use super::turns::Prefer;
 use super::{BufferedSwitches, NONE, Queue, QueueScheme, RoomReturn};
 use crate::bitset::{BitSet, bits32, bits64};
-use crate::config::Arbitration;
 use crate::event::{CreditBatch, FlitArrival};
 use crate::fabric::StepContext;
 use crate::flit::Flit;
@@ -49,6 +49,8 @@ pub(super) struct Pick {
     pub(super) local: usize,
     pub(super) queue: u32,
     prev: u32,
+    /// `root_weighted`: the isolating queue's share when both classes could send.
+    contest: Option<u16>,
 }
 
 impl<S: QueueScheme> BufferedSwitches<S> {
@@ -313,7 +315,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     fn choose(&mut self, out: usize, now: u64) -> Choice {
         match self.candidate(out, now, 0) {
             Ok(pick) => {
-                self.grant(out, pick, true);
+                self.grant(out, pick, true, now);
                 Choice::Started
             }
             Err(outcome) => outcome,
@@ -450,10 +452,14 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let in_slot = self.slots.port_vc(in_port, vl);
         let list = self.ready_list(in_slot, out - first);
         let (mut prev, mut q) = (NONE, self.ready[list].head);
-        // The class of queue served first when both could send (`None`: the first ready),
-        // and the first queue of the other class that could.
-        let preferred = self.preferred_class(list);
-        let mut other = None;
+        // With isolation, the class served first when both could send, and the first queue
+        // of each class that could.
+        let prefer = if S::ISOLATION {
+            self.turns.prefer(list)
+        } else {
+            Prefer::First
+        };
+        let (mut normal, mut isolating) = (None, None);
         while q != NONE {
             let qi = self.queue_index(in_slot, q as usize);
             let r = self.residents[self.queues[qi].head as usize];
@@ -482,43 +488,53 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                     local,
                     queue: q,
                     prev,
+                    contest: None,
                 };
-                if preferred.is_none_or(|normal| self.is_normal(q as usize) == normal) {
-                    return Some(pick);
+                let is_normal = S::ISOLATION && self.is_normal(q as usize);
+                match prefer {
+                    Prefer::First => return Some(pick),
+                    Prefer::Class(class) if class == is_normal => return Some(pick),
+                    _ if is_normal => {
+                        normal.get_or_insert(pick);
+                    }
+                    _ => {
+                        isolating.get_or_insert(pick);
+                    }
                 }
-                other.get_or_insert(pick);
+                if normal.is_some() && isolating.is_some() {
+                    break;
+                }
             }
             prev = q;
             q = self.ready_next[qi];
         }
-        other
-    }
-
-    /// With isolation, the class an input's ready list `list` serves first when a normal and
-    /// an isolating queue could both send (`Some(true)`: the normal one); `None`: whichever
-    /// became ready first.
-    #[inline(always)]
-    fn preferred_class(&self, list: usize) -> Option<bool> {
-        if !S::ISOLATION {
-            return None;
-        }
-        match self.arbitration {
-            Arbitration::ReadyOrder => None,
-            Arbitration::NormalFirst => Some(true),
-            Arbitration::RoundRobin => Some(self.isolating_served.contains(list)),
+        match (normal, isolating) {
+            // Only `root_weighted` gets here with both.
+            (Some(mut n), Some(mut i)) => {
+                let share = self.isolating_share(in_slot, i.queue as usize, out);
+                n.contest = Some(share);
+                i.contest = Some(share);
+                Some(if self.turns.isolating_due(list, share) {
+                    i
+                } else {
+                    n
+                })
+            }
+            (n, i) => n.or(i),
         }
     }
 
     /// Output `out` starts the head packet of `pick`'s queue; the queue leaves its ready list
     /// while the packet is sent, and the packet reserves room downstream when queues have
     /// their own. With `move_pointers`, the round robin moves past the input and the VL.
-    fn grant(&mut self, out: usize, pick: Pick, move_pointers: bool) {
+    fn grant(&mut self, out: usize, pick: Pick, move_pointers: bool, now: u64) {
         let Pick {
             vl,
             lane,
             local,
             queue,
             prev,
+            contest,
         } = pick;
         let port = self.ports[out];
         let first = port.first as usize;
@@ -526,16 +542,14 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let in_slot = self.slots.port_vc(in_port, vl);
         let qi = self.queue_index(in_slot, queue as usize);
         self.unlink(in_slot, (out - first) as u8, prev, queue);
-        if S::ISOLATION && self.arbitration == Arbitration::RoundRobin {
-            let list = self.ready_list(in_slot, out - first);
-            if self.is_normal(queue as usize) {
-                self.isolating_served.remove(list);
-            } else {
-                self.isolating_served.insert(list);
-            }
-        }
         let head = self.queues[qi].head;
         let r = self.residents[head as usize];
+        if S::ISOLATION {
+            let list = self.ready_list(in_slot, out - first);
+            self.turns
+                .served(list, self.is_normal(queue as usize), contest);
+            self.measure_drain(in_slot, queue as usize, r.blocks, port.period, now);
+        }
         let downstream = port.downstream as usize + r.out_vl as usize;
         if S::OWN_ROOM && self.slots.is_router(downstream) {
             self.reserved[downstream * self.nodes + r.dst as usize] += r.blocks;
@@ -623,7 +637,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                     .min_by_key(|(j, _)| distance(outs[*j as usize]))
                     .unwrap_or(&(i, pick));
                 let out = outs[i as usize] as usize;
-                self.grant(out, pick, iteration == 0);
+                self.grant(out, pick, iteration == 0, now);
                 if iteration == 0 {
                     self.ports[in_port].accept_ptr = (out - first) as u8;
                 }

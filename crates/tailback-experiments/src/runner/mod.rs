@@ -14,6 +14,7 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use tailback_core::config::{parse_assignment, set_path};
 use tailback_core::spec::Spec;
 use tailback_core::stats::RunReport;
 
@@ -59,6 +60,24 @@ impl Job {
             summary_only: false,
             values: Vec::new(),
         }
+    }
+
+    /// This job with `assignments` (`key=value`) applied to its configuration, as job `id`:
+    /// for an experiment that varies another experiment's runs.
+    pub fn varied(&self, id: String, assignments: &[String]) -> Result<Job> {
+        let mut table = toml::Table::try_from(&*self.config).map_err(anyhow::Error::from)?;
+        let mut values = self.values.clone();
+        for assignment in assignments {
+            let (key, value) = parse_assignment(assignment).map_err(Error::Input)?;
+            set_path(&mut table, &key, value.clone())?;
+            values.push((key, value));
+        }
+        Ok(Job {
+            id,
+            config: Spec::from_table(&table)?,
+            summary_only: self.summary_only,
+            values,
+        })
     }
 }
 

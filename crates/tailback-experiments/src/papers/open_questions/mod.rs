@@ -1,11 +1,15 @@
 //! The open questions of Gran's thesis (E. G. Gran, PhD thesis, University of Oslo, 2013, Sec.
 //! 3.7 "Future Work"), answered with experiments on the buffered (InfiniBand-style) fabric:
 //! what adaptive routing does to a congestion tree (chapter 2.3's argument, the ground the
-//! second question stands on).
+//! second question stands on), and how to arbitrate between normal and congested-flow queues.
 //!
 //! - `tree.rs`: `ar-congestion-tree`, where the tree's root is and how wide the tree grows
-//!   under deterministic and adaptive up-routing (Figs. 2.7 and 2.8).
+//!   under deterministic and adaptive up-routing (Figs. 2.7 and 2.8);
+//! - `arbitration.rs`: `cfq-arbitration`, the third question: how an isolating switch's
+//!   output chooses between an input's normal and isolating queues, on Papers V's and VI's
+//!   runs.
 
+mod arbitration;
 mod tree;
 
 use crate::Experiment;
@@ -27,13 +31,24 @@ static FOLDER: Folder = Folder {
 
 /// The experiments on the thesis's open questions.
 pub fn experiments() -> Vec<Experiment> {
-    vec![Experiment {
-        name: "ar-congestion-tree",
-        title: "Where the congestion tree's root is and how wide the tree grows when 12 hosts send to one, deterministic against adaptive up-routing, on the 4-ary 3-tree and the 648-node tree (CC off)",
-        source: "Gran's thesis (University of Oslo, 2013), Ch. 2.3, Figs. 2.7 and 2.8",
-        folder: &FOLDER,
-        jobs: tree::jobs,
-        claims: tree::claims,
-        run: tree::run,
-    }]
+    vec![
+        Experiment {
+            name: "ar-congestion-tree",
+            title: "Where the congestion tree's root is and how wide the tree grows when 12 hosts send to one, deterministic against adaptive up-routing, on the 4-ary 3-tree and the 648-node tree (CC off)",
+            source: "Gran's thesis (University of Oslo, 2013), Ch. 2.3, Figs. 2.7 and 2.8",
+            folder: &FOLDER,
+            jobs: tree::jobs,
+            claims: tree::claims,
+            run: tree::run,
+        },
+        Experiment {
+            name: "cfq-arbitration",
+            title: "Normal against congested-flow queues at an isolating switch's inputs: ready order, normal first, round robin and root-weighted turns on Paper V's Cases #1 and #4 (FBICM, CCFIT) and Paper VI's pattern #2 (HFDI, EcoCC)",
+            source: "Gran's thesis (University of Oslo, 2013), Sec. 3.7, question 3",
+            folder: &FOLDER,
+            jobs: arbitration::jobs,
+            claims: arbitration::claims,
+            run: arbitration::run,
+        },
+    ]
 }
