@@ -266,6 +266,33 @@ fn the_arbitration_experiment_reruns_the_papers_runs_under_every_policy() {
     assert!(case4_differs);
 }
 
+/// `ar-ibcc` runs Paper IV's forest under both routings with CC off and on: only CC runs
+/// mark, and marking only unchosen hops (ours) marks fewer packets under adaptive routing.
+#[test]
+fn the_adaptive_throttling_experiment_marks_only_with_cc_and_fewer_when_sparing_choices() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ibcc");
+    let summary = run_quick("ar-ibcc", &out);
+    assert_not_judged(&summary);
+    assert_eq!(comparison_ids(&summary).len(), 1);
+    let text = std::fs::read_to_string(out.join("throttling.csv")).unwrap();
+    let marks: BTreeMap<String, u64> = text
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            (f[1].to_string(), f[7].parse().unwrap())
+        })
+        .collect();
+    assert_eq!(marks.len(), 5, "{marks:?}");
+    assert_eq!((marks["det-off"], marks["ada-off"]), (0, 0));
+    assert!(marks["det-cc"] > 0 && marks["ada-cc"] > 0);
+    assert!(
+        marks["ada-unchosen"] > 0 && marks["ada-unchosen"] < marks["ada-cc"],
+        "{marks:?}"
+    );
+}
+
 #[test]
 fn the_entropy_staircase_experiment_agrees_and_writes_its_series() {
     let dir = tempfile::tempdir().unwrap();

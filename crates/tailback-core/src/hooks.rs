@@ -109,6 +109,9 @@ pub struct PortVlEvent {
     pub credits: u32,
     /// Whether the port leads to a channel adapter (a node).
     pub to_node: bool,
+    /// For a departing packet: whether its routing offered other output ports at this
+    /// switch (it was sent here by choice); `false` for other events.
+    pub chosen: bool,
     /// The cycle.
     pub now: u64,
 }

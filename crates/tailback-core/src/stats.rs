@@ -307,6 +307,10 @@ pub struct RunReport {
     /// map of the congestion trees.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub port_vl_map: Option<PortVlMap>,
+    /// The hot destinations the receive rates by class are split by (a forest's hot spots
+    /// for the whole run, or the destinations of two or more flows), sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hot_nodes: Vec<u32>,
 }
 
 /// How far a replayed trace has got.

@@ -353,3 +353,20 @@ fn congestion_control_keeps_the_fabric_invariants() {
         assert!(counts["marks"] >= counts["cnps"] && counts["cnps"] >= counts["becns"]);
     }
 }
+
+/// Marking only the hops a packet's routing did not choose (ours) changes nothing where routing
+/// never chooses: the testbed's routes are tables of one port each, so every mark stays.
+#[test]
+fn sparing_chosen_hops_changes_nothing_under_deterministic_routing() {
+    let [all, unchosen] = ["all", "unchosen"].map(|hops| {
+        let cc = format!("[congestion]\nmechanism = \"ib_cc\"\nmark_hops = \"{hops}\"");
+        let text = scenario_text("ib-testbed", "qdr", &SCENARIO_1, 5, &cc, 0.2);
+        run_text(&text, 0.2).report
+    });
+    assert!(all.summary.mechanism_counts["marks"] > 0);
+    assert_eq!(
+        all.summary.mechanism_counts,
+        unchosen.summary.mechanism_counts
+    );
+    assert_eq!(all.flows, unchosen.flows);
+}

@@ -614,6 +614,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             port_vls,
             congested_port_vls,
             port_vl_map,
+            hot_nodes: hot,
         };
         (report, self.trace.take())
     }

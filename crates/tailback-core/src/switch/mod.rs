@@ -84,6 +84,8 @@ struct Resident {
     /// Local output port of its route, and its lane there.
     out: u8,
     out_vl: u8,
+    /// Whether its routing offered other output ports here (known once routed).
+    chosen: bool,
     /// The queue of its pool it is in (known once routed).
     queue: u32,
     /// The next resident in its queue ([`NONE`]: the last).
@@ -398,6 +400,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             dst: 0,
             out: 0,
             out_vl: 0,
+            chosen: false,
             queue: 0,
             next: NONE,
         });

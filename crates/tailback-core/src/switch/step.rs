@@ -42,15 +42,15 @@ struct Look {
 /// follows `prev` in the input's ready list for the output ([`NONE`]: first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Pick {
-    /// The lane it arrived on.
-    pub(super) vl: usize,
-    /// The lane whose round robin picked it (where lanes are kept, the same).
-    lane: usize,
-    pub(super) local: usize,
     pub(super) queue: u32,
     prev: u32,
     /// `root_weighted`: the isolating queue's share when both classes could send.
     contest: Option<u16>,
+    /// The lane it arrived on.
+    pub(super) vl: u8,
+    /// The lane whose round robin picked it (where lanes are kept, the same).
+    lane: u8,
+    pub(super) local: u8,
 }
 
 impl<S: QueueScheme> BufferedSwitches<S> {
@@ -160,6 +160,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 &mut PortWeights { switches: self },
             );
             let (class, sl) = (route.escape.class, packet.sl);
+            let chosen = self.adaptive && route.adaptive_ports.count_ones() > 1;
             let out = if self.adaptive && route.adaptive_ports != 0 {
                 self.least_occupied(first, route.adaptive_ports, class, sl, packet.route_draw)
             } else {
@@ -178,6 +179,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             r.dst = dst;
             r.out = out;
             r.out_vl = out_vl;
+            r.chosen = chosen;
             r.ready = now + self.latency.max(catch_up);
             // A NIC does not reserve room in the queue it sends to: the packet does, now.
             if S::OWN_ROOM && !self.slots.is_router(self.ports[in_port].upstream as usize) {
@@ -483,12 +485,12 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 look.waited_on |= 1 << leaves;
             } else {
                 let pick = Pick {
-                    vl,
-                    lane,
-                    local,
                     queue: q,
                     prev,
                     contest: None,
+                    vl: vl as u8,
+                    lane: lane as u8,
+                    local: local as u8,
                 };
                 let is_normal = S::ISOLATION && self.is_normal(q as usize);
                 match prefer {
@@ -536,6 +538,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             prev,
             contest,
         } = pick;
+        let (vl, lane, local) = (vl as usize, lane as usize, local as usize);
         let port = self.ports[out];
         let first = port.first as usize;
         let in_port = first + local;
@@ -628,7 +631,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 }
                 // The input accepts the granting output that comes first after its pointer.
                 let first = self.ports[outs[i as usize] as usize].first as usize;
-                let in_port = first + pick.local;
+                let in_port = first + pick.local as usize;
                 let after = self.ports[in_port].accept_ptr as usize + 1;
                 let distance = |out: u32| (out as usize - first + 64 - after % 64) % 64;
                 let &(i, pick) = grants
@@ -694,7 +697,10 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         self.credits[slots.port_vc(out, vl)] -= r.blocks;
         if C::PORT_VL_EVENTS {
             // The packet counts as queued for its Port VL until it starts.
-            let event = self.port_vl_event(from, r.out, r.out_vl, now);
+            let event = PortVlEvent {
+                chosen: r.chosen,
+                ..self.port_vl_event(from, r.out, r.out_vl, now)
+            };
             cx.control.on_departure(event, cx.packets.get_mut(r.packet));
         }
         if (C::PORT_VL_EVENTS || self.watched) && self.counts_for_port_vl(from, r.queue as usize) {
@@ -805,6 +811,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             contributors: self.port_vl_inputs[out_slot],
             credits: self.credits[out_slot],
             to_node: !slots.is_router(self.ports[out_port].downstream as usize),
+            chosen: false,
             now,
         }
     }

@@ -53,6 +53,25 @@ choice_enum! {
 }
 
 choice_enum! {
+    /// Which packets a Port VL in the congestion state marks, by how their route reached it.
+    pub enum MarkHops {
+        /// Every eligible packet (the specification).
+        All = "all",
+        /// Only packets whose routing offered no other output port at this switch: one that
+        /// adaptive routing sent through the Port VL could have gone elsewhere, and says
+        /// nothing about a root it cannot avoid (ours).
+        Unchosen = "unchosen",
+    }
+}
+
+impl MarkHops {
+    /// Whether this is the default (left out of the resolved configuration).
+    fn is_all(&self) -> bool {
+        *self == MarkHops::All
+    }
+}
+
+choice_enum! {
     /// How CCTI timers run.
     pub enum TimerKind {
         /// One free-running timer per adapter port and service level: each expiry lowers the
@@ -172,6 +191,9 @@ pub struct IbCcConfig {
     pub marking_rate: MarkingRate,
     /// How marks are spaced.
     pub marking: Marking,
+    /// Which packets may be marked, by how their route reached the Port VL.
+    #[serde(skip_serializing_if = "MarkHops::is_all")]
+    pub mark_hops: MarkHops,
     /// CCTI_Increase: index steps per BECN.
     pub ccti_increase: u32,
     /// CCTI_Limit: the highest index.
@@ -200,7 +222,7 @@ pub struct IbCcConfig {
 }
 
 /// The keys that belong to InfiniBand congestion control.
-const KEYS: [&str; 22] = [
+const KEYS: [&str; 23] = [
     "threshold_weight",
     "threshold_blocks",
     "hysteresis_blocks",
@@ -210,6 +232,7 @@ const KEYS: [&str; 22] = [
     "packet_size_bytes",
     "marking_rate",
     "marking",
+    "mark_hops",
     "marking_probability",
     "ccti_increase",
     "ccti_limit",
@@ -243,6 +266,7 @@ impl Default for IbCcConfig {
             packet_size_bytes: 512,
             marking_rate: MarkingRate::Rate(1),
             marking: Marking::Random,
+            mark_hops: MarkHops::All,
             ccti_increase: 1,
             ccti_limit: 127,
             ccti_min: 0,
@@ -312,6 +336,7 @@ fn read(s: &Section<'_>) -> IbCcConfig {
             .map_or(MarkingRate::Rate(rate), MarkingRate::Probability)
         },
         marking: s.choice("marking", d.marking),
+        mark_hops: s.choice("mark_hops", d.mark_hops),
         ccti_increase: s.int("ccti_increase", d.ccti_increase, 1, 1 << 14),
         ccti_limit: s.int("ccti_limit", d.ccti_limit, 0, (1 << 14) - 1),
         ccti_min: s.int("ccti_min", d.ccti_min, 0, (1 << 14) - 1),

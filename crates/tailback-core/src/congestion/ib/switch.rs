@@ -6,7 +6,7 @@
 
 use rand::RngExt;
 
-use crate::config::{Detect, IbCcConfig, Marking, RootTest, Threshold, VictimMask};
+use crate::config::{Detect, IbCcConfig, MarkHops, Marking, RootTest, Threshold, VictimMask};
 use crate::hooks::{PortVlEvent, PortVlTotals};
 use crate::ids::PortId;
 use crate::packet::Packet;
@@ -26,8 +26,10 @@ pub(super) struct SwitchSide {
     /// Credits a Port VL needs to count as a root.
     root_credits: u32,
     victim_mask: VictimMask,
-    /// Packets of fewer blocks are not marked.
+    /// Packets of fewer blocks are not marked, nor (`mark_hops = "unchosen"`) packets sent
+    /// to the Port VL by choice.
     min_blocks: u32,
+    skip_chosen: bool,
     marking: Marking,
     probability: f64,
     period: u32,
@@ -72,6 +74,7 @@ impl SwitchSide {
             min_blocks: settings
                 .packet_size_bytes
                 .div_ceil(crate::config::BLOCK_BYTES),
+            skip_chosen: settings.mark_hops == MarkHops::Unchosen,
             marking: settings.marking,
             probability: settings.marking_rate.probability(),
             period: settings.marking_rate.period(),
@@ -143,7 +146,11 @@ impl SwitchSide {
     pub(super) fn depart(&mut self, e: &PortVlEvent, packet: &mut Packet) {
         self.update(e);
         let i = e.port.index() * self.vls + e.vl as usize;
-        if !self.congested[i] || packet.control || packet.flits < self.min_blocks {
+        if !self.congested[i]
+            || packet.control
+            || packet.flits < self.min_blocks
+            || (self.skip_chosen && e.chosen)
+        {
             return;
         }
         let mark = match self.marking {
@@ -268,6 +275,7 @@ mod tests {
             contributors: 1,
             credits,
             to_node,
+            chosen: false,
             now: 0,
         }
     }
@@ -323,6 +331,32 @@ mod tests {
                     sw.depart(&congested, &mut p);
                 }
                 assert_eq!(p.marks & FECN, 0);
+            }
+        }
+    }
+
+    #[test]
+    fn unchosen_marking_spares_packets_routed_here_by_choice() {
+        for (mark_hops, marks_chosen) in [(MarkHops::All, true), (MarkHops::Unchosen, false)] {
+            let settings = IbCcConfig {
+                marking_rate: MarkingRate::Rate(0),
+                mark_hops,
+                ..IbCcConfig::default()
+            };
+            let mut sw = switches(&settings);
+            for chosen in [false, true] {
+                let e = PortVlEvent {
+                    chosen,
+                    ..event(500, 40, false)
+                };
+                let mut p = packet(32, false);
+                sw.depart(&e, &mut p);
+                let marked = p.marks & FECN != 0;
+                assert_eq!(
+                    marked,
+                    !chosen || marks_chosen,
+                    "{mark_hops:?}, chosen {chosen}"
+                );
             }
         }
     }

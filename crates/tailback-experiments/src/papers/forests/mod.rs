@@ -152,7 +152,7 @@ impl Classes {
 
 /// Whether every run settled, shown for information (ours against ours): `unsettled` are the
 /// runs with a class whose two halves of the window differ by more than [`STATIONARY`].
-fn settled(found: &mut Findings, unsettled: &[String]) {
+pub(super) fn settled(found: &mut Findings, unsettled: &[String]) {
     found.info(
         format!(
             "every run settled (hot spots' and others' rates in the two halves of the window \

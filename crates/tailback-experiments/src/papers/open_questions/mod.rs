@@ -7,9 +7,12 @@
 //!   under deterministic and adaptive up-routing (Figs. 2.7 and 2.8);
 //! - `arbitration.rs`: `cfq-arbitration`, the third question: how an isolating switch's
 //!   output chooses between an input's normal and isolating queues, on Papers V's and VI's
-//!   runs.
+//!   runs;
+//! - `throttling.rs`: `ar-ibcc`, the second question for injection throttling: InfiniBand
+//!   congestion control under deterministic and adaptive routing on Paper IV's forests.
 
 mod arbitration;
+mod throttling;
 mod tree;
 
 use crate::Experiment;
@@ -49,6 +52,15 @@ pub fn experiments() -> Vec<Experiment> {
             jobs: arbitration::jobs,
             claims: arbitration::claims,
             run: arbitration::run,
+        },
+        Experiment {
+            name: "ar-ibcc",
+            title: "InfiniBand congestion control under deterministic and adaptive up-routing on Paper IV's silent and windy forests (648-node tree), and a marking of ours that spares packets routed to a congested port by choice",
+            source: "Gran's thesis (University of Oslo, 2013), Sec. 3.7, question 2",
+            folder: &FOLDER,
+            jobs: throttling::jobs,
+            claims: throttling::claims,
+            run: throttling::run,
         },
     ]
 }
