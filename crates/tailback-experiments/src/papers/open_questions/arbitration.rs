@@ -195,39 +195,31 @@ struct Roles {
 }
 
 impl Roles {
-    /// Reads the roles from a run's flows: destinations of two or more fixed flows are hot, and
-    /// so are the sources of fixed flows to them; the judged span is the second half of the
-    /// one in which every fixed flow is on.
-    fn of(spec: &Spec) -> Result<Roles> {
+    /// Reads the roles of a run of `spec`: its report's hot destinations (those of two or more
+    /// fixed flows), the sources of fixed flows to them, and as the judged span the second
+    /// half of the one in which every fixed flow is on.
+    fn of(spec: &Spec, report: &RunReport) -> Result<Roles> {
         let ProcessConfig::Flows(flows) = &spec.traffic.process else {
             return Err(Error::Input(
                 "cfq-arbitration needs runs of explicit flows".into(),
             ));
         };
+        let hot_destinations: BTreeSet<u32> = report.hot_nodes.iter().copied().collect();
         let fixed: Vec<_> = flows
             .flows
             .iter()
-            .filter_map(|f| f.dst.node().map(|dst| (f, dst)))
-            .collect();
-        let mut senders: BTreeMap<u32, usize> = BTreeMap::new();
-        for &(_, dst) in &fixed {
-            *senders.entry(dst).or_default() += 1;
-        }
-        let hot_destinations: BTreeSet<u32> = senders
-            .into_iter()
-            .filter(|&(_, n)| n >= 2)
-            .map(|(d, _)| d)
+            .filter(|f| f.dst.node().is_some())
             .collect();
         let hot_sources = fixed
             .iter()
-            .filter(|(_, dst)| hot_destinations.contains(dst))
-            .map(|(f, _)| f.src)
+            .filter(|f| f.dst.node().is_some_and(|d| hot_destinations.contains(&d)))
+            .map(|f| f.src)
             .collect();
         let end = spec.sim.warmup_cycles + spec.sim.measure_cycles;
-        let on = fixed.iter().map(|(f, _)| f.start).max().unwrap_or(0);
+        let on = fixed.iter().map(|f| f.start).max().unwrap_or(0);
         let off = fixed
             .iter()
-            .filter_map(|(f, _)| f.stop)
+            .filter_map(|f| f.stop)
             .min()
             .unwrap_or(end)
             .min(end);
@@ -253,7 +245,7 @@ struct Reading {
 
 impl Reading {
     fn of(report: &RunReport, spec: &Spec) -> Result<Reading> {
-        let roles = Roles::of(spec)?;
+        let roles = Roles::of(spec, report)?;
         let gbps = report.summary.units.map_or(1.0, |u| u.link_gbps);
         let window = spec.record.series_window.max(1);
         let windows =
