@@ -783,6 +783,27 @@ fn congested_flow_isolation_names_what_it_needs() {
 }
 
 #[test]
+fn next_group_flows_need_a_dragonfly() {
+    let flows = |topology: &str| {
+        format!(
+            "{topology}[traffic]\nprocess = \"flows\"\nflows = [{{ src = 0, dst = \"next_group\" }}]\n"
+        )
+    };
+    let dragonfly = "[topology]\nkind = \"dragonfly\"\np = 1\na = 2\nh = 1\n";
+    let spec = Spec::from_toml_str(&flows(dragonfly), "<test>").unwrap();
+    // A resolved configuration reads back to itself.
+    let table = toml::Table::try_from(&*spec).unwrap();
+    assert_eq!(Spec::from_table(&table).unwrap(), spec);
+    let issue = single_issue(&flows("[topology]\nkind = \"torus\"\nk = 4\nn = 1\n"));
+    assert_issue(
+        &issue,
+        "traffic.flows[0].dst",
+        Some("\"next_group\""),
+        &["dragonfly", "torus"],
+    );
+}
+
+#[test]
 fn a_flow_goes_to_a_node_or_to_uniform_destinations() {
     let flows = |dst: &str| {
         format!(

@@ -15,6 +15,9 @@ pub enum FlowDst {
     /// A node drawn uniformly at random for each message from the other nodes (from the
     /// source's own stream).
     Uniform,
+    /// On a dragonfly, a node drawn uniformly for each message from the next group (the
+    /// group shift's destinations, from the source's own stream).
+    NextGroup,
 }
 
 impl FlowDst {
@@ -22,7 +25,7 @@ impl FlowDst {
     pub fn node(self) -> Option<u32> {
         match self {
             FlowDst::Node(n) => Some(n),
-            FlowDst::Uniform => None,
+            FlowDst::Uniform | FlowDst::NextGroup => None,
         }
     }
 }
@@ -32,6 +35,7 @@ impl Serialize for FlowDst {
         match self {
             FlowDst::Node(n) => s.serialize_u32(*n),
             FlowDst::Uniform => s.serialize_str("uniform"),
+            FlowDst::NextGroup => s.serialize_str("next_group"),
         }
     }
 }
@@ -136,9 +140,13 @@ fn read_flow(f: Section<'_>, units: Option<Units>) -> FlowConfig {
         src: f.int("src", 0, 0, u32::MAX),
         dst: match f.value("dst") {
             Some(toml::Value::String(text)) if text == "uniform" => FlowDst::Uniform,
+            Some(toml::Value::String(text)) if text == "next_group" => FlowDst::NextGroup,
             Some(toml::Value::Integer(_)) | None => FlowDst::Node(f.int("dst", 0, 0, u32::MAX)),
             Some(_) => {
-                f.problem("dst", "must be a node index or \"uniform\"");
+                f.problem(
+                    "dst",
+                    "must be a node index, \"uniform\" or \"next_group\" (dragonflies)",
+                );
                 FlowDst::Uniform
             }
         },

@@ -20,7 +20,8 @@ use std::time::Instant;
 use std::path::Path;
 
 use crate::config::{
-    Choice, Config, ConfigError, ConfigIssue, FabricKind, ProcessConfig, ProcessKind, TraceReplay,
+    Choice, Config, ConfigError, ConfigIssue, FabricKind, ProcessConfig, ProcessKind, TopologyKind,
+    TraceReplay,
 };
 use crate::event::{CreditBatch, FlitArrival, VcSlots, Wheel};
 use crate::fabric::{Fabric, StepContext};
@@ -179,8 +180,11 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         }
         match &cfg.traffic.process {
             ProcessConfig::Flows(flows) => {
-                workload =
-                    workload.flowing(flows, cfg.seed, |node| node_rate(&topology, cfg, node));
+                let groups = (cfg.topology.kind == TopologyKind::Dragonfly)
+                    .then(|| (cfg.topology.dims[0], cfg.topology.dims[1]));
+                workload = workload.flowing(flows, groups, cfg.seed, |node| {
+                    node_rate(&topology, cfg, node)
+                });
             }
             ProcessConfig::Forest(forest) => {
                 workload =

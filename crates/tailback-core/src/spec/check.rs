@@ -5,8 +5,9 @@
 use crate::analysis::file_cycle;
 use crate::config::reader::Issues;
 use crate::config::{
-    BufferedConfig, Choice, Config, DeadlockCheck, FabricConfig, IsolatingQueues, IsolationConfig,
-    Mechanism, NicQueues, PatternKind, ProcessConfig, RoutingAlgorithm, Switching,
+    BufferedConfig, Choice, Config, DeadlockCheck, FabricConfig, FlowDst, IsolatingQueues,
+    IsolationConfig, Mechanism, NicQueues, PatternKind, ProcessConfig, RoutingAlgorithm, Switching,
+    TopologyKind,
 };
 use crate::routing::{vc_need_description, vcs_needed};
 use crate::topology::{CustomShape, Layout};
@@ -215,6 +216,16 @@ pub(super) fn check_consistency(cfg: &Config, issues: &Issues) {
         && shape
     {
         for (i, flow) in flows.flows.iter().enumerate() {
+            if flow.dst == FlowDst::NextGroup && cfg.topology.kind != TopologyKind::Dragonfly {
+                report(
+                    &format!("traffic.flows[{i}].dst"),
+                    Some(toml::Value::String("next_group".into())),
+                    format!(
+                        "next_group sends to the next group of a dragonfly; topology.kind = \"{}\"",
+                        cfg.topology.kind.name()
+                    ),
+                );
+            }
             let ends = [("src", Some(flow.src)), ("dst", flow.dst.node())];
             for (key, node) in ends.into_iter().filter_map(|(k, n)| Some((k, n?))) {
                 if node as usize >= nodes {

@@ -47,18 +47,22 @@ impl Flow {
 pub(crate) struct FlowSources {
     /// Flows by source node.
     by_node: Vec<Vec<Flow>>,
-    /// Per source node: the stream its uniform flows draw destinations from.
+    /// Per source node: the stream its uniform and next-group flows draw destinations from.
     rngs: Vec<StreamRng>,
+    /// On a dragonfly, (nodes per group, groups), for next-group flows.
+    groups: Option<(u32, u32)>,
     message_flits: u32,
     packet_flits: u32,
 }
 
 impl FlowSources {
-    /// The flows of `cfg` on `nodes` nodes; a flow without a rate sends at `cap(src)` flits per
-    /// cycle (its source's injection cap).
+    /// The flows of `cfg` on `nodes` nodes (a dragonfly's `groups`: nodes per group and
+    /// groups); a flow without a rate sends at `cap(src)` flits per cycle (its source's
+    /// injection cap).
     pub(crate) fn new(
         cfg: &FlowsConfig,
         nodes: usize,
+        groups: Option<(u32, u32)>,
         packet_flits: u32,
         seed: u64,
         cap: impl Fn(usize) -> f64,
@@ -84,6 +88,7 @@ impl FlowSources {
             rngs: (0..nodes)
                 .map(|n| stream(seed, n as u64, Purpose::Destinations))
                 .collect(),
+            groups,
             message_flits: cfg.message_flits,
             packet_flits,
         }
@@ -114,6 +119,13 @@ impl FlowSources {
                 FlowDst::Uniform => {
                     let draw = self.rngs[node].random_range(0..others);
                     draw + u32::from(draw >= node as u32)
+                }
+                FlowDst::NextGroup => {
+                    let (group, groups) = self
+                        .groups
+                        .expect("next-group flows are checked to run on a dragonfly");
+                    (node as u32 / group + 1) % groups * group
+                        + self.rngs[node].random_range(0..group)
                 }
             };
         }
@@ -165,7 +177,7 @@ mod tests {
             message_flits: 40,
             trace: None,
         };
-        let mut sources = FlowSources::new(&cfg, 3, 32, 1, |_| 0.25);
+        let mut sources = FlowSources::new(&cfg, 3, None, 32, 1, |_| 0.25);
         let mut taken = Vec::new();
         while sources.next_time(0) < 200 {
             let p = sources.take(0);
@@ -202,7 +214,7 @@ mod tests {
             message_flits: 64,
             trace: None,
         };
-        let mut sources = FlowSources::new(&cfg, 5, 32, 7, |_| 1.0);
+        let mut sources = FlowSources::new(&cfg, 5, None, 32, 7, |_| 1.0);
         let mut counts = [0u32; 5];
         for _ in 0..40_000 {
             let first = sources.take(2);
@@ -217,10 +229,36 @@ mod tests {
             assert!((f64::from(n) - 10_000.0).abs() < 350.0, "node {node}: {n}");
         }
         // The same seed draws the same destinations.
-        let mut again = FlowSources::new(&cfg, 5, 32, 7, |_| 1.0);
-        let mut fresh = FlowSources::new(&cfg, 5, 32, 7, |_| 1.0);
+        let mut again = FlowSources::new(&cfg, 5, None, 32, 7, |_| 1.0);
+        let mut fresh = FlowSources::new(&cfg, 5, None, 32, 7, |_| 1.0);
         for _ in 0..100 {
             assert_eq!(again.take(2).dst, fresh.take(2).dst);
+        }
+    }
+
+    #[test]
+    fn a_next_group_flow_draws_each_message_s_destination_from_the_next_group() {
+        // 3 groups of 4 nodes: node 9 (group 2) sends to group 0, evenly.
+        let cfg = FlowsConfig {
+            flows: vec![FlowConfig {
+                src: 9,
+                dst: FlowDst::NextGroup,
+                start: 0,
+                stop: None,
+                rate: Some(1.0),
+            }],
+            message_flits: 32,
+            trace: None,
+        };
+        let mut sources = FlowSources::new(&cfg, 12, Some((4, 3)), 32, 3, |_| 1.0);
+        let mut counts = [0u32; 12];
+        for _ in 0..40_000 {
+            counts[sources.take(9).dst as usize] += 1;
+        }
+        assert_eq!(counts[4..].iter().sum::<u32>(), 0, "only the next group");
+        for (node, &n) in counts[..4].iter().enumerate() {
+            // 10,000 expected each; 4 standard deviations is about 350.
+            assert!((f64::from(n) - 10_000.0).abs() < 350.0, "node {node}: {n}");
         }
     }
 }

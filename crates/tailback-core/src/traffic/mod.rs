@@ -314,12 +314,20 @@ impl Workload {
         self
     }
 
-    /// Runs the flows of `cfg` instead of generating packets (uniform destinations drawn from
-    /// streams of `seed`); a flow without a rate sends at `cap(src)` flits per cycle.
-    pub fn flowing(mut self, cfg: &FlowsConfig, seed: u64, cap: impl Fn(usize) -> f64) -> Workload {
+    /// Runs the flows of `cfg` instead of generating packets (uniform and next-group
+    /// destinations drawn from streams of `seed`; `groups`: a dragonfly's nodes per group and
+    /// groups); a flow without a rate sends at `cap(src)` flits per cycle.
+    pub fn flowing(
+        mut self,
+        cfg: &FlowsConfig,
+        groups: Option<(u32, u32)>,
+        seed: u64,
+        cap: impl Fn(usize) -> f64,
+    ) -> Workload {
         self.flows = Some(flows::FlowSources::new(
             cfg,
             self.sources.len(),
+            groups,
             self.packet_flits,
             seed,
             cap,
