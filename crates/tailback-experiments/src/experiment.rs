@@ -1,7 +1,7 @@
 //! An experiment: where it comes from, its grid, and how it runs.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use tailback_core::stats::RunReport;
 
@@ -109,6 +109,13 @@ impl Context {
         let mut sub = self.clone();
         sub.runs.out = self.runs.out.join(name);
         sub
+    }
+
+    /// Writes `text` to the file `name` of the output directory; returns its path.
+    pub fn write_text(&self, name: impl AsRef<Path>, text: &str) -> Result<PathBuf> {
+        let path = self.out().join(name);
+        std::fs::write(&path, text).map_err(anyhow::Error::from)?;
+        Ok(path)
     }
 
     /// Runs `jobs` in the output directory; returns every report by job id.

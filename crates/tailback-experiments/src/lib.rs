@@ -32,3 +32,8 @@ pub use runner::{Job, RunOptions};
 pub fn all() -> Vec<Experiment> {
     papers::all()
 }
+
+/// The experiment called `name`, if there is one.
+pub fn named(name: &str) -> Option<Experiment> {
+    all().into_iter().find(|e| e.name == name)
+}

@@ -85,15 +85,13 @@ pub fn run(args: ExperimentArgs) -> CliResult {
 
 /// The experiment called `name`.
 pub(crate) fn find(name: &str) -> CliResult<Experiment> {
-    let all = experiments::all();
-    let names: Vec<&str> = all.iter().map(|e| e.name).collect();
-    let message = format!(
-        "no experiment named `{name}`; available: {}",
-        names.join(", ")
-    );
-    all.into_iter()
-        .find(|e| e.name == name)
-        .ok_or(CliError::Input(message))
+    experiments::named(name).ok_or_else(|| {
+        let names: Vec<&str> = experiments::all().iter().map(|e| e.name).collect();
+        CliError::Input(format!(
+            "no experiment named `{name}`; available: {}",
+            names.join(", ")
+        ))
+    })
 }
 
 /// Prints the jobs an experiment knows before running: id and configuration fingerprint.

@@ -575,22 +575,17 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         }
     }
 
-    /// `root_weighted`: the share of contested turns isolating queue `q` of `slot` gets at
-    /// output `out`: its tree's share at the root as last told (a branch), or half (a root
-    /// line, an orphan, a tree not yet measured).
-    pub(super) fn isolating_share(&self, slot: usize, q: usize, out: usize) -> u16 {
+    /// `root_weighted`: the share of contested turns isolating queue `q` of `slot` gets: its
+    /// tree's share at the root as last told (a branch), or half (a root line, an orphan, a
+    /// tree not yet measured).
+    pub(super) fn isolating_share(&self, slot: usize, q: usize) -> u16 {
         let Some(line) = Self::queue_line(q) else {
             return SHARE_HALF;
         };
         match self.cams.lines[self.cams.at(slot, line)].claim {
-            Claim::Branch {
-                out: local,
-                line: m,
-            } => {
-                debug_assert_eq!(self.ports[out].first as usize + local as usize, out);
-                self.downstream_of(slot, local)
-                    .map_or(SHARE_HALF, |down| self.cams.copy_share(down, m as usize))
-            }
+            Claim::Branch { out, line: m } => self
+                .downstream_of(slot, out)
+                .map_or(SHARE_HALF, |down| self.cams.copy_share(down, m as usize)),
             _ => SHARE_HALF,
         }
     }

@@ -513,7 +513,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         match (normal, isolating) {
             // Only `root_weighted` gets here with both.
             (Some(mut n), Some(mut i)) => {
-                let share = self.isolating_share(in_slot, i.queue as usize, out);
+                let share = self.isolating_share(in_slot, i.queue as usize);
                 n.contest = Some(share);
                 i.contest = Some(share);
                 Some(if self.turns.isolating_due(list, share) {

@@ -200,8 +200,7 @@ fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
         mean(&global)
     ));
     print!("{text}");
-    let path = ctx.out().join("throughput.txt");
-    std::fs::write(&path, &text).map_err(anyhow::Error::from)?;
+    let path = ctx.write_text("throughput.txt", &text)?;
     let paired = |pattern: &str, higher: &str, lower: &str| {
         let (h, l) = (&accepted[&(pattern, higher)], &accepted[&(pattern, lower)]);
         Ours::Paired(h.iter().copied().zip(l.iter().copied()).collect())

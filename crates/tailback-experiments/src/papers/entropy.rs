@@ -754,8 +754,7 @@ fn collective_search(
     let durations = confirm(ctx, grid, &choices, seed_one)?;
     let (text, means) = speedup_tables(&choices, &durations);
     println!("{text}");
-    let path = ctx.out().join(format!("{stem}.txt"));
-    std::fs::write(&path, &text).map_err(anyhow::Error::from)?;
+    let path = ctx.write_text(format!("{stem}.txt"), &text)?;
     found.files.push(path);
     Ok(Search {
         choices,
@@ -990,8 +989,7 @@ fn table2(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
         text.push('\n');
     }
     println!("{text}");
-    let path = ctx.out().join("table2.txt");
-    std::fs::write(&path, &text).map_err(anyhow::Error::from)?;
+    let path = ctx.write_text("table2.txt", &text)?;
     found.files.push(path);
     let runs: usize = repeated.values().map(|d| d.by_seed.len()).sum();
     found.info("runs behind the table", "-", runs.to_string());

@@ -6,7 +6,6 @@
 //! Jobs: `experiments/nifdy/grids.toml` on `base.toml`.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use tailback_plot::{Point, Series, YScale};
 
@@ -88,12 +87,6 @@ impl<'a> Network<'a> {
             narrow: entry.var("narrow")?,
         })
     }
-}
-
-fn write_text(ctx: &Context, name: &str, text: &str) -> Result<PathBuf> {
-    let path = ctx.out().join(name);
-    std::fs::write(&path, text).map_err(anyhow::Error::from)?;
-    Ok(path)
 }
 
 /// Sec. 4.1's Figs. 2 and 3.
@@ -326,7 +319,7 @@ fn synthetic(ctx: &Context, grid: &Grid, jobs: &[Job], load: &str) -> Result<Fin
     let stem = if load == "heavy" { "fig2" } else { "fig3" };
     found
         .files
-        .push(write_text(ctx, &format!("{stem}.txt"), &text)?);
+        .push(ctx.write_text(format!("{stem}.txt"), &text)?);
     print!("{text}");
     Ok(found)
 }
@@ -412,7 +405,7 @@ fn fig4(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
         }
         text.push_str(&format!("   {:.0}\n", delivered(n, "none")));
     }
-    files.push(write_text(ctx, "fig4.txt", &text)?);
+    files.push(ctx.write_text("fig4.txt", &text)?);
     print!("{text}");
     let (first, last) = (levels[0], levels[levels.len() - 1]);
     let mut found = Findings::with_files(files);
@@ -623,7 +616,7 @@ fn cshift(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
         ));
         measured.insert(name, runs);
     }
-    files.push(write_text(ctx, "fig6.txt", &text)?);
+    files.push(ctx.write_text("fig6.txt", &text)?);
     print!("{text}");
     let paired = |higher: &str, lower: &str, pick: fn(&ShiftRun) -> f64| {
         let pairs = measured[higher]

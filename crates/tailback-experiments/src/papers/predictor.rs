@@ -187,8 +187,7 @@ fn accuracy(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
             YScale::Linear,
         )?);
     }
-    let path = ctx.out().join("accuracy.txt");
-    std::fs::write(&path, &text).map_err(anyhow::Error::from)?;
+    let path = ctx.write_text("accuracy.txt", &text)?;
     files.push(path);
     print!("{text}");
     let mut found = Findings::with_files(files);
@@ -551,8 +550,7 @@ fn reconfig(ctx: &Context, grid: &Grid, _: &[Job]) -> Result<Findings> {
         text.push_str(&format!("{:>20}", format!("{:.1} / {:.1}", e / c, m / c)));
     }
     text.push('\n');
-    let path = ctx.out().join("reconfiguration.txt");
-    std::fs::write(&path, &text).map_err(anyhow::Error::from)?;
+    let path = ctx.write_text("reconfiguration.txt", &text)?;
     print!("{text}");
     let mean = |n: usize| {
         totals

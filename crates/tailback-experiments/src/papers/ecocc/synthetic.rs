@@ -318,8 +318,7 @@ pub(super) fn fig7(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings>
         );
     }
     for (name, text) in [("fig7.csv", table), ("fig7-series.csv", series_csv)] {
-        let path = ctx.out().join(name);
-        std::fs::write(&path, text).map_err(anyhow::Error::from)?;
+        let path = ctx.write_text(name, &text)?;
         found.files.push(path);
     }
     Ok(found)
@@ -768,8 +767,7 @@ pub(super) fn table3(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Finding
         }
     }
     for (name, text) in [("table3.csv", table), ("table3-gains.csv", gains)] {
-        let path = ctx.out().join(name);
-        std::fs::write(&path, text).map_err(anyhow::Error::from)?;
+        let path = ctx.write_text(name, &text)?;
         found.files.push(path);
     }
     Ok(found)

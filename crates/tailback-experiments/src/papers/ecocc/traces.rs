@@ -25,7 +25,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rand::seq::SliceRandom;
 use tailback_core::rng::{self, Purpose};
@@ -338,8 +338,7 @@ pub(super) fn run(ctx: &Context, grid: &Grid, _: &[Job]) -> Result<Findings> {
             YScale::Linear,
         )?);
     }
-    let path: PathBuf = ctx.out().join("fig8.csv");
-    std::fs::write(&path, csv).map_err(anyhow::Error::from)?;
+    let path = ctx.write_text("fig8.csv", &csv)?;
     found.files.push(path);
     Ok(found)
 }

@@ -735,8 +735,7 @@ fn windy_table(ctx: &Context, points: &[WindyPoint], name: &str) -> Result<PathB
             ));
         }
     }
-    let path = ctx.out().join(name);
-    std::fs::write(&path, table).map_err(anyhow::Error::from)?;
+    let path = ctx.write_text(name, &table)?;
     Ok(path)
 }
 

@@ -161,8 +161,7 @@ impl Case {
             }
             files.extend(self.plot_flows(ctx, scheme, rates, window)?);
         }
-        let path = ctx.out().join(format!("{}.csv", self.id));
-        std::fs::write(&path, table).map_err(anyhow::Error::from)?;
+        let path = ctx.write_text(format!("{}.csv", self.id), &table)?;
         files.push(path);
         files.extend(self.plot_totals(ctx, by, window)?);
         Ok(files)

@@ -334,8 +334,7 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> 
         found.set("fig8-ith-better-with-4", paired(four, one));
     }
     for (name, text) in [("trees.csv", table), ("trees-series.csv", series_csv)] {
-        let path = ctx.out().join(name);
-        std::fs::write(&path, text).map_err(anyhow::Error::from)?;
+        let path = ctx.write_text(name, &text)?;
         found.files.push(path);
     }
     Ok(found)

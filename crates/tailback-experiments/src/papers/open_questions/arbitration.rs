@@ -124,9 +124,7 @@ fn run_id(setting: &str, policy: &str, source: &str) -> String {
 fn sources(setting: &Setting, grid: &Grid) -> Result<Vec<Job>> {
     let quick: bool = grid.param("quick_sources")?;
     let seeds: Vec<u64> = grid.param("seeds")?;
-    let experiment = crate::all()
-        .into_iter()
-        .find(|e| e.name == setting.experiment)
+    let experiment = crate::named(setting.experiment)
         .ok_or_else(|| Error::Input(format!("no experiment `{}`", setting.experiment)))?;
     let seeds = toml::Value::Array(
         seeds
@@ -394,8 +392,7 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> 
     }
     print!("{text}");
     for (name, body) in [("arbitration.txt", &text), ("arbitration.csv", &csv)] {
-        let path = ctx.out().join(name);
-        std::fs::write(&path, body).map_err(anyhow::Error::from)?;
+        let path = ctx.write_text(name, body)?;
         found.files.push(path);
     }
     Ok(found)

@@ -118,9 +118,7 @@ fn run_id(forest: &str, cell: &str, seed: u64) -> String {
 /// The runs of the source experiment (its quick ones with the grid's `quick_sources`), by id.
 fn sources(experiment: &str, grid: &Grid) -> Result<BTreeMap<String, Job>> {
     let quick: bool = grid.param("quick_sources")?;
-    let experiment = crate::all()
-        .into_iter()
-        .find(|e| e.name == experiment)
+    let experiment = crate::named(experiment)
         .ok_or_else(|| Error::Input(format!("no experiment `{experiment}`")))?;
     Ok(experiment
         .plan(quick)?
@@ -315,8 +313,7 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> 
     settled(&mut found, &unsettled);
     print!("{text}");
     for (name, body) in [("throttling.txt", &text), ("throttling.csv", &csv)] {
-        let path = ctx.out().join(name);
-        std::fs::write(&path, body).map_err(anyhow::Error::from)?;
+        let path = ctx.write_text(name, body)?;
         found.files.push(path);
     }
     Ok(found)

@@ -371,8 +371,7 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> 
             );
     }
     print!("{text}");
-    let path = ctx.out().join("trees.txt");
-    std::fs::write(&path, &text).map_err(anyhow::Error::from)?;
+    let path = ctx.write_text("trees.txt", &text)?;
     found.files.push(path);
     Ok(found)
 }
