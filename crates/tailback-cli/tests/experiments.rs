@@ -266,31 +266,87 @@ fn the_arbitration_experiment_reruns_the_papers_runs_under_every_policy() {
     assert!(case4_differs);
 }
 
-/// `ar-ibcc` runs Paper IV's forest under both routings with CC off and on: only CC runs
-/// mark, and marking only unchosen hops (ours) marks fewer packets under adaptive routing.
+/// `ar-ibcc` runs Paper IV's forest and a dragonfly under both routings with CC off and on:
+/// only CC runs mark, and marking only unchosen hops (ours) marks fewer packets under adaptive
+/// routing.
 #[test]
 fn the_adaptive_throttling_experiment_marks_only_with_cc_and_fewer_when_sparing_choices() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("ibcc");
     let summary = run_quick("ar-ibcc", &out);
     assert_not_judged(&summary);
-    assert_eq!(comparison_ids(&summary).len(), 1);
+    // The forest's claim, and the dragonfly's two.
+    assert_eq!(comparison_ids(&summary).len(), 3);
     let text = std::fs::read_to_string(out.join("throttling.csv")).unwrap();
-    let marks: BTreeMap<String, u64> = text
+    // (study, cell) -> (receive rate of the other nodes, marks)
+    let runs: BTreeMap<(String, String), (f64, u64)> = text
         .lines()
         .skip(1)
         .map(|line| {
             let f: Vec<&str> = line.split(',').collect();
-            (f[1].to_string(), f[7].parse().unwrap())
+            let key = (f[0].to_string(), f[1].to_string());
+            (key, (f[4].parse().unwrap(), f[8].parse().unwrap()))
         })
         .collect();
-    assert_eq!(marks.len(), 5, "{marks:?}");
-    assert_eq!((marks["det-off"], marks["ada-off"]), (0, 0));
-    assert!(marks["det-cc"] > 0 && marks["ada-cc"] > 0);
-    assert!(
-        marks["ada-unchosen"] > 0 && marks["ada-unchosen"] < marks["ada-cc"],
-        "{marks:?}"
-    );
+    assert_eq!(runs.len(), 10, "{runs:?}");
+    for study in ["p60", "dragonfly-4"] {
+        let marks = |cell: &str| runs[&(study.to_string(), cell.to_string())].1;
+        assert_eq!((marks("det-off"), marks("ada-off")), (0, 0), "{study}");
+        assert!(marks("det-cc") > 0 && marks("ada-cc") > 0, "{study}");
+        assert!(
+            marks("ada-unchosen") > 0 && marks("ada-unchosen") < marks("ada-cc"),
+            "{study}: {runs:?}"
+        );
+    }
+    // Under the group shift at 4 times minimal routing's bound, UGAL-L's detours carry what
+    // MIN cannot.
+    let others = |cell: &str| runs[&("dragonfly-4".to_string(), cell.to_string())].0;
+    assert!(others("ada-off") > 2.0 * others("det-off"), "{runs:?}");
+}
+
+/// `ar-isolation` runs FBICM and CCFIT under deterministic routing, adaptive routing as it is
+/// and our two ways of routing a known tree's packets, beside no isolation: isolation claims
+/// lines only where it is on, and keeping trees' packets on known trees leaves fewer claims
+/// refused than letting them spread.
+#[test]
+fn the_isolation_experiment_claims_lines_only_with_isolation_and_fewer_refused_on_known_trees() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("isolation");
+    let summary = run_quick("ar-isolation", &out);
+    assert_not_judged(&summary);
+    // Two settings, two isolating schemes.
+    assert_eq!(comparison_ids(&summary).len(), 4);
+    let text = std::fs::read_to_string(out.join("isolation.csv")).unwrap();
+    // (setting, scheme, routing) -> claims refused
+    let refused: BTreeMap<(String, String, String), u64> = text
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            let key = (f[0].to_string(), f[1].to_string(), f[2].to_string());
+            (key, f[6].parse().unwrap())
+        })
+        .collect();
+    assert_eq!(refused.len(), 2 * 10, "{refused:?}");
+    let of = |setting: &str, scheme: &str, routing: &str| {
+        refused[&(setting.to_string(), scheme.to_string(), routing.to_string())]
+    };
+    for setting in ["case4", "p60"] {
+        assert_eq!(
+            (of(setting, "none", "det"), of(setting, "none", "naive")),
+            (0, 0)
+        );
+        for scheme in ["fbicm", "ccfit"] {
+            let naive = of(setting, scheme, "naive");
+            assert!(naive > 0, "{setting} {scheme}: {refused:?}");
+            for ours in ["follow", "gather"] {
+                assert!(
+                    of(setting, scheme, ours) < naive,
+                    "{setting} {scheme} {ours}: {refused:?}"
+                );
+            }
+        }
+    }
 }
 
 #[test]

@@ -521,10 +521,10 @@ fn adaptive_up_ports_carry_a_permutation_on_the_648_node_tree() {
     );
 }
 
-/// Adaptive runs repeat exactly (the ties go by each packet's routing draw), and congested-flow
-/// isolation, which has no design for adaptive routing, refuses it by name.
+/// Adaptive runs repeat exactly (the ties go by each packet's routing draw), and following
+/// congestion trees (ours) is refused where the routing gives each packet one port.
 #[test]
-fn adaptive_up_ports_repeat_and_isolation_refuses_them() {
+fn adaptive_up_ports_repeat_and_only_chosen_ports_follow_trees() {
     let text = buffered(
         3,
         "kind = \"kary_ntree\"\nk = 4\nn = 2\n[routing]\nalgorithm = \"adaptive_up\"",
@@ -537,12 +537,13 @@ fn adaptive_up_ports_repeat_and_isolation_refuses_them() {
     common::refused(
         &buffered(
             3,
-            "kind = \"kary_ntree\"\nk = 4\nn = 2\n[routing]\nalgorithm = \"adaptive_up\"",
+            "kind = \"kary_ntree\"\nk = 4\nn = 2\n[routing]\nalgorithm = \"d_mod_k\"",
             "vcs = 1\nvc_buffer_flits = 16",
-            "queues = \"nfq_cfq\"\n[nic]\nqueues = \"per_destination\"\n",
+            "queues = \"nfq_cfq\"\nisolation.tree_routing = \"follow\"\n\
+             [nic]\nqueues = \"per_destination\"\n",
         ),
-        "routing.algorithm",
-        &["isolation", "adaptive", "\"d_mod_k\""],
+        "fabric.isolation.tree_routing",
+        &["adaptive_up", "\"d_mod_k\""],
     );
 }
 

@@ -188,6 +188,104 @@ fn ugal_and_par_choose_between_the_minimal_route_and_the_valiant_one() {
     assert!(second_choices > 0, "PAR never left the minimal route late");
 }
 
+/// Whether each hop of the route from `src` to `dst` (draw `draw`, choices `script`) counts as
+/// chosen by the queues, with the router it leaves.
+fn chosen_hops(
+    topology: &Topology,
+    routing: &Routing,
+    (src, dst): (usize, usize),
+    draw: u32,
+    script: u32,
+) -> Vec<(usize, bool)> {
+    let mut head = Head::new(node(src), node(dst), draw);
+    let mut router = topology.ports()[topology.injection_port(node(src)).index()].router;
+    let mut decide = Scripted(script);
+    let mut hops = Vec::new();
+    loop {
+        let route = routing.route(router, &head, &mut decide);
+        hops.push((router.index(), route.chosen));
+        let port = topology.router_ports(router).start + route.escape.port as usize;
+        match topology.ports()[port].output {
+            Link::Router(next) => {
+                router = topology.ports()[next.index()].router;
+                (head.class, head.detoured) = (route.escape.class, route.detoured);
+            }
+            _ => return hops,
+        }
+    }
+}
+
+/// Marking only unchosen hops (ours) needs to know which hops the routing chose: under UGAL
+/// and PAR on a dragonfly, every hop a packet bound for another group takes in its source
+/// group, minimal or detoured; no other hop, and none under MIN or Valiant. On a HyperX,
+/// UGAL-L's hop from the source switch, and DAL's hops with more than one candidate.
+#[test]
+fn queue_weighing_routings_say_which_hops_they_chose() {
+    let shape = SHAPES[0];
+    for algorithm in ["min", "valiant", "ugal_l", "ugal_g", "par"] {
+        let (topology, routing, _) =
+            common::network(&dragonfly(shape, algorithm, "[router]\nvcs = 4\n"));
+        let Layout::Dragonfly(fly) = topology.layout() else {
+            panic!("a dragonfly")
+        };
+        let weighs = !matches!(algorithm, "min" | "valiant");
+        let nodes = topology.node_count();
+        for (src, dst) in (0..nodes).flat_map(|s| (0..nodes).map(move |d| (s, d))) {
+            let home = fly.group(fly.router_of(src));
+            let leaving = home != fly.group(fly.router_of(dst));
+            routing.draws_between(node(src), node(dst), |draw, _| {
+                for script in [0, u32::MAX] {
+                    let hops = chosen_hops(&topology, &routing, (src, dst), draw, script);
+                    // Routes leave the source group for good: its hops come first.
+                    for (i, &(router, chosen)) in hops.iter().enumerate() {
+                        let in_source_group = hops[..=i].iter().all(|&(r, _)| fly.group(r) == home);
+                        assert_eq!(
+                            chosen,
+                            weighs && leaving && in_source_group,
+                            "{algorithm}: {src} -> {dst}, draw {draw}, script {script}, router {router}"
+                        );
+                    }
+                }
+            });
+        }
+    }
+    let shape = "[topology]\nkind = \"hyperx\"\ndims = [3, 3]\nterminals = 1\n";
+    for algorithm in ["dor", "valiant", "ugal_l", "dal"] {
+        let cfg = config(&format!(
+            "{shape}[routing]\nalgorithm = \"{algorithm}\"\n[router]\nvcs = 4\n"
+        ));
+        let (topology, routing, _) = common::network(&cfg);
+        let mut chosen = 0;
+        for (src, dst) in (0..9).flat_map(|s| (0..9).map(move |d| (s, d))) {
+            for script in [0, u32::MAX] {
+                let hops = chosen_hops(&topology, &routing, (src, dst), 7, script);
+                for (i, &(router, was)) in hops.iter().enumerate() {
+                    // DAL's candidates: each unaligned dimension's minimal hop, and one
+                    // deroute where that dimension still has its source coordinate.
+                    let coords = |n: usize| [n % 3, n / 3];
+                    let (at, from, to) = (coords(router), coords(src), coords(dst));
+                    let candidates: usize = (0..2)
+                        .filter(|&d| at[d] != to[d])
+                        .map(|d| 1 + usize::from(at[d] == from[d]))
+                        .sum();
+                    let expected = match algorithm {
+                        "ugal_l" => i == 0 && src != dst,
+                        "dal" => candidates > 1,
+                        _ => false,
+                    };
+                    assert_eq!(was, expected, "{algorithm}: {src} -> {dst}, hop {i}");
+                    chosen += usize::from(was);
+                }
+            }
+        }
+        assert_eq!(
+            chosen > 0,
+            matches!(algorithm, "ugal_l" | "dal"),
+            "{algorithm}"
+        );
+    }
+}
+
 #[test]
 fn every_packet_of_an_all_to_all_exchange_arrives_under_every_algorithm() {
     for shape in [SHAPES[0], SHAPES[3]] {

@@ -84,6 +84,32 @@ impl Arbitration {
     }
 }
 
+choice_enum! {
+    /// Under routing that chooses among output ports (`adaptive_up`, `adaptive`), how a packet
+    /// whose destination a congestion tree downstream lists is routed.
+    #[derive(Default)]
+    pub enum TreeRouting {
+        /// As any other packet: the routing's choice, whatever trees lie downstream (naive
+        /// adaptivity; a tree's packets may spread over every port).
+        #[default]
+        Free = "free",
+        /// Along a known tree: among its candidate ports, only those whose downstream CAM
+        /// lists its destination (congestion-aware adaptive routing, ours).
+        Follow = "follow",
+        /// Along the deterministic route: a packet whose destination a tree downstream of any
+        /// candidate port lists takes the routing's deterministic port (`d_mod_k`'s), so that
+        /// its tree gathers on the deterministic tree (ours).
+        Deterministic = "deterministic",
+    }
+}
+
+impl TreeRouting {
+    /// Whether this is the default (left out of the resolved configuration).
+    fn is_free(&self) -> bool {
+        *self == TreeRouting::Free
+    }
+}
+
 /// Blocks of a 2048-byte packet, the unit the isolation defaults are given in.
 const MTU_BLOCKS: u32 = 32;
 
@@ -107,6 +133,9 @@ pub struct IsolationConfig {
     /// the other policies).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rate_interval: Option<u32>,
+    /// Under port-choosing routing, how packets of a known tree are routed.
+    #[serde(skip_serializing_if = "TreeRouting::is_free")]
+    pub tree_routing: TreeRouting,
 }
 
 /// The queues that isolate congestion trees, by queue scheme.
@@ -248,6 +277,7 @@ impl IsolationConfig {
             control_in_band: s.boolean("control_in_band", false),
             arbitration,
             rate_interval,
+            tree_routing: s.choice("tree_routing", TreeRouting::Free),
         };
         let (high, low) = cfg.stop_go();
         if low >= high {

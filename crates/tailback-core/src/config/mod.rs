@@ -30,7 +30,7 @@ pub use congestion::*;
 pub use error::{ConfigError, ConfigIssue, abbreviated};
 pub use fabric::{
     Arbitration, BufferedConfig, Detection, FabricConfig, FabricKind, IsolatingQueues,
-    IsolationConfig, Propagate, QueueKind,
+    IsolationConfig, Propagate, QueueKind, TreeRouting,
 };
 pub use flows::{FlowConfig, FlowDst, FlowsConfig, MAX_FLOWS};
 pub use forest::{ForestConfig, ForestPosting};

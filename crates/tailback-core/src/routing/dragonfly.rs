@@ -392,6 +392,13 @@ impl Dragonfly {
         }
     }
 
+    /// Whether a hop in class `class` lies on a route its source router chose by the queues:
+    /// under UGAL and PAR, a hop in the source group of a packet leaving it (classes up to the
+    /// source group's; a packet bound within its group stays minimal in the destination's).
+    pub fn chose(&self, class: u8) -> bool {
+        self.decisions() > 0 && class <= self.classes.source
+    }
+
     /// Local ports of the minimal hops from `router` towards node `dst`: every global link to
     /// its group (or the local hop to its owner), or the one local or ejection hop.
     pub fn minimal_ports(&self, router: usize, dst: usize) -> u64 {

@@ -340,6 +340,25 @@ impl HyperX {
         }
     }
 
+    /// Whether the hop from `router` of the packet `head` describes was chosen by the queues:
+    /// UGAL-L's hop from the source switch (minimal against the detour), and a DAL hop with
+    /// more than one candidate.
+    pub fn chose(&self, router: usize, head: &Head) -> bool {
+        let t = self.shape.terminals() as usize;
+        let (source, target) = (head.src.index() / t, head.dst.index() / t);
+        match self.algorithm {
+            Algorithm::UgalLocal => {
+                head.class == 0 && !head.detoured && router == source && source != target
+            }
+            Algorithm::Dal if router != target => {
+                let mut candidates = 0;
+                self.choices_from(router, head, |_, _| candidates += 1);
+                candidates > 1
+            }
+            _ => false,
+        }
+    }
+
     /// Local ports of every minimal hop from `router` towards node `dst`: every parallel link
     /// of every dimension still to correct (the ejection port at the destination).
     pub fn minimal_ports(&self, router: usize, dst: usize) -> u64 {

@@ -7,7 +7,7 @@ use crate::config::reader::Issues;
 use crate::config::{
     BufferedConfig, Choice, Config, DeadlockCheck, FabricConfig, FlowDst, IsolatingQueues,
     IsolationConfig, Mechanism, NicQueues, PatternKind, ProcessConfig, RoutingAlgorithm, Switching,
-    TopologyKind,
+    TopologyKind, TreeRouting,
 };
 use crate::routing::{vc_need_description, vcs_needed};
 use crate::topology::{CustomShape, Layout};
@@ -311,15 +311,15 @@ fn check_isolation(cfg: &Config, isolation: &IsolationConfig, issues: &Issues) {
             ),
         );
     }
-    if cfg.routing.algorithm.chooses_ports() {
+    if isolation.tree_routing != TreeRouting::Free && !cfg.routing.algorithm.chooses_ports() {
         issues.push(
-            "routing.algorithm".into(),
-            Some(&toml::Value::String(cfg.routing.algorithm.name().into())),
-            "congested-flow isolation (fabric.queues = \"nfq_cfq\" or \"voq_hpq\") has no \
-             design for adaptive routing (a tree's root may move with each packet's choice); \
-             use deterministic routing (\"d_mod_k\" or \"random_up\" on trees, \"table\" on \
-             topology files)"
-                .to_string(),
+            "fabric.isolation.tree_routing".into(),
+            Some(&toml::Value::String(isolation.tree_routing.name().into())),
+            format!(
+                "only applies to routing that chooses among output ports (\"adaptive_up\", \
+                 \"adaptive\"); routing.algorithm = \"{}\" gives each packet one",
+                cfg.routing.algorithm.name()
+            ),
         );
     }
     let pool = cfg.router.vc_buffer_flits;

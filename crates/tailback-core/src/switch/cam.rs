@@ -271,6 +271,9 @@ pub(super) struct Cams {
     pub(super) telling: Telling,
     pub(super) control_delay: u64,
     pub(super) in_band: bool,
+    /// Under port-choosing routing, how a packet whose destination a tree downstream lists
+    /// is routed.
+    pub(super) tree_routing: crate::config::TreeRouting,
     /// Per input VC slot and line: the line and its destinations.
     pub(super) lines: Table<Line>,
     pub(super) line_dests: SparseSets,
@@ -351,6 +354,7 @@ impl Cams {
             telling,
             control_delay: u64::from(s.control_delay),
             in_band: s.control_in_band,
+            tree_routing: s.tree_routing,
             lines: Table::filled(Line::FREE, slots * per_pool),
             line_dests: SparseSets::default(),
             copies: SparseSets::default(),
@@ -572,6 +576,7 @@ mod tests {
             control_in_band: false,
             arbitration: crate::config::Arbitration::ReadyOrder,
             rate_interval: None,
+            tree_routing: crate::config::TreeRouting::Free,
         }
     }
 

@@ -20,6 +20,7 @@ use std::ops::Range;
 
 use super::cam::{Claim, DestSet, Line, SHARE_HALF, Say, Telling};
 use super::{BufferedSwitches, NONE, QueueScheme};
+use crate::bitset::bits64;
 use crate::fabric::StepContext;
 use crate::hooks::CongestionControl;
 
@@ -70,6 +71,18 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let down = self.ports[first + out as usize].downstream;
         (down != NONE && self.slots.is_router(down as usize))
             .then(|| down as usize + self.slots.vc(slot))
+    }
+
+    /// Those of `candidates` (local outputs, a bit each) whose downstream CAM lists `dst`: the
+    /// ports towards a tree known to hold its destination, which a packet of `slot` follows
+    /// with `tree_routing = "follow"`.
+    pub(super) fn towards_trees(&self, slot: usize, candidates: u64, dst: u32) -> u64 {
+        bits64(candidates)
+            .filter(|&out| {
+                self.downstream_of(slot, out as u8)
+                    .is_some_and(|down| self.cams.copy_where(down, |c| c.contains(dst)).is_some())
+            })
+            .fold(0, |set, out| set | 1 << out)
     }
 
     /// The routed resident `resident` joins its normal queue in `slot`; an NFQ over the

@@ -4,6 +4,7 @@
 use super::turns::Prefer;
 use super::{BufferedSwitches, NONE, Queue, QueueScheme, RoomReturn};
 use crate::bitset::{BitSet, bits32, bits64};
+use crate::config::TreeRouting;
 use crate::event::{CreditBatch, FlitArrival};
 use crate::fabric::StepContext;
 use crate::flit::Flit;
@@ -160,9 +161,21 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 &mut PortWeights { switches: self },
             );
             let (class, sl) = (route.escape.class, packet.sl);
-            let chosen = self.adaptive && route.adaptive_ports.count_ones() > 1;
+            let mut chosen =
+                self.adaptive && (route.adaptive_ports.count_ones() > 1 || route.chosen);
             let out = if self.adaptive && route.adaptive_ports != 0 {
-                self.least_occupied(first, route.adaptive_ports, class, sl, packet.route_draw)
+                let mut candidates = route.adaptive_ports;
+                if S::ISOLATION && self.cams.tree_routing != TreeRouting::Free {
+                    let towards = self.towards_trees(slot, candidates, packet.dst);
+                    if towards != 0 {
+                        candidates = match self.cams.tree_routing {
+                            TreeRouting::Deterministic => 1 << route.escape.port,
+                            _ => towards,
+                        };
+                        chosen = candidates.count_ones() > 1;
+                    }
+                }
+                self.least_occupied(first, candidates, class, sl, packet.route_draw)
             } else {
                 route.escape.port
             };

@@ -125,6 +125,8 @@ pub(super) struct Classes {
     pub(super) hot: f64,
     pub(super) others: f64,
     pub(super) all: f64,
+    /// The lowest rate of a node that is not a hot spot.
+    pub(super) lowest: f64,
     pub(super) total: f64,
     /// Whether each class kept its rate over the window.
     pub(super) stationary: bool,
@@ -142,6 +144,7 @@ impl Classes {
             hot: gbps(&classes.hot),
             others: gbps(&others),
             all: gbps(&classes.all),
+            lowest: others.min * units.link_gbps,
             total: gbps(&classes.all) * classes.all.nodes as f64,
             stationary: [classes.hot, others]
                 .iter()

@@ -48,9 +48,12 @@ struct Setting {
 }
 
 /// Whether run `id` is of scheme `scheme` (`-{scheme}-` in it).
-fn of_scheme(id: &str, scheme: &str) -> bool {
+pub(super) fn of_scheme(id: &str, scheme: &str) -> bool {
     id.contains(&format!("-{scheme}-"))
 }
+
+/// Case #4 of Paper V with 4 trees (`ccfit-fig8`'s runs).
+pub(super) const CASE4_TREES: &str = "t4-";
 
 const SETTINGS: [Setting; 3] = [
     Setting {
@@ -65,7 +68,9 @@ const SETTINGS: [Setting; 3] = [
         id: "case4",
         name: "Paper V, Config #3, Case #4 with 4 trees (4-ary 3-tree)",
         experiment: "ccfit-fig8",
-        keep: |id| id.starts_with("t4-") && (of_scheme(id, "fbicm") || of_scheme(id, "ccfit")),
+        keep: |id| {
+            id.starts_with(CASE4_TREES) && (of_scheme(id, "fbicm") || of_scheme(id, "ccfit"))
+        },
         schemes: [("fbicm", "FBICM"), ("ccfit", "CCFIT")],
         mixes: true,
     },
@@ -231,18 +236,19 @@ impl Roles {
 
 /// What one run shows, in Gbit/s over the judged span.
 #[derive(Debug, Clone, Copy, Default)]
-struct Reading {
+pub(super) struct Reading {
     /// The victims together.
-    victims: f64,
+    pub(super) victims: f64,
     /// The hot flows together, and the least of the hot sources (starvation).
-    hot: f64,
-    least_hot: f64,
+    pub(super) hot: f64,
+    pub(super) least_hot: f64,
     /// Rate messages (`root_weighted`).
     rates: u64,
 }
 
 impl Reading {
-    fn of(report: &RunReport, spec: &Spec) -> Result<Reading> {
+    /// Reads a run of `spec` (explicit flows, recorded per window).
+    pub(super) fn of(report: &RunReport, spec: &Spec) -> Result<Reading> {
         let roles = Roles::of(spec, report)?;
         let gbps = report.summary.units.map_or(1.0, |u| u.link_gbps);
         let window = spec.record.series_window.max(1);

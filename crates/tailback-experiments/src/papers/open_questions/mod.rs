@@ -9,9 +9,14 @@
 //!   output chooses between an input's normal and isolating queues, on Papers V's and VI's
 //!   runs;
 //! - `throttling.rs`: `ar-ibcc`, the second question for injection throttling: InfiniBand
-//!   congestion control under deterministic and adaptive routing on Paper IV's forests.
+//!   congestion control under deterministic and adaptive routing on Paper IV's forests and on
+//!   a dragonfly;
+//! - `isolation.rs`: `ar-isolation`, the second question for congested-flow isolation: FBICM
+//!   and CCFIT under deterministic routing, naive adaptive routing and our congestion-aware
+//!   adaptive routing on Paper V's Case #4 and Paper IV's forests.
 
 mod arbitration;
+mod isolation;
 mod throttling;
 mod tree;
 
@@ -28,6 +33,10 @@ static FOLDER: Folder = Folder {
         (
             "base.toml",
             include_str!("../../../../../experiments/open-questions/base.toml"),
+        ),
+        (
+            "dragonfly.toml",
+            include_str!("../../../../../experiments/open-questions/dragonfly.toml"),
         ),
     ],
 };
@@ -55,12 +64,21 @@ pub fn experiments() -> Vec<Experiment> {
         },
         Experiment {
             name: "ar-ibcc",
-            title: "InfiniBand congestion control under deterministic and adaptive up-routing on Paper IV's silent and windy forests (648-node tree), and a marking of ours that spares packets routed to a congested port by choice",
+            title: "InfiniBand congestion control under deterministic and adaptive routing on Paper IV's silent and windy forests (648-node tree, d_mod_k against adaptive_up) and on a 1,056-node dragonfly under group shift with 4 hot spots (min against ugal_l), and a marking of ours that spares packets routed to a congested port by choice",
             source: "Gran's thesis (University of Oslo, 2013), Sec. 3.7, question 2",
             folder: &FOLDER,
             jobs: throttling::jobs,
             claims: throttling::claims,
             run: throttling::run,
+        },
+        Experiment {
+            name: "ar-isolation",
+            title: "FBICM and CCFIT under deterministic routing, under adaptive up-routing as they are, and under adaptive up-routing that makes a tree's packets follow it (ours), beside no isolation, on Paper V's Case #4 (4 trees) and Paper IV's silent and windy forests",
+            source: "Gran's thesis (University of Oslo, 2013), Sec. 3.7, question 2",
+            folder: &FOLDER,
+            jobs: isolation::jobs,
+            claims: isolation::claims,
+            run: isolation::run,
         },
     ]
 }

@@ -4,18 +4,24 @@
 //! "just applying a well known HFDI or injection throttling based congestion management
 //! mechanism to a network using adaptive routing will not work".
 //!
-//! The runs are Paper IV's forests on the 648-node tree as `ib-silent` and `ib-windy` run them
-//! (the silent forest; the windy forest with every node a B node sending p = 30, 60 or 90 %
-//! to its hot spot), CC off and on (Paper IV's), each under `d_mod_k` and `adaptive_up`, and
-//! under adaptive routing also with our marking that spares packets routed to a congested Port
-//! VL by choice (`congestion.mark_hops = "unchosen"`). The forests' roles and hot spots come
-//! from the seed, so every cell of a seed sees the same offered traffic.
+//! Two networks. Paper IV's forests on the 648-node tree as `ib-silent` and `ib-windy` run them
+//! (the silent forest; the windy forest with every node a B node sending p = 30, 60 or 90 % to
+//! its hot spot), under `d_mod_k` and `adaptive_up`. And the 1,056-node dragonfly (ours):
+//! every node sends to the next group at a multiple of what minimal routing can carry there,
+//! and from the end of the group shift's warm-up an eighth of the nodes also send to 4 hot
+//! spots at full rate, under `min` and `ugal_l`. Each with CC off and on (Paper IV's), and under
+//! adaptive routing also with our marking that spares packets routed to a congested Port VL by
+//! choice (`congestion.mark_hops = "unchosen"`). Roles and hot spots come from the seed, so
+//! every cell of a seed sees the same offered traffic.
 
 use std::collections::BTreeMap;
 
+use rand::seq::SliceRandom;
+use tailback_core::rng::{self, Purpose};
 use tailback_core::stats::RunReport;
+use tailback_core::topology::{DragonflyShape, Layout};
 
-use super::super::forests::{Classes, settled};
+use super::super::forests::{Classes, settled, with_cc};
 use super::super::infiniband_cc::report;
 use crate::claim::{Claim, Claims, Findings, Ours, Paper, Rule, Source};
 use crate::error::Error;
@@ -26,8 +32,8 @@ use crate::{Context, Job, Result};
 /// Where the thesis asks the question.
 const SEC_3_7: Source = Source::new(Paper::GranThesis, "Sec. 3.7 (Future Work), question 2");
 
-/// The forests a grid may name.
-const FORESTS: [Forest; 4] = [
+/// The forests a grid may name: (id, name, source experiment, its CC-off and CC-on run ids).
+const FORESTS: [(&str, &str, &str, &str, &str); 4] = [
     (
         "silent",
         "silent forest",
@@ -58,61 +64,153 @@ const FORESTS: [Forest; 4] = [
     ),
 ];
 
-/// The cells of a forest: (id, name, from the CC-on run, settings).
-const CELLS: [(&str, &str, bool, &[&str]); 5] = [
-    ("det-off", "d_mod_k, CC off", false, &[]),
-    ("det-cc", "d_mod_k, IB CC", true, &[]),
-    (
-        "ada-off",
-        "adaptive_up, CC off",
-        false,
-        &["routing.algorithm=\"adaptive_up\""],
-    ),
-    (
-        "ada-cc",
-        "adaptive_up, IB CC",
-        true,
-        &["routing.algorithm=\"adaptive_up\""],
-    ),
-    (
-        "ada-unchosen",
-        "adaptive_up, IB CC marking unchosen hops (ours)",
-        true,
-        &[
-            "routing.algorithm=\"adaptive_up\"",
-            "congestion.mark_hops=\"unchosen\"",
-        ],
-    ),
-];
+/// A network and workload the question is asked on.
+enum Network {
+    /// A forest on the 648-node tree as another experiment runs it: the experiment and its
+    /// runs without and with CC.
+    Tree {
+        experiment: &'static str,
+        off: &'static str,
+        on: &'static str,
+    },
+    /// The grid's dragonfly, every node sending to the next group at `load` times what minimal
+    /// routing carries per node there, and hot spots from the end of the warm-up.
+    Dragonfly { load: f64 },
+}
 
-/// A forest: (id, name, source experiment, its CC-off and CC-on run ids).
-type Forest = (
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-);
+/// One network and workload of the grid.
+struct Study {
+    id: String,
+    name: String,
+    network: Network,
+}
 
-/// The forests of the grid.
-fn forests(grid: &Grid) -> Result<Vec<&'static Forest>> {
-    grid.param::<Vec<String>>("forests")?
-        .iter()
-        .map(|id| {
+impl Study {
+    /// Its deterministic and its adaptive routing.
+    fn routings(&self) -> [&'static str; 2] {
+        match self.network {
+            Network::Tree { .. } => ["d_mod_k", "adaptive_up"],
+            Network::Dragonfly { .. } => ["min", "ugal_l"],
+        }
+    }
+}
+
+/// The studies of the grid: its `forests`, then the dragonfly at each of its `dragonfly_loads`.
+fn studies(grid: &Grid) -> Result<Vec<Study>> {
+    let mut studies = Vec::new();
+    for id in grid.param::<Vec<String>>("forests")? {
+        let &(id, name, experiment, off, on) =
             FORESTS.iter().find(|f| f.0 == id).ok_or_else(|| {
                 let known: Vec<&str> = FORESTS.iter().map(|f| f.0).collect();
                 Error::Input(format!(
                     "forests: unknown forest `{id}` (known: {})",
                     known.join(", ")
                 ))
-            })
-        })
-        .collect()
+            })?;
+        studies.push(Study {
+            id: id.into(),
+            name: name.into(),
+            network: Network::Tree {
+                experiment,
+                off,
+                on,
+            },
+        });
+    }
+    for load in grid.param::<Vec<f64>>("dragonfly_loads")? {
+        if !(load > 0.0 && load.is_finite()) {
+            return Err(Error::Input(format!(
+                "dragonfly_loads: {load} is not a load (a multiple above 0 of minimal routing's \
+                 group-shift bound)"
+            )));
+        }
+        studies.push(Study {
+            id: format!("dragonfly-{load}"),
+            name: format!("dragonfly, group shift at {load} x MIN's bound, 4 hot spots"),
+            network: Network::Dragonfly { load },
+        });
+    }
+    Ok(studies)
 }
 
-/// The run of `cell` on `forest` with `seed`.
-fn run_id(forest: &str, cell: &str, seed: u64) -> String {
-    format!("{forest}|{cell}|s{seed}")
+/// A cell of a study: routing, CC, marking.
+struct Cell {
+    id: &'static str,
+    adaptive: bool,
+    cc: bool,
+    /// Marking only unchosen hops (ours).
+    unchosen: bool,
+}
+
+/// The cells of every study.
+const CELLS: [Cell; 5] = [
+    Cell {
+        id: "det-off",
+        adaptive: false,
+        cc: false,
+        unchosen: false,
+    },
+    Cell {
+        id: "det-cc",
+        adaptive: false,
+        cc: true,
+        unchosen: false,
+    },
+    Cell {
+        id: "ada-off",
+        adaptive: true,
+        cc: false,
+        unchosen: false,
+    },
+    Cell {
+        id: "ada-cc",
+        adaptive: true,
+        cc: true,
+        unchosen: false,
+    },
+    Cell {
+        id: "ada-unchosen",
+        adaptive: true,
+        cc: true,
+        unchosen: true,
+    },
+];
+
+impl Cell {
+    /// Its name in tables, under `routings` (deterministic, adaptive).
+    fn name(&self, [det, ada]: [&str; 2]) -> String {
+        let routing = if self.adaptive { ada } else { det };
+        match (self.cc, self.unchosen) {
+            (false, _) => format!("{routing}, CC off"),
+            (true, false) => format!("{routing}, IB CC"),
+            (true, true) => format!("{routing}, IB CC marking unchosen hops (ours)"),
+        }
+    }
+
+    /// Its routing and marking settings; a tree's cells take CC from their source run.
+    fn settings(&self, study: &Study) -> Vec<String> {
+        let [det, ada] = study.routings();
+        let mut settings = Vec::new();
+        if let Network::Dragonfly { .. } = study.network {
+            if self.cc {
+                settings = with_cc(&[]);
+            }
+            settings.push(format!("routing.algorithm=\"{det}\""));
+        }
+        if self.adaptive {
+            settings.retain(|s| !s.starts_with("routing.algorithm"));
+            settings.push(format!("routing.algorithm=\"{ada}\""));
+        }
+        if self.unchosen {
+            settings.push("congestion.mark_hops=\"unchosen\"".into());
+        }
+        settings
+    }
+}
+
+/// The run of `cell` on `study` with `seed`.
+fn run_id(study: &str, cell: &str, seed: u64) -> String {
+    format!("{study}|{cell}|s{seed}")
 }
 
 /// The runs of the source experiment (its quick ones with the grid's `quick_sources`), by id.
@@ -127,45 +225,151 @@ fn sources(experiment: &str, grid: &Grid) -> Result<BTreeMap<String, Job>> {
         .collect())
 }
 
-/// Every cell of every forest of the grid, per seed.
+/// The grid's dragonfly: its shape, and the rate of its links (Gbit/s).
+fn dragonfly(grid: &Grid) -> Result<(DragonflyShape, f64)> {
+    // One flow makes the base a valid configuration to read the network from.
+    let probe = [
+        "traffic.process=\"flows\"".to_string(),
+        "traffic.flows=[{ src = 0, dst = 1 }]".to_string(),
+    ];
+    let base = grid.job(String::new(), &probe)?.config;
+    let (Layout::Dragonfly(fly), Some(units)) = (&base.topology.layout, base.fabric.units()) else {
+        return Err(Error::Input(
+            "ar-ibcc's base is not a dragonfly of buffered switches with `fabric.link`".into(),
+        ));
+    };
+    Ok((fly.clone(), units.link_gbps))
+}
+
+/// What minimal routing carries per node under the group shift on `fly` with links of
+/// `link_gbps`: the global links from one group to the next, shared by the group's nodes.
+fn minimal_bound(fly: &DragonflyShape, link_gbps: f64) -> f64 {
+    let links = (fly.a() * fly.h() / (fly.groups() - 1)).max(1);
+    link_gbps * f64::from(links) / f64::from(fly.p() * fly.a())
+}
+
+/// Who sends where on the dragonfly in one seed's runs.
+struct Hotspots {
+    /// Nodes per group and groups.
+    group: usize,
+    groups: usize,
+    /// The hot spots, and the contributors: each sends to hot spot `i mod hot.len()`.
+    hot: Vec<usize>,
+    contributors: Vec<usize>,
+}
+
+impl Hotspots {
+    /// Draws the grid's `hot_spots` hot spots and its `contributors` share of the other nodes
+    /// on `fly`, from `seed`.
+    fn draw(grid: &Grid, fly: &DragonflyShape, seed: u64) -> Result<Hotspots> {
+        let (count, share): (usize, f64) = (grid.param("hot_spots")?, grid.param("contributors")?);
+        let nodes = fly.nodes();
+        let contributors = (share * nodes as f64).round() as usize;
+        if count == 0 || !(0.0..=1.0).contains(&share) || count + contributors > nodes {
+            return Err(Error::Input(format!(
+                "hot_spots {count} and contributors {share}: need at least one hot spot, a \
+                 share from 0 to 1, and room for both among the dragonfly's {nodes} nodes"
+            )));
+        }
+        let mut order: Vec<usize> = (0..nodes).collect();
+        order.shuffle(&mut rng::stream(seed, 0, Purpose::Pattern));
+        Ok(Hotspots {
+            group: (fly.p() * fly.a()) as usize,
+            groups: fly.groups() as usize,
+            hot: order[..count].to_vec(),
+            contributors: order[count..count + contributors].to_vec(),
+        })
+    }
+
+    /// The flows at `gbps` per node to the next group and from `start_us` to the hot spots,
+    /// as a `traffic.flows` value.
+    fn flows(&self, gbps: f64, start_us: f64) -> String {
+        let nodes = self.group * self.groups;
+        let shift =
+            (0..nodes).map(|n| format!("{{ src = {n}, dst = \"next_group\", gbps = {gbps} }}"));
+        let hot = self.contributors.iter().enumerate().map(|(i, &src)| {
+            let dst = self.hot[i % self.hot.len()];
+            format!("{{ src = {src}, dst = {dst}, start_us = {start_us} }}")
+        });
+        let flows: Vec<String> = shift.chain(hot).collect();
+        format!("[{}]", flows.join(", "))
+    }
+}
+
+/// Every cell of every study of the grid, per seed.
 pub(super) fn jobs(grid: &Grid) -> Result<Vec<Job>> {
     let seeds: Vec<u64> = grid.param("seeds")?;
     let mut jobs = Vec::new();
-    for &(forest, _, experiment, off, on) in forests(grid)? {
-        let runs = sources(experiment, grid)?;
-        let source = |id: &str| {
-            runs.get(id)
-                .ok_or_else(|| Error::Input(format!("{experiment} has no run `{id}`")))
-        };
-        for &seed in &seeds {
-            for (cell, _, cc, settings) in CELLS {
-                let mut all: Vec<String> = settings.iter().map(|s| s.to_string()).collect();
-                all.extend([format!("seed={seed}"), "record.flows=true".to_string()]);
-                let base = source(if cc { on } else { off })?;
-                jobs.push(base.varied(run_id(forest, cell, seed), &all)?);
+    for study in studies(grid)? {
+        match study.network {
+            Network::Tree {
+                experiment,
+                off,
+                on,
+            } => {
+                let runs = sources(experiment, grid)?;
+                let source = |id: &str| {
+                    runs.get(id)
+                        .ok_or_else(|| Error::Input(format!("{experiment} has no run `{id}`")))
+                };
+                for &seed in &seeds {
+                    for cell in &CELLS {
+                        let mut all = cell.settings(&study);
+                        all.extend([format!("seed={seed}"), "record.flows=true".to_string()]);
+                        let base = source(if cell.cc { on } else { off })?;
+                        jobs.push(base.varied(run_id(&study.id, cell.id, seed), &all)?);
+                    }
+                }
+            }
+            Network::Dragonfly { load } => {
+                let (warmup, measure, start): (f64, f64, f64) = (
+                    grid.param("warmup_us")?,
+                    grid.param("measure_us")?,
+                    grid.param("hot_start_us")?,
+                );
+                let (fly, link_gbps) = dragonfly(grid)?;
+                let gbps = load * minimal_bound(&fly, link_gbps);
+                for &seed in &seeds {
+                    let flows = Hotspots::draw(grid, &fly, seed)?.flows(gbps, start);
+                    for cell in &CELLS {
+                        let mut all = cell.settings(&study);
+                        all.extend([
+                            format!("seed={seed}"),
+                            format!("sim.warmup_us={warmup}"),
+                            format!("sim.measure_us={measure}"),
+                            "traffic.process=\"flows\"".into(),
+                            format!("traffic.flows={flows}"),
+                        ]);
+                        let mut job = grid.job(run_id(&study.id, cell.id, seed), &all)?;
+                        // The flows are in the configuration; as a value they would only bulk
+                        // the results.
+                        job.values.retain(|(key, _)| key != "traffic.flows");
+                        jobs.push(job);
+                    }
+                }
             }
         }
     }
     Ok(jobs)
 }
 
-/// The thesis's doubt, per forest: with IB CC, the victims (the nodes that are not hot spots)
-/// receive less under adaptive routing than under deterministic routing.
+/// The thesis's doubt, per study: with IB CC, the victims (the nodes that are not hot spots)
+/// receive less under adaptive routing than under deterministic routing; on the dragonfly also
+/// (fixed before its first run) that CC adds less for them under adaptive routing.
 pub(super) fn claims(grid: &Grid) -> Result<Claims> {
     let mut claims = Claims::default();
-    for &(forest, name, ..) in forests(grid)? {
+    for study in studies(grid)? {
+        let [higher, lower] = study.routings();
+        let (id, name) = (&study.id, &study.name);
         claims.claim(
             Claim::new(
-                format!("{forest}-cc-adaptive-victims"),
+                format!("{id}-cc-adaptive-victims"),
                 format!(
-                    "{name}, IB CC on: receive rate per node that is not a hot spot, d_mod_k \
-                     against adaptive_up"
+                    "{name}, IB CC on: receive rate per node that is not a hot spot, {higher} \
+                     against {lower}"
                 ),
                 SEC_3_7,
-                Rule::Order {
-                    higher: "d_mod_k",
-                    lower: "adaptive_up",
-                },
+                Rule::Order { higher, lower },
             )
             .shown(3, " Gbit/s")
             .stated(
@@ -173,6 +377,24 @@ pub(super) fn claims(grid: &Grid) -> Result<Claims> {
                  will not work",
             ),
         );
+        if let Network::Dragonfly { .. } = study.network {
+            claims.claim(
+                Claim::new(
+                    format!("{id}-cc-gain"),
+                    format!(
+                        "{name}: what IB CC adds to the receive rate per node that is not a hot \
+                         spot, under {higher} against under {lower}"
+                    ),
+                    SEC_3_7,
+                    Rule::Order { higher, lower },
+                )
+                .shown(3, " Gbit/s")
+                .stated(
+                    "the adaptivity of the routing algorithm disturbs the fundamental \
+                     assumptions made by the congestion management mechanisms",
+                ),
+            );
+        }
     }
     Ok(claims)
 }
@@ -180,9 +402,11 @@ pub(super) fn claims(grid: &Grid) -> Result<Claims> {
 /// What one run shows.
 #[derive(Debug, Clone, Copy)]
 struct Reading {
-    /// Gbit/s per node: hot spots, the other nodes; the network's total, Gbit/s.
+    /// Gbit/s per node: hot spots, the other nodes, the lowest of the other nodes; the
+    /// network's total, Gbit/s.
     hot: f64,
     others: f64,
+    lowest: f64,
     total: f64,
     /// Jain's fairness index over the rates the contributors (nodes sending to a hot spot)
     /// get through to their hot spots.
@@ -213,6 +437,7 @@ impl Reading {
         Ok(Reading {
             hot: classes.hot,
             others: classes.others,
+            lowest: classes.lowest,
             total: classes.total,
             jain,
             marks: report
@@ -226,37 +451,39 @@ impl Reading {
     }
 }
 
-/// Runs every cell; tabulates hot spots, the other nodes, the total and the contributors'
-/// fairness per forest and cell, and measures the claims on the paired seeds.
+/// Runs every cell; tabulates hot spots, the other nodes (mean and lowest), the total and the
+/// contributors' fairness per study and cell, and measures the claims on the paired seeds.
 pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> {
     let seeds: Vec<u64> = grid.param("seeds")?;
     let reports = ctx.run(jobs)?;
     let mut found = Findings::default();
     let mut text = format!(
-        "Gbit/s per node (hot spots, the others), total Gbit/s, Jain's index over the \
-         contributors' rates to their hot spots; mean of {} seeds\n",
+        "Gbit/s per node (hot spots, the others, the lowest of the others), total Gbit/s, \
+         Jain's index over the contributors' rates to their hot spots; mean of {} seeds\n",
         seeds.len()
     );
-    let mut csv =
-        String::from("forest,cell,seed,hot_gbps,others_gbps,total_gbps,jain,marks,settled\n");
+    let mut csv = String::from(
+        "study,cell,seed,hot_gbps,others_gbps,lowest_gbps,total_gbps,jain,marks,settled\n",
+    );
     let mut unsettled = Vec::new();
-    for &(forest, name, ..) in forests(grid)? {
+    for study in studies(grid)? {
+        let (id, name, routings) = (&study.id, &study.name, study.routings());
         text.push_str(&format!(
-            "\n{name}\n{:<50}{:>10}{:>10}{:>10}{:>8}{:>12}\n",
-            "cell", "hot", "others", "total", "Jain", "marks"
+            "\n{name}\n{:<52}{:>9}{:>9}{:>9}{:>9}{:>8}{:>12}\n",
+            "cell", "hot", "others", "lowest", "total", "Jain", "marks"
         ));
         let mut by_cell: BTreeMap<&str, Vec<Reading>> = BTreeMap::new();
-        for (cell, cell_name, _, _) in CELLS {
+        for cell in &CELLS {
             let mut readings = Vec::new();
             for &seed in &seeds {
-                let id = run_id(forest, cell, seed);
-                let r = Reading::of(report(&reports, &id)?)?;
+                let run = run_id(id, cell.id, seed);
+                let r = Reading::of(report(&reports, &run)?)?;
                 csv.push_str(&format!(
-                    "{forest},{cell},{seed},{:.4},{:.4},{:.2},{:.4},{},{}\n",
-                    r.hot, r.others, r.total, r.jain, r.marks, r.settled
+                    "{id},{},{seed},{:.4},{:.4},{:.4},{:.2},{:.4},{},{}\n",
+                    cell.id, r.hot, r.others, r.lowest, r.total, r.jain, r.marks, r.settled
                 ));
                 if !r.settled {
-                    unsettled.push(id);
+                    unsettled.push(run);
                 }
                 readings.push(r);
             }
@@ -264,33 +491,53 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> 
                 readings.iter().map(f).sum::<f64>() / readings.len().max(1) as f64
             };
             text.push_str(&format!(
-                "{cell_name:<50}{:>10.3}{:>10.3}{:>10.1}{:>8.3}{:>12.0}\n",
+                "{:<52}{:>9.3}{:>9.3}{:>9.3}{:>9.1}{:>8.3}{:>12.0}\n",
+                cell.name(routings),
                 mean(|r| r.hot),
                 mean(|r| r.others),
+                mean(|r| r.lowest),
                 mean(|r| r.total),
                 mean(|r| r.jain),
                 mean(|r| r.marks as f64),
             ));
-            by_cell.insert(cell, readings);
+            by_cell.insert(cell.id, readings);
         }
         let values = |cell: &str, f: fn(&Reading) -> f64| -> Vec<f64> {
             by_cell[cell].iter().map(f).collect()
         };
+        let others = |cell: &str| values(cell, |r| r.others);
         found.set(
-            format!("{forest}-cc-adaptive-victims"),
-            Ours::Paired(
-                values("det-cc", |r| r.others)
-                    .into_iter()
-                    .zip(values("ada-cc", |r| r.others))
-                    .collect(),
-            ),
+            format!("{id}-cc-adaptive-victims"),
+            Ours::Paired(others("det-cc").into_iter().zip(others("ada-cc")).collect()),
         );
+        if let Network::Dragonfly { .. } = study.network {
+            let gain = |off: &str, on: &str| -> Vec<f64> {
+                others(on)
+                    .iter()
+                    .zip(others(off))
+                    .map(|(a, b)| a - b)
+                    .collect()
+            };
+            found.set(
+                format!("{id}-cc-gain"),
+                Ours::Paired(
+                    gain("det-off", "det-cc")
+                        .into_iter()
+                        .zip(gain("ada-off", "ada-cc"))
+                        .collect(),
+                ),
+            );
+        }
         // Ours against plain IB CC under adaptive routing, per seed: information.
+        let ada = routings[1];
         for (what, f) in [
             (
                 "the other nodes (Gbit/s per node)",
                 (|r: &Reading| r.others) as fn(&Reading) -> f64,
             ),
+            ("the lowest of the other nodes (Gbit/s)", |r: &Reading| {
+                r.lowest
+            }),
             ("the hot spots (Gbit/s per node)", |r: &Reading| r.hot),
             ("the total (Gbit/s)", |r: &Reading| r.total),
             ("Jain's index over the contributors", |r: &Reading| r.jain),
@@ -302,7 +549,7 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> 
                 .collect();
             found.info(
                 format!(
-                    "{name}, adaptive_up: {what}, marking unchosen hops (ours) minus IB CC \
+                    "{name}, {ada}: {what}, marking unchosen hops (ours) minus IB CC \
                      (per-seed paired, 95 % interval)"
                 ),
                 "-",
