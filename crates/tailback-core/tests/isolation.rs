@@ -310,8 +310,9 @@ fn normal_queues_served_first_carry_more_cold_traffic_past_a_tree() {
 
 /// Isolation under adaptive up-routing: with trees routed freely (naive), followed, or
 /// gathered on the deterministic route (ours), the tree is detected and isolated upstream, and
-/// the root's link stays full (nearly, when gathered); keeping a tree's packets on known trees leaves fewer trees without
-/// a free congested-flow queue than letting them spread over every up port.
+/// the root's link stays full (nearly, when gathered); keeping a tree's packets on known trees
+/// leaves fewer trees without a free congested-flow queue than letting them spread over every
+/// up port.
 #[test]
 fn isolation_under_adaptive_routing_keeps_the_root_full_and_known_trees_need_fewer_lines() {
     let [free, follow, gather] = ["free", "follow", "deterministic"].map(|tree_routing| {

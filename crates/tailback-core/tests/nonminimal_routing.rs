@@ -203,7 +203,7 @@ fn chosen_hops(
     let mut hops = Vec::new();
     loop {
         let route = routing.route(router, &head, &mut decide);
-        hops.push((router.index(), route.chosen));
+        hops.push((router.index(), routing.chose(router, &head, &route.escape)));
         let port = topology.router_ports(router).start + route.escape.port as usize;
         match topology.ports()[port].output {
             Link::Router(next) => {

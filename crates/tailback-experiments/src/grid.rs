@@ -333,6 +333,28 @@ impl Grid {
         self
     }
 
+    /// The entries of `table` that parameter `name` lists by their `id`, in its order; an
+    /// unknown id is an error naming the known ones.
+    pub fn pick<'a, T>(
+        &self,
+        name: &str,
+        table: &'a [T],
+        id: impl Fn(&T) -> &str,
+    ) -> Result<Vec<&'a T>> {
+        self.param::<Vec<String>>(name)?
+            .iter()
+            .map(|wanted| {
+                table.iter().find(|t| id(t) == wanted).ok_or_else(|| {
+                    let known: Vec<&str> = table.iter().map(&id).collect();
+                    Error::Input(format!(
+                        "{name}: unknown `{wanted}` (known: {})",
+                        known.join(", ")
+                    ))
+                })
+            })
+            .collect()
+    }
+
     /// The parameter `name`, converted.
     pub fn param<T: DeserializeOwned>(&self, name: &str) -> Result<T> {
         let value = self

@@ -66,11 +66,6 @@ pub struct Route {
     pub adaptive_vcs: u32,
     /// Whether the packet's route is a detour from here on (Valiant, or UGAL or PAR chose it).
     pub detoured: bool,
-    /// Whether queue-weighing routing chose the route through this hop among others: on a
-    /// dragonfly under UGAL or PAR, every hop of a packet in its source group bound elsewhere
-    /// (the routes its source router chose between part there); on a HyperX, UGAL-L's hop
-    /// from the source switch and every DAL hop that had more than one candidate.
-    pub chosen: bool,
 }
 
 /// What routing reads of a packet whose head is at a router.
@@ -275,7 +270,6 @@ impl Routing {
             adaptive_ports: 0,
             adaptive_vcs: 0,
             detoured: false,
-            chosen: false,
         };
         match self {
             Routing::Dor(dor) => deterministic(dor.route(r, head.src.index(), d, head.class, draw)),
@@ -284,7 +278,6 @@ impl Routing {
                 adaptive_ports: a.minimal_ports(r, d, draw),
                 adaptive_vcs: a.adaptive_vcs,
                 detoured: false,
-                chosen: false,
             },
             Routing::UpDown(u) => {
                 let escape = u.route(r, d, draw);
@@ -294,7 +287,6 @@ impl Routing {
                     adaptive_ports: if adaptive { u.minimal_ports(r, d) } else { 0 },
                     adaptive_vcs: if adaptive { u.all_vcs() } else { 0 },
                     detoured: false,
-                    chosen: false,
                 }
             }
             Routing::Table(t) => {
@@ -309,7 +301,6 @@ impl Routing {
                 let (escape, detoured) = f.route(r, head, decide);
                 Route {
                     detoured,
-                    chosen: f.chose(escape.class),
                     ..deterministic(escape)
                 }
             }
@@ -317,7 +308,6 @@ impl Routing {
                 let (escape, detoured) = x.route(r, head, decide);
                 Route {
                     detoured,
-                    chosen: x.chose(r, head),
                     ..deterministic(escape)
                 }
             }
@@ -328,7 +318,6 @@ impl Routing {
                     adaptive_ports: if adaptive { t.minimal_ports(r, d) } else { 0 },
                     adaptive_vcs: if adaptive { t.all_vcs() } else { 0 },
                     detoured: false,
-                    chosen: false,
                 }
             }
             Routing::Disha(a) => {
@@ -347,9 +336,21 @@ impl Routing {
                     adaptive_ports,
                     adaptive_vcs: a.adaptive_vcs,
                     detoured: false,
-                    chosen: false,
                 }
             }
+        }
+    }
+
+    /// Whether queue-weighing routing chose the route through `hop`, the hop from `router` of
+    /// the packet `head` describes, among others: on a dragonfly under UGAL or PAR, every hop
+    /// of a packet in its source group bound elsewhere (the routes its source router chose
+    /// between part there); on a HyperX, UGAL-L's hop from the source switch and every DAL hop
+    /// with more than one candidate. Asked only where it matters (marking unchosen hops).
+    pub fn chose(&self, router: RouterId, head: &Head, hop: &Hop) -> bool {
+        match self {
+            Routing::Dragonfly(f) => f.chose(hop.class),
+            Routing::HyperX(x) => x.chose(router.index(), head),
+            _ => false,
         }
     }
 

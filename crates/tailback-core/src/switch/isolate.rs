@@ -21,6 +21,7 @@ use std::ops::Range;
 use super::cam::{Claim, DestSet, Line, SHARE_HALF, Say, Telling};
 use super::{BufferedSwitches, NONE, QueueScheme};
 use crate::bitset::bits64;
+use crate::config::TreeRouting;
 use crate::fabric::StepContext;
 use crate::hooks::CongestionControl;
 
@@ -73,16 +74,33 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             .then(|| down as usize + self.slots.vc(slot))
     }
 
-    /// Those of `candidates` (local outputs, a bit each) whose downstream CAM lists `dst`: the
-    /// ports towards a tree known to hold its destination, which a packet of `slot` follows
-    /// with `tree_routing = "follow"`.
-    pub(super) fn towards_trees(&self, slot: usize, candidates: u64, dst: u32) -> u64 {
-        bits64(candidates)
-            .filter(|&out| {
-                self.downstream_of(slot, out as u8)
-                    .is_some_and(|down| self.cams.copy_where(down, |c| c.contains(dst)).is_some())
-            })
-            .fold(0, |set, out| set | 1 << out)
+    /// The ports (local outputs, a bit each) a packet of `slot` for `dst` may take among
+    /// `candidates` under `tree_routing`: all of them (`free`, or no tree downstream of any
+    /// lists `dst`); those whose downstream CAM lists `dst` (`follow`); the deterministic port
+    /// `escape` (`deterministic`).
+    pub(super) fn tree_candidates(
+        &self,
+        slot: usize,
+        candidates: u64,
+        escape: u8,
+        dst: u32,
+    ) -> u64 {
+        let towards = |out: usize| {
+            self.downstream_of(slot, out as u8)
+                .is_some_and(|down| self.cams.copy_where(down, |c| c.contains(dst)).is_some())
+        };
+        match self.cams.tree_routing {
+            TreeRouting::Free => candidates,
+            TreeRouting::Follow => match bits64(candidates)
+                .filter(|&out| towards(out))
+                .fold(0, |set, out| set | 1 << out)
+            {
+                0 => candidates,
+                known => known,
+            },
+            TreeRouting::Deterministic if bits64(candidates).any(towards) => 1 << escape,
+            TreeRouting::Deterministic => candidates,
+        }
     }
 
     /// The routed resident `resident` joins its normal queue in `slot`; an NFQ over the

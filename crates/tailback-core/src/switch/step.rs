@@ -4,7 +4,6 @@
 use super::turns::Prefer;
 use super::{BufferedSwitches, NONE, Queue, QueueScheme, RoomReturn};
 use crate::bitset::{BitSet, bits32, bits64};
-use crate::config::TreeRouting;
 use crate::event::{CreditBatch, FlitArrival};
 use crate::fabric::StepContext;
 use crate::flit::Flit;
@@ -155,26 +154,18 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             };
             let id = self.residents[resident].packet;
             let packet = cx.packets.get(id);
-            let route = cx.routing.route(
-                RouterId::new(router),
-                &Head::of(packet),
-                &mut PortWeights { switches: self },
-            );
+            let (at, head) = (RouterId::new(router), Head::of(packet));
+            let route = cx
+                .routing
+                .route(at, &head, &mut PortWeights { switches: self });
             let (class, sl) = (route.escape.class, packet.sl);
-            let mut chosen =
-                self.adaptive && (route.adaptive_ports.count_ones() > 1 || route.chosen);
-            let out = if self.adaptive && route.adaptive_ports != 0 {
-                let mut candidates = route.adaptive_ports;
-                if S::ISOLATION && self.cams.tree_routing != TreeRouting::Free {
-                    let towards = self.towards_trees(slot, candidates, packet.dst);
-                    if towards != 0 {
-                        candidates = match self.cams.tree_routing {
-                            TreeRouting::Deterministic => 1 << route.escape.port,
-                            _ => towards,
-                        };
-                        chosen = candidates.count_ones() > 1;
-                    }
-                }
+            let mut candidates = route.adaptive_ports;
+            if S::ISOLATION && candidates != 0 {
+                candidates = self.tree_candidates(slot, candidates, route.escape.port, packet.dst);
+            }
+            let chosen = self.adaptive
+                && (candidates.count_ones() > 1 || cx.routing.chose(at, &head, &route.escape));
+            let out = if self.adaptive && candidates != 0 {
                 self.least_occupied(first, candidates, class, sl, packet.route_draw)
             } else {
                 route.escape.port

@@ -22,6 +22,7 @@ use tailback_core::spec::Spec;
 use tailback_core::stats::RunReport;
 
 use super::super::infiniband_cc::report;
+use super::{SourceRuns, seeds_param};
 use crate::claim::{Claim, Claims, Findings, Ours, Paper, Rule, Source};
 use crate::error::Error;
 use crate::grid::Grid;
@@ -127,18 +128,10 @@ fn run_id(setting: &str, policy: &str, source: &str) -> String {
 /// The kept runs of `setting`'s experiment (its quick runs with the grid's `quick_sources`),
 /// with the grid's seeds.
 fn sources(setting: &Setting, grid: &Grid) -> Result<Vec<Job>> {
-    let quick: bool = grid.param("quick_sources")?;
-    let seeds: Vec<u64> = grid.param("seeds")?;
-    let experiment = crate::named(setting.experiment)
-        .ok_or_else(|| Error::Input(format!("no experiment `{}`", setting.experiment)))?;
-    let seeds = toml::Value::Array(
-        seeds
-            .iter()
-            .map(|&s| toml::Value::Integer(s as i64))
-            .collect(),
-    );
-    let source = experiment.grid(quick)?.with_param("seeds", seeds);
-    Ok((experiment.jobs)(&source)?
+    let seeds = seeds_param(&grid.param::<Vec<u64>>("seeds")?);
+    let runs = SourceRuns::of(setting.experiment, grid, &[("seeds", seeds)])?;
+    Ok(runs
+        .jobs
         .into_iter()
         .filter(|job| (setting.keep)(&job.id))
         .collect())

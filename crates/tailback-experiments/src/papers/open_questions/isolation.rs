@@ -20,8 +20,8 @@ use tailback_core::stats::RunReport;
 use super::super::forests::{Classes, settled};
 use super::super::infiniband_cc::report;
 use super::arbitration::{self, CASE4_TREES};
+use super::{SourceRuns, seeds_param};
 use crate::claim::{Claim, Claims, Findings, Ours, Paper, Rule, Source};
-use crate::error::Error;
 use crate::grid::Grid;
 use crate::spread::Spread;
 use crate::{Context, Job, Result};
@@ -129,35 +129,7 @@ fn run_id(setting: &str, scheme: &str, routing: &str, seed: u64) -> String {
 
 /// The grid's settings.
 fn settings(grid: &Grid) -> Result<Vec<&'static Setting>> {
-    grid.param::<Vec<String>>("settings")?
-        .iter()
-        .map(|id| {
-            SETTINGS.iter().find(|s| s.id == id).ok_or_else(|| {
-                let known: Vec<&str> = SETTINGS.iter().map(|s| s.id).collect();
-                Error::Input(format!(
-                    "settings: unknown setting `{id}` (known: {})",
-                    known.join(", ")
-                ))
-            })
-        })
-        .collect()
-}
-
-/// Another experiment's grid (its quick one with the grid's `quick_sources`), with `params`.
-fn source_grid(experiment: &str, grid: &Grid, params: &[(&str, toml::Value)]) -> Result<Grid> {
-    let quick: bool = grid.param("quick_sources")?;
-    let experiment = crate::named(experiment)
-        .ok_or_else(|| Error::Input(format!("no experiment `{experiment}`")))?;
-    let mut source = experiment.grid(quick)?;
-    for (name, value) in params {
-        source = source.with_param(name, value.clone());
-    }
-    Ok(source)
-}
-
-/// A TOML number.
-fn number(x: f64) -> toml::Value {
-    toml::Value::Float(x)
+    grid.pick("settings", &SETTINGS, |s| s.id)
 }
 
 /// The base run of `scheme` on `setting` with `seed`, before the routing is set.
@@ -166,19 +138,11 @@ fn base_runs(setting: &Setting, grid: &Grid) -> Result<BTreeMap<(String, u64), J
     let mut runs = BTreeMap::new();
     match setting.network {
         Network::Case4 => {
-            let values = seeds.iter().map(|&s| toml::Value::Integer(s as i64));
-            let seeds_value = toml::Value::Array(values.collect());
-            let source = source_grid("ccfit-fig8", grid, &[("seeds", seeds_value)])?;
-            let experiment = crate::named("ccfit-fig8").expect("ccfit-fig8 exists");
-            let jobs = (experiment.jobs)(&source)?;
+            let source = SourceRuns::of("ccfit-fig8", grid, &[("seeds", seeds_param(&seeds))])?;
             for &(scheme, _) in &SCHEMES {
                 let theirs = if scheme == "none" { "1q" } else { scheme };
                 for &seed in &seeds {
-                    let id = format!("{CASE4_TREES}{theirs}-s{seed}");
-                    let job = jobs
-                        .iter()
-                        .find(|j| j.id == id)
-                        .ok_or_else(|| Error::Input(format!("ccfit-fig8 has no run `{id}`")))?;
+                    let job = source.get(&format!("{CASE4_TREES}{theirs}-s{seed}"))?;
                     runs.insert((scheme.to_string(), seed), job.clone());
                 }
             }
@@ -192,24 +156,14 @@ fn base_runs(setting: &Setting, grid: &Grid) -> Result<BTreeMap<(String, u64), J
                 grid.param("forest_warmup_us")?,
                 grid.param("forest_measure_us")?,
             );
-            let source = source_grid(
-                experiment,
-                grid,
-                &[
-                    ("warmup_us", number(warmup)),
-                    ("measure_us", number(measure)),
-                ],
-            )?;
-            let found = crate::named(experiment)
-                .ok_or_else(|| Error::Input(format!("no experiment `{experiment}`")))?;
-            let jobs = (found.jobs)(&source)?;
-            let job = |id: &str| {
-                jobs.iter()
-                    .find(|j| j.id == id)
-                    .ok_or_else(|| Error::Input(format!("{experiment} has no run `{id}`")))
-            };
+            let number = toml::Value::Float;
+            let params = [
+                ("warmup_us", number(warmup)),
+                ("measure_us", number(measure)),
+            ];
+            let source = SourceRuns::of(experiment, grid, &params)?;
             for &(scheme, _) in &SCHEMES {
-                let base = job(if scheme == "ccfit" { on } else { off })?;
+                let base = source.get(if scheme == "ccfit" { on } else { off })?;
                 let queues: &[String] = if scheme == "none" {
                     &[]
                 } else {

@@ -20,8 +20,8 @@ mod isolation;
 mod throttling;
 mod tree;
 
-use crate::Experiment;
-use crate::grid::Folder;
+use crate::grid::{Folder, Grid};
+use crate::{Error, Experiment, Job, Result};
 
 static FOLDER: Folder = Folder {
     path: "experiments/open-questions",
@@ -81,4 +81,46 @@ pub fn experiments() -> Vec<Experiment> {
             run: isolation::run,
         },
     ]
+}
+
+/// Another experiment's runs, which an open-question experiment varies.
+struct SourceRuns {
+    experiment: String,
+    jobs: Vec<Job>,
+}
+
+impl SourceRuns {
+    /// The runs of `experiment` (its quick ones with the grid's `quick_sources`), with its
+    /// grid's parameters `params` replaced.
+    fn of(experiment: &str, grid: &Grid, params: &[(&str, toml::Value)]) -> Result<SourceRuns> {
+        let quick: bool = grid.param("quick_sources")?;
+        let found = crate::named(experiment)
+            .ok_or_else(|| Error::Input(format!("no experiment `{experiment}`")))?;
+        let mut source = found.grid(quick)?;
+        for (name, value) in params {
+            source = source.with_param(name, value.clone());
+        }
+        Ok(SourceRuns {
+            experiment: experiment.to_string(),
+            jobs: (found.jobs)(&source)?,
+        })
+    }
+
+    /// Run `id`.
+    fn get(&self, id: &str) -> Result<&Job> {
+        self.jobs
+            .iter()
+            .find(|j| j.id == id)
+            .ok_or_else(|| Error::Input(format!("{} has no run `{id}`", self.experiment)))
+    }
+}
+
+/// `seeds` as a grid parameter.
+fn seeds_param(seeds: &[u64]) -> toml::Value {
+    toml::Value::Array(
+        seeds
+            .iter()
+            .map(|&s| toml::Value::Integer(s as i64))
+            .collect(),
+    )
 }

@@ -23,6 +23,7 @@ use tailback_core::topology::{DragonflyShape, Layout};
 
 use super::super::forests::{Classes, settled, with_cc};
 use super::super::infiniband_cc::report;
+use super::SourceRuns;
 use crate::claim::{Claim, Claims, Findings, Ours, Paper, Rule, Source};
 use crate::error::Error;
 use crate::grid::Grid;
@@ -98,15 +99,7 @@ impl Study {
 /// The studies of the grid: its `forests`, then the dragonfly at each of its `dragonfly_loads`.
 fn studies(grid: &Grid) -> Result<Vec<Study>> {
     let mut studies = Vec::new();
-    for id in grid.param::<Vec<String>>("forests")? {
-        let &(id, name, experiment, off, on) =
-            FORESTS.iter().find(|f| f.0 == id).ok_or_else(|| {
-                let known: Vec<&str> = FORESTS.iter().map(|f| f.0).collect();
-                Error::Input(format!(
-                    "forests: unknown forest `{id}` (known: {})",
-                    known.join(", ")
-                ))
-            })?;
+    for &(id, name, experiment, off, on) in grid.pick("forests", &FORESTS, |f| f.0)? {
         studies.push(Study {
             id: id.into(),
             name: name.into(),
@@ -213,18 +206,6 @@ fn run_id(study: &str, cell: &str, seed: u64) -> String {
     format!("{study}|{cell}|s{seed}")
 }
 
-/// The runs of the source experiment (its quick ones with the grid's `quick_sources`), by id.
-fn sources(experiment: &str, grid: &Grid) -> Result<BTreeMap<String, Job>> {
-    let quick: bool = grid.param("quick_sources")?;
-    let experiment = crate::named(experiment)
-        .ok_or_else(|| Error::Input(format!("no experiment `{experiment}`")))?;
-    Ok(experiment
-        .plan(quick)?
-        .into_iter()
-        .map(|job| (job.id.clone(), job))
-        .collect())
-}
-
 /// The grid's dragonfly: its shape, and the rate of its links (Gbit/s).
 fn dragonfly(grid: &Grid) -> Result<(DragonflyShape, f64)> {
     // One flow makes the base a valid configuration to read the network from.
@@ -307,16 +288,12 @@ pub(super) fn jobs(grid: &Grid) -> Result<Vec<Job>> {
                 off,
                 on,
             } => {
-                let runs = sources(experiment, grid)?;
-                let source = |id: &str| {
-                    runs.get(id)
-                        .ok_or_else(|| Error::Input(format!("{experiment} has no run `{id}`")))
-                };
+                let runs = SourceRuns::of(experiment, grid, &[])?;
                 for &seed in &seeds {
                     for cell in &CELLS {
                         let mut all = cell.settings(&study);
                         all.extend([format!("seed={seed}"), "record.flows=true".to_string()]);
-                        let base = source(if cell.cc { on } else { off })?;
+                        let base = runs.get(if cell.cc { on } else { off })?;
                         jobs.push(base.varied(run_id(&study.id, cell.id, seed), &all)?);
                     }
                 }

@@ -76,18 +76,7 @@ const ROUTINGS: [(&str, &str, &str); 2] = [
 
 /// The trees of the grid.
 fn trees(grid: &Grid) -> Result<Vec<&'static Tree>> {
-    grid.param::<Vec<String>>("trees")?
-        .iter()
-        .map(|id| {
-            TREES.iter().find(|t| t.id == id).ok_or_else(|| {
-                let known: Vec<&str> = TREES.iter().map(|t| t.id).collect();
-                Error::Input(format!(
-                    "trees: unknown tree `{id}` (known: {})",
-                    known.join(", ")
-                ))
-            })
-        })
-        .collect()
+    grid.pick("trees", &TREES, |t| t.id)
 }
 
 /// Who sends where in one seed's run.
