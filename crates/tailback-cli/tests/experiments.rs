@@ -304,18 +304,19 @@ fn the_adaptive_throttling_experiment_marks_only_with_cc_and_fewer_when_sparing_
     assert!(others("ada-off") > 2.0 * others("det-off"), "{runs:?}");
 }
 
-/// `ar-isolation` runs FBICM and CCFIT under deterministic routing, adaptive routing as it is
-/// and our two ways of routing a known tree's packets, beside no isolation: isolation claims
-/// lines only where it is on, and keeping trees' packets on known trees leaves fewer claims
-/// refused than letting them spread.
+/// `ar-isolation` runs FBICM and CCFIT (HFDI and EcoCC on Paper VI's pattern) under
+/// deterministic routing, adaptive routing as it is and our two ways of routing a known tree's
+/// packets, beside no isolation, on trees and on a dragonfly: isolation claims lines only where
+/// it is on, and keeping trees' packets on known trees leaves fewer claims refused than letting
+/// them spread.
 #[test]
 fn the_isolation_experiment_claims_lines_only_with_isolation_and_fewer_refused_on_known_trees() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("isolation");
     let summary = run_quick("ar-isolation", &out);
     assert_not_judged(&summary);
-    // Two settings, two isolating schemes.
-    assert_eq!(comparison_ids(&summary).len(), 4);
+    // Four settings, two isolating schemes; on the dragonfly also what each adds.
+    assert_eq!(comparison_ids(&summary).len(), 4 * 2 + 2);
     let text = std::fs::read_to_string(out.join("isolation.csv")).unwrap();
     // (setting, scheme, routing) -> claims refused
     let refused: BTreeMap<(String, String, String), u64> = text
@@ -327,16 +328,21 @@ fn the_isolation_experiment_claims_lines_only_with_isolation_and_fewer_refused_o
             (key, f[6].parse().unwrap())
         })
         .collect();
-    assert_eq!(refused.len(), 2 * 10, "{refused:?}");
+    assert_eq!(refused.len(), 4 * 10, "{refused:?}");
     let of = |setting: &str, scheme: &str, routing: &str| {
         refused[&(setting.to_string(), scheme.to_string(), routing.to_string())]
     };
-    for setting in ["case4", "p60"] {
+    for (setting, schemes) in [
+        ("case4", ["fbicm", "ccfit"]),
+        ("pattern2", ["hfdi", "ecocc"]),
+        ("p60", ["fbicm", "ccfit"]),
+        ("dragonfly-4", ["fbicm", "ccfit"]),
+    ] {
         assert_eq!(
             (of(setting, "none", "det"), of(setting, "none", "naive")),
             (0, 0)
         );
-        for scheme in ["fbicm", "ccfit"] {
+        for scheme in schemes {
             let naive = of(setting, scheme, "naive");
             assert!(naive > 0, "{setting} {scheme}: {refused:?}");
             for ours in ["follow", "gather"] {

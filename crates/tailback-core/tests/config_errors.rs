@@ -683,7 +683,7 @@ fn the_buffered_fabric_refuses_what_it_cannot_model() {
     let duato = all.iter().find(|i| i.path == "routing.algorithm").unwrap();
     assert!(duato.message.contains("SL-to-VL table"), "{duato:?}");
     // A torus's dateline classes run through SL-to-VL tables, but not beside a priority lane
-    // for notifications, nor under congested-flow isolation.
+    // for notifications, nor under hot-packet queues.
     let torus = "[topology]\nkind = \"torus\"\nk = 4\nn = 2\n\
                  [router]\nswitching = \"virtual_cut_through\"\nvcs = 3\n\
                  [fabric]\nkind = \"buffered\"\n";
@@ -698,14 +698,24 @@ fn the_buffered_fabric_refuses_what_it_cannot_model() {
         Some("\"priority\""),
         &["lane 2", "outside the lanes", "dateline", "\"data\""],
     );
-    let isolated = issues(&format!(
-        "{torus}queues = \"nfq_cfq\"\n[fabric.isolation]\n[nic]\nqueues = \"per_destination\"\n"
-    ));
+    // Congested-flow queues follow trees by output and lane; hot-packet queues name a root by
+    // a queue that mixes lanes.
+    let isolated = |queues: &str, thresholds: &str| {
+        format!(
+            "{torus}queues = \"{queues}\"\n[fabric.isolation]\n{thresholds}\n\
+             [nic]\nqueues = \"per_destination\"\n"
+        )
+    };
+    let cfqs = isolated(
+        "nfq_cfq",
+        "detect_blocks = 4\nstop_blocks = 6\ngo_blocks = 2",
+    );
+    Spec::from_toml_str(&cfqs, "<test>").unwrap();
+    let hpqs = issues(&isolated("voq_hpq", "high_blocks = 5\nlow_blocks = 2"));
     assert!(
-        isolated
-            .iter()
-            .any(|i| i.path == "routing.algorithm" && i.message.contains("one lane")),
-        "{isolated:#?}"
+        hpqs.iter()
+            .any(|i| i.path == "routing.algorithm" && i.message.contains("lanes hop by hop")),
+        "{hpqs:#?}"
     );
     // A Simulation built in code is a virtual-channel router network.
     let spec = Spec::from_toml_str(

@@ -422,3 +422,81 @@ fn a_permanent_tree_beside_an_application_lets_it_finish() {
         "HFDI {isolated} cycles, VOQnet {ideal}"
     );
 }
+
+/// The 72-node dragonfly (p = 2, a = 4, h = 2; 9 groups of 8 nodes) of 4X DDR buffered
+/// switches with 3 lanes of 333 blocks, under `routing`: one node of every other group sends to
+/// node 40 from 100 µs on, and node 1 (on node 0's switch, whose flow joins the tree) sends to
+/// node 40's neighbour 41 all along. `queues` holds the queue scheme's settings.
+fn dragonfly_tree(routing: &str, queues: &str) -> String {
+    let flows: Vec<String> = [0, 1, 2, 3, 4, 6, 7, 8]
+        .iter()
+        .map(|g| format!("{{ src = {}, dst = 40, start_us = 100 }}", g * 8))
+        .chain(["{ src = 1, dst = 41 }".to_string()])
+        .collect();
+    format!(
+        "[topology]\nkind = \"dragonfly\"\np = 2\na = 4\nh = 2\nlocal_latency = 2\n\
+         global_latency = 16\n[routing]\nalgorithm = \"{routing}\"\n\
+         [router]\nvcs = 3\nvc_buffer_flits = 333\nswitching = \"virtual_cut_through\"\n\
+         [fabric]\nkind = \"buffered\"\nlink = \"ddr\"\nswitch_latency_ns = 100\n{queues}\n\
+         [nic]\nqueues = \"per_destination\"\ninject_gbps = 13.5\nreceive_gbps = 13.6\n\
+         [traffic]\nprocess = \"flows\"\npacket_flits = 32\nmessage_bytes = 4096\n\
+         flows = [{}]\n\
+         [sim]\nwarmup_us = 200\nmeasure_us = 300\ndrain_cycles_max = 0\n[record]\nflows = true\n",
+        flows.join(", ")
+    )
+}
+
+/// FBICM's thresholds as the same shares of a 333-block pool as its defaults are of Paper V's
+/// 1024-block one (detection 1/4, Stop 5/16, Go 1/8).
+const DRAGONFLY_CFQS: &str = "queues = \"nfq_cfq\"\n[fabric.isolation]\ndetect_blocks = 83\n\
+    stop_blocks = 104\ngo_blocks = 42";
+
+/// On a dragonfly packets change lanes hop by hop (a class before and after the global hop,
+/// and one more on a detour), so a tree is followed upstream by output and lane. Under minimal
+/// routing and under UGAL-L (freely, following known trees, or gathering them on the minimal
+/// route), the invariant checker finds nothing wrong, the tree is detected, isolated upstream
+/// and stopped, the hot node's link stays full, and the victim that shares the contributors'
+/// first switch keeps most of its link, where one queue per input leaves it a fraction.
+#[test]
+fn isolation_follows_trees_across_lanes_on_a_dragonfly() {
+    // Blocks per cycle delivered to the victim and to the hot node.
+    let victim = |r: &RunReport| r.flows.iter().find(|f| f.dst == 41).unwrap().accepted;
+    let hot = |r: &RunReport| hot_and_cold(r, 40).0;
+    for routing in ["min", "ugal_l"] {
+        let fifo = run(&dragonfly_tree(routing, "queues = \"fifo\""));
+        assert!(
+            victim(&fifo) < 0.3,
+            "{routing} 1Q: victim {:.3}",
+            victim(&fifo)
+        );
+        let tree_routings: &[&str] = if routing == "min" {
+            &["free"]
+        } else {
+            &["free", "follow", "deterministic"]
+        };
+        for tree_routing in tree_routings {
+            let text = dragonfly_tree(
+                routing,
+                &format!("{DRAGONFLY_CFQS}\ntree_routing = \"{tree_routing}\""),
+            );
+            let isolated = run(&text);
+            let case = format!("{routing}, {tree_routing}");
+            for counter in ["cfq_root_claims", "cfq_branch_claims", "control_stops"] {
+                assert!(count(&isolated, counter) > 0, "{case}: no {counter}");
+            }
+            assert!(
+                victim(&isolated) > 0.7,
+                "{case}: victim {:.3}",
+                victim(&isolated)
+            );
+            // A host receives at most 13.6 of the link's 16 Gbit/s.
+            let hot = hot(&isolated);
+            assert!(hot > 0.82 && hot < 0.86, "{case}: hot node at {hot:.3}");
+        }
+    }
+    common::refused(
+        &dragonfly_tree("ugal_l", "queues = \"voq_hpq\""),
+        "routing.algorithm",
+        &["voq_hpq", "lanes hop by hop", "nfq_cfq"],
+    );
+}

@@ -33,7 +33,7 @@
 //! acyclic.
 
 use super::dor::vc_mask;
-use super::{Decide, Head, Hop, nth_outside};
+use super::{Decide, Head, Hop, nth_outside, stays_minimal};
 use crate::config::RoutingAlgorithm;
 use crate::ids::PortId;
 use crate::topology::{DragonflyShape, Topology};
@@ -250,9 +250,15 @@ impl Dragonfly {
             Algorithm::UgalGlobal => self.global_port(g, link),
             _ => self.first_port(router, r, link),
         };
+        let first = |link| self.first_port(router, r, link);
         let detoured = head.detoured
             || self.algorithm == Algorithm::Valiant
-            || deciding && !decide.stay_minimal(weighed(minimal()), weighed(detour()));
+            || deciding
+                && !stays_minimal(
+                    decide,
+                    (first(minimal()), first(detour())),
+                    (weighed(minimal()), weighed(detour())),
+                );
         if detoured {
             (self.towards(r, detour(), c.source, c.source), true)
         } else {

@@ -25,7 +25,7 @@
 //! then the intermediate switch (for DAL: where the scan of equally queued deroutes starts).
 
 use super::dor::vc_mask;
-use super::{Decide, Head, Hop, nth_outside};
+use super::{Decide, Head, Hop, nth_outside, stays_minimal};
 use crate::config::RoutingAlgorithm;
 use crate::ids::PortId;
 use crate::topology::{CubeShape, HyperXShape};
@@ -173,7 +173,8 @@ impl HyperX {
                     };
                     let minimal = self.towards(router, target, draw, 1);
                     let detour = self.towards(router, intermediate, draw, 0);
-                    !decide.stay_minimal(port(minimal), port(detour))
+                    let ports = (port(minimal), port(detour));
+                    !stays_minimal(decide, ports, ports)
                 }
                 _ => true,
             };
@@ -213,7 +214,11 @@ impl HyperX {
         });
         let (minimal, _) = minimal.expect("an unaligned dimension has a minimal hop");
         let (local, derouted) = match deroute {
-            Some((d, _)) if !decide.stay_minimal(port(minimal), port(d)) => (d, true),
+            Some((d, _))
+                if !stays_minimal(decide, (port(minimal), port(d)), (port(minimal), port(d))) =>
+            {
+                (d, true)
+            }
             _ => (minimal, false),
         };
         let class = self.dal_class(router, head);

@@ -118,6 +118,26 @@ pub trait Decide {
     /// one kind (DAL's minimal hops, its deroutes) before the minimal one and the detour are
     /// weighed.
     fn queue(&mut self, port: PortId) -> u32;
+
+    /// Whether a known congestion tree of the packet's destination decides instead, given the
+    /// first ports of the minimal route and of the detour: `Some(stay)`, or `None` to let the
+    /// queues decide (ours: `fabric.isolation.tree_routing`; none by default).
+    fn by_tree(&mut self, _minimal: PortId, _detour: PortId) -> Option<bool> {
+        None
+    }
+}
+
+/// Whether a packet stays minimal: as a known congestion tree says ([`Decide::by_tree`], on
+/// the routes' first ports), else by the queues of the ports that weigh each route.
+#[inline]
+fn stays_minimal(
+    decide: &mut impl Decide,
+    (first_minimal, first_detour): (PortId, PortId),
+    (minimal, detour): (PortId, PortId),
+) -> bool {
+    decide
+        .by_tree(first_minimal, first_detour)
+        .unwrap_or_else(|| decide.stay_minimal(minimal, detour))
 }
 
 /// UGAL's rule: stay minimal if the minimal route's queue is at most twice the detour's (which

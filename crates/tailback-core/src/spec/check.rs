@@ -299,26 +299,34 @@ fn check_isolation(cfg: &Config, isolation: &IsolationConfig, issues: &Issues) {
                 .to_string(),
         );
     }
-    if vcs_needed(&cfg.topology, &cfg.routing) > 1 {
+    if matches!(isolation.queues, IsolatingQueues::Hpqs { .. })
+        && vcs_needed(&cfg.topology, &cfg.routing) > 1
+    {
         issues.push(
             "routing.algorithm".into(),
             Some(&toml::Value::String(cfg.routing.algorithm.name().into())),
             format!(
-                "congested-flow isolation (fabric.queues = \"nfq_cfq\" or \"voq_hpq\") \
-                 follows a congestion tree upstream on one lane, but this routing changes \
-                 lanes hop by hop ({})",
+                "fabric.queues = \"voq_hpq\" names an output a root by its cold-packet queue, \
+                 which holds the packets of every lane leaving by it, but this routing changes \
+                 lanes hop by hop ({}); \"nfq_cfq\" follows trees by output and lane",
                 vc_need_description(&cfg.topology, &cfg.routing)
             ),
         );
     }
-    if isolation.tree_routing != TreeRouting::Free && !cfg.routing.algorithm.chooses_ports() {
+    let algorithm = cfg.routing.algorithm;
+    if isolation.tree_routing != TreeRouting::Free
+        && !algorithm.chooses_ports()
+        && !algorithm.weighs_queues()
+    {
         issues.push(
             "fabric.isolation.tree_routing".into(),
             Some(&toml::Value::String(isolation.tree_routing.name().into())),
             format!(
                 "only applies to routing that chooses among output ports (\"adaptive_up\", \
-                 \"adaptive\"); routing.algorithm = \"{}\" gives each packet one",
-                cfg.routing.algorithm.name()
+                 \"adaptive\") or between the minimal route and a detour (\"ugal_l\", \
+                 \"ugal_g\", \"par\", \"dal\"); routing.algorithm = \"{}\" gives each packet \
+                 one route",
+                algorithm.name()
             ),
         );
     }

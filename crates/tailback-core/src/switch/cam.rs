@@ -103,19 +103,25 @@ impl std::ops::Index<usize> for SparseSets {
     }
 }
 
-/// How a CAM line of an input pool is held.
+/// How a CAM line of an input pool is held. Every claimed line names the local output and the
+/// lane its packets leave by (routing that raises packets through lanes hop by hop may send
+/// one input lane's packets to several), and so the input VC slot downstream whose CAM it
+/// follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Claim {
     Free,
-    /// Claimed by detection: the tree's root is local output `out`; the line's own
-    /// destinations match.
+    /// Claimed by detection: the tree's root is local output `out` on lane `vl`; the line's
+    /// own destinations match.
     Root {
         out: u8,
+        vl: u8,
     },
-    /// Claimed for the tree of line `line` of the CAM of local output `out` (the copy of the
-    /// downstream line): that copy's destinations match, and its Stop/Go state rules the CFQ.
+    /// Claimed for the tree of line `line` of the CAM of local output `out` on lane `vl` (the
+    /// copy of the downstream line): that copy's destinations match, and its Stop/Go state
+    /// rules the CFQ.
     Branch {
         out: u8,
+        vl: u8,
         line: u8,
     },
     /// A branch whose output CAM line was released: it keeps matching the tree's
@@ -123,15 +129,18 @@ pub(super) enum Claim {
     /// itself once its CFQ drains.
     Orphan {
         out: u8,
+        vl: u8,
     },
 }
 
 impl Claim {
-    /// The local output the line's packets leave by (`None`: free).
-    pub(super) fn out(self) -> Option<u8> {
+    /// The local output and lane the line's packets leave by (`None`: free).
+    pub(super) fn exit(self) -> Option<(u8, u8)> {
         match self {
             Claim::Free => None,
-            Claim::Root { out } | Claim::Branch { out, .. } | Claim::Orphan { out } => Some(out),
+            Claim::Root { out, vl } | Claim::Branch { out, vl, .. } | Claim::Orphan { out, vl } => {
+                Some((out, vl))
+            }
         }
     }
 }
@@ -595,7 +604,11 @@ mod tests {
         cams.apply(1, 9, Say::Stop);
         assert!(cams.stops(1, 5) && cams.stops(1, 9) && !cams.stops(1, 4) && !cams.stops(0, 5));
         let stopped_branch = Line {
-            claim: Claim::Branch { out: 0, line: 9 },
+            claim: Claim::Branch {
+                out: 0,
+                vl: 0,
+                line: 9,
+            },
             ..Line::FREE
         };
         assert!(cams.is_stopped(&stopped_branch, 1) && !cams.is_stopped(&stopped_branch, 0));

@@ -149,18 +149,21 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 let normal = l < cams.first_isolating;
                 let q = if S::NORMAL_VOQS { l } else { 1 + l };
                 let queue = self.queues[self.queue_index(slot, q)];
-                let out = if normal {
-                    Some(l as u8)
-                } else {
-                    line.claim.out()
-                };
                 let (mut at, mut held) = (queue.head, 0u32);
                 while at != NONE {
                     let r = &self.residents[at as usize];
-                    if out != Some(r.out) {
+                    // A virtual output queue holds its output's packets; a line's queue those
+                    // of its output and lane.
+                    let fits = if normal {
+                        r.out as usize == l
+                    } else {
+                        line.claim.exit() == Some((r.out, r.out_vl))
+                    };
+                    if !fits {
                         return Err(format!(
-                            "input VC slot {slot} CFQ {l} ({:?}) holds a packet for output {}",
-                            line.claim, r.out
+                            "input VC slot {slot} CFQ {l} ({:?}) holds a packet for output {} \
+                             lane {}",
+                            line.claim, r.out, r.out_vl
                         ));
                     }
                     held += r.blocks;

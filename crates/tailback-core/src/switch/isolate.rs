@@ -64,36 +64,42 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         self.cams.first_isolating..self.cams.per_pool
     }
 
-    /// The input VC slot downstream of local output `out` for the pool in `slot` (`None`:
-    /// the output leads to an adapter or nowhere, which keep no CAM).
+    /// The input VC slot downstream of local output `out`, lane `vl`, of the switch of the
+    /// pool in `slot` (`None`: the output leads to an adapter or nowhere, which keep no CAM).
     #[inline]
-    fn downstream_of(&self, slot: usize, out: u8) -> Option<usize> {
+    fn downstream_of(&self, slot: usize, out: u8, vl: u8) -> Option<usize> {
         let first = self.ports[self.slots.owner(slot)].first as usize;
         let down = self.ports[first + out as usize].downstream;
-        (down != NONE && self.slots.is_router(down as usize))
-            .then(|| down as usize + self.slots.vc(slot))
+        (down != NONE && self.slots.is_router(down as usize)).then(|| down as usize + vl as usize)
     }
 
-    /// The ports (local outputs, a bit each) a packet of `slot` for `dst` may take among
-    /// `candidates` under `tree_routing`: all of them (`free`, or no tree downstream of any
-    /// lists `dst`); those whose downstream CAM lists `dst` (`follow`); the deterministic port
-    /// `escape` (`deterministic`).
-    pub(super) fn tree_candidates(
+    /// Whether a CAM downstream of output port `port` (global index), on any lane, lists `dst`:
+    /// the port leads into a known congestion tree of that destination.
+    pub(super) fn leads_to_tree(&self, port: usize, dst: u32) -> bool {
+        let down = self.ports[port].downstream;
+        down != NONE
+            && self.slots.is_router(down as usize)
+            && (0..self.vls).any(|vl| {
+                self.cams
+                    .copy_where(down as usize + vl, |c| c.contains(dst))
+                    .is_some()
+            })
+    }
+
+    /// The candidates (a bit each) a packet may take under `tree_routing`, given which of them
+    /// lead into a known tree of its destination (`towards`): all of them (`free`, or none
+    /// does); those that do (`follow`); the deterministic one, `escape` (`deterministic`).
+    pub(super) fn tree_rule(
         &self,
-        slot: usize,
         candidates: u64,
-        escape: u8,
-        dst: u32,
+        escape: u32,
+        towards: impl Fn(usize) -> bool,
     ) -> u64 {
-        let towards = |out: usize| {
-            self.downstream_of(slot, out as u8)
-                .is_some_and(|down| self.cams.copy_where(down, |c| c.contains(dst)).is_some())
-        };
         match self.cams.tree_routing {
             TreeRouting::Free => candidates,
             TreeRouting::Follow => match bits64(candidates)
-                .filter(|&out| towards(out))
-                .fold(0, |set, out| set | 1 << out)
+                .filter(|&c| towards(c))
+                .fold(0, |set, c| set | 1 << c)
             {
                 0 => candidates,
                 known => known,
@@ -101,6 +107,21 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             TreeRouting::Deterministic if bits64(candidates).any(towards) => 1 << escape,
             TreeRouting::Deterministic => candidates,
         }
+    }
+
+    /// The ports (local outputs of the switch whose first port is `first`, a bit each) a
+    /// packet for `dst` may take among `candidates` under `tree_routing`; `escape` is the
+    /// deterministic port.
+    pub(super) fn tree_candidates(
+        &self,
+        first: usize,
+        candidates: u64,
+        escape: u8,
+        dst: u32,
+    ) -> u64 {
+        self.tree_rule(candidates, u32::from(escape), |out| {
+            self.leads_to_tree(first + out, dst)
+        })
     }
 
     /// The routed resident `resident` joins its normal queue in `slot`; an NFQ over the
@@ -119,7 +140,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 self.port_vl_change(slot, r.out, r.out_vl, r.blocks, true, cx);
             }
             self.grow(slot, q, r.blocks, cx.now);
-            self.cpq_root(slot, q, r.dst, cx.now);
+            self.cpq_root(slot, q, r.dst, r.out_vl, cx.now);
         }
         if self.append(slot, q, resident) {
             self.settle(slot, q, cx);
@@ -166,7 +187,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         cx: &mut StepContext<'_, C>,
     ) -> Option<usize> {
         let r = self.residents[resident as usize];
-        let down = self.downstream_of(slot, r.out);
+        let down = self.downstream_of(slot, r.out, r.out_vl);
         let cams = &self.cams;
         // The line of the output's CAM listing the destination.
         let tree = down.and_then(|down| cams.copy_where(down, |c| c.contains(r.dst)));
@@ -176,7 +197,9 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             let dests = &cams.line_dests[i];
             match cams.lines[i].claim {
                 Claim::Free => free = free.or(Some(l)),
-                Claim::Root { out } if out == r.out && dests.contains(r.dst) => {
+                Claim::Root { out, vl }
+                    if (out, vl) == (r.out, r.out_vl) && dests.contains(r.dst) =>
+                {
                     if let (Some(down), Some(m)) = (down, tree)
                         && dests.within(&cams.copies[cams.at(down, m)])
                     {
@@ -184,8 +207,8 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                     }
                     return Some(l);
                 }
-                Claim::Branch { out, line: m }
-                    if out == r.out
+                Claim::Branch { out, vl, line: m }
+                    if (out, vl) == (r.out, r.out_vl)
                         && down.is_some_and(|d| {
                             cams.copies[cams.at(d, m as usize)].contains(r.dst)
                         }) =>
@@ -193,7 +216,9 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                     return Some(l);
                 }
                 // Its packets keep following it while it drains: nothing overtakes them.
-                Claim::Orphan { out } if out == r.out && dests.contains(r.dst) => {
+                Claim::Orphan { out, vl }
+                    if (out, vl) == (r.out, r.out_vl) && dests.contains(r.dst) =>
+                {
                     return Some(l);
                 }
                 _ => {}
@@ -207,6 +232,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let i = self.cams.at(slot, l);
         self.cams.lines[i].claim = Claim::Branch {
             out: r.out,
+            vl: r.out_vl,
             line: tree as u8,
         };
         self.cams.totals.branch_claims += 1;
@@ -228,7 +254,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         cx: &mut StepContext<'_, C>,
     ) {
         let i = self.cams.at(slot, line);
-        let Claim::Root { out } = self.cams.lines[i].claim else {
+        let Claim::Root { out, vl } = self.cams.lines[i].claim else {
             return;
         };
         if C::PORT_VL_EVENTS || self.watched {
@@ -240,11 +266,12 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 waiting -= self.residents[head as usize].blocks;
             }
             if waiting > 0 {
-                self.port_vl_change(slot, out, self.slots.vc(slot) as u8, waiting, false, cx);
+                self.port_vl_change(slot, out, vl, waiting, false, cx);
             }
         }
         self.cams.lines[i].claim = Claim::Branch {
             out,
+            vl,
             line: tree as u8,
         };
         self.cams.totals.root_merges += 1;
@@ -330,15 +357,16 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         }
     }
 
-    /// CPQ `q` of `slot` took a packet for `dst`: over the upper threshold without a line, its
-    /// output is a root (exact detection): the line is claimed for `dst` and upstream told at
-    /// once; a root line takes in the destinations of later packets while it has room.
-    fn cpq_root(&mut self, slot: usize, q: usize, dst: u32, now: u64) {
+    /// CPQ `q` of `slot` took a packet for `dst` leaving on lane `vl`: over the upper
+    /// threshold without a line, its output is a root (exact detection): the line is claimed
+    /// for `dst` and upstream told at once; a root line takes in the destinations of later
+    /// packets while it has room.
+    fn cpq_root(&mut self, slot: usize, q: usize, dst: u32, vl: u8, now: u64) {
         let i = self.cams.at(slot, q);
         let (l, dests) = (self.cams.lines[i], &self.cams.line_dests[i]);
         match l.claim {
-            Claim::Free if l.blocks > self.cams.stop_blocks && self.may_be_root(slot, q) => {
-                self.claim_root(slot, q, q as u8, dst, now);
+            Claim::Free if l.blocks > self.cams.stop_blocks && self.may_be_root(slot, q, vl) => {
+                self.claim_root(slot, q, (q as u8, vl), dst, now);
             }
             Claim::Root { .. } if !dests.contains(dst) && dests.len() < self.cams.max_dests => {
                 self.add_destination(slot, q, dst, now);
@@ -348,14 +376,14 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     }
 
     /// Whether local output `out` of the input of `slot` may be named a root: always, or with
-    /// `root_needs_credits` while it has credits on the slot's lane or faces an adapter.
-    fn may_be_root(&self, slot: usize, out: usize) -> bool {
+    /// `root_needs_credits` while it has credits on lane `vl` or faces an adapter.
+    fn may_be_root(&self, slot: usize, out: usize, vl: u8) -> bool {
         if !self.cams.root_needs_credits {
             return true;
         }
         let port = self.ports[self.slots.owner(slot)].first as usize + out;
         !self.slots.is_router(self.ports[port].downstream as usize)
-            || self.credits[self.slots.port_vc(port, self.slots.vc(slot))] > 0
+            || self.credits[self.slots.port_vc(port, vl as usize)] > 0
     }
 
     /// The NFQ of `slot` is over the detection threshold: if its head packet is held back by
@@ -369,7 +397,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             return;
         }
         let r = self.residents[head as usize];
-        if !self.cams.any_head && !self.output_blocks(slot, r.out, r.blocks) {
+        if !self.cams.any_head && !self.output_blocks(slot, r.out, r.out_vl, r.blocks) {
             return;
         }
         let cams = &self.cams;
@@ -377,7 +405,11 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             .isolating_lines()
             .map(|l| (l, &cams.lines[cams.at(slot, l)]));
         let grow = lines.clone().find(|&(l, line)| {
-            line.claim == Claim::Root { out: r.out }
+            line.claim
+                == Claim::Root {
+                    out: r.out,
+                    vl: r.out_vl,
+                }
                 && cams.line_dests[cams.at(slot, l)].len() < cams.max_dests
         });
         let target = grow
@@ -391,18 +423,19 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             return;
         }
         if claim {
-            self.claim_root(slot, line, r.out, r.dst, cx.now);
+            self.claim_root(slot, line, (r.out, r.out_vl), r.dst, cx.now);
         } else {
             self.add_destination(slot, line, r.dst, cx.now);
         }
         self.settle(slot, 0, cx);
     }
 
-    /// Line `line` of `slot` becomes the root line of local output `out` for `dst`, and tells
-    /// upstream unless the scheme waits for its first Stop (a CPQ's claim is its first pass).
-    fn claim_root(&mut self, slot: usize, line: usize, out: u8, dst: u32, now: u64) {
+    /// Line `line` of `slot` becomes the root line of local output and lane `(out, vl)` for
+    /// `dst`, and tells upstream unless the scheme waits for its first Stop (a CPQ's claim is
+    /// its first pass).
+    fn claim_root(&mut self, slot: usize, line: usize, (out, vl): (u8, u8), dst: u32, now: u64) {
         let i = self.cams.at(slot, line);
-        self.cams.lines[i].claim = Claim::Root { out };
+        self.cams.lines[i].claim = Claim::Root { out, vl };
         self.cams.line_dests.set(i, DestSet::of(dst));
         self.cams.totals.root_claims += 1;
         self.cams.restart_drain(i, now);
@@ -422,12 +455,11 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     }
 
     /// Whether local output `out` of the switch of input VC slot `slot` holds back a packet of
-    /// `blocks` blocks on that slot's lane: it is sending another packet or lacks the credits.
-    fn output_blocks(&self, slot: usize, out: u8, blocks: u32) -> bool {
+    /// `blocks` blocks leaving on lane `vl`: it is sending another packet or lacks the credits.
+    fn output_blocks(&self, slot: usize, out: u8, vl: u8, blocks: u32) -> bool {
         let first = self.ports[self.slots.owner(slot)].first as usize;
         let o = first + out as usize;
-        self.ports[o].stream != NONE
-            || self.credits[self.slots.port_vc(o, self.slots.vc(slot))] < blocks
+        self.ports[o].stream != NONE || self.credits[self.slots.port_vc(o, vl as usize)] < blocks
     }
 
     /// Takes queue `q` of `slot` out of the ready list of local output `out`; `false` if it
@@ -463,7 +495,10 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         if l.claim == Claim::Free || self.queues[self.queue_index(slot, q)].head != NONE {
             return;
         }
-        if let Some(down) = l.claim.out().and_then(|out| self.downstream_of(slot, out))
+        if let Some(down) = l
+            .claim
+            .exit()
+            .and_then(|(out, vl)| self.downstream_of(slot, out, vl))
             && self.cams.is_stopped(&l, down)
         {
             return;
@@ -481,7 +516,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let i = self.cams.at(slot, line);
         let l = self.cams.lines[i];
         let dests = match l.claim {
-            Claim::Branch { out, line: m } => match self.downstream_of(slot, out) {
+            Claim::Branch { out, vl, line: m } => match self.downstream_of(slot, out, vl) {
                 Some(down) => self.cams.copies[self.cams.at(down, m as usize)],
                 None => return,
             },
@@ -549,19 +584,28 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             self.ports[out].router as usize,
             self.ports[out].first as usize,
         );
-        let local = (out - first) as u8;
+        let exit = ((out - first) as u8, vl as u8);
         let down = self.ports[out].downstream as usize + vl;
         let tied = Claim::Branch {
-            out: local,
+            out: exit.0,
+            vl: exit.1,
             line: line as u8,
         };
-        for port in first..self.first_port[router + 1] as usize {
-            let slot = self.slots.port_vc(port, vl);
+        // Packets keep their lane, or change it hop by hop: then any input lane may feed it.
+        let in_lanes = if self.lanes_change() {
+            0..self.vls
+        } else {
+            vl..vl + 1
+        };
+        let slots = self.slots;
+        let inputs = first..self.first_port[router + 1] as usize;
+        for slot in inputs.flat_map(|port| in_lanes.clone().map(move |v| slots.port_vc(port, v))) {
             for l in self.isolating_lines() {
                 let i = self.cams.at(slot, l);
                 let claim = self.cams.lines[i].claim;
                 if let Say::Allocate(set) = say
-                    && matches!(claim, Claim::Root { out } | Claim::Orphan { out } if out == local)
+                    && matches!(claim, Claim::Root { .. } | Claim::Orphan { .. })
+                    && claim.exit() == Some(exit)
                     && self.cams.line_dests[i].within(&set)
                 {
                     // A tree found further downstream takes in a line of this switch's own, or
@@ -584,10 +628,14 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                         let live = self.cams.copy_where(down, |c| dests.within(c));
                         self.cams.lines[i].claim = match live {
                             Some(m) => Claim::Branch {
-                                out: local,
+                                out: exit.0,
+                                vl: exit.1,
                                 line: m as u8,
                             },
-                            None => Claim::Orphan { out: local },
+                            None => Claim::Orphan {
+                                out: exit.0,
+                                vl: exit.1,
+                            },
                         };
                         self.cams.line_dests.set(i, dests);
                         self.release_if_drained(slot, l, now);
@@ -614,8 +662,8 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             return SHARE_HALF;
         };
         match self.cams.lines[self.cams.at(slot, line)].claim {
-            Claim::Branch { out, line: m } => self
-                .downstream_of(slot, out)
+            Claim::Branch { out, vl, line: m } => self
+                .downstream_of(slot, out, vl)
                 .map_or(SHARE_HALF, |down| self.cams.copy_share(down, m as usize)),
             _ => SHARE_HALF,
         }

@@ -4,6 +4,7 @@
 use super::turns::Prefer;
 use super::{BufferedSwitches, NONE, Queue, QueueScheme, RoomReturn};
 use crate::bitset::{BitSet, bits32, bits64};
+use crate::config::TreeRouting;
 use crate::event::{CreditBatch, FlitArrival};
 use crate::fabric::StepContext;
 use crate::flit::Flit;
@@ -155,13 +156,21 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             let id = self.residents[resident].packet;
             let packet = cx.packets.get(id);
             let (at, head) = (RouterId::new(router), Head::of(packet));
-            let route = cx
-                .routing
-                .route(at, &head, &mut PortWeights { switches: self });
+            // Our tree-aware routing only looks for trees where it may change the choice.
+            let tree_dst =
+                (S::ISOLATION && self.cams.tree_routing != TreeRouting::Free).then_some(packet.dst);
+            let route = cx.routing.route(
+                at,
+                &head,
+                &mut PortWeights {
+                    switches: self,
+                    tree_dst,
+                },
+            );
             let (class, sl) = (route.escape.class, packet.sl);
             let mut candidates = route.adaptive_ports;
             if S::ISOLATION && candidates != 0 {
-                candidates = self.tree_candidates(slot, candidates, route.escape.port, packet.dst);
+                candidates = self.tree_candidates(first, candidates, route.escape.port, packet.dst);
             }
             let chosen = self.adaptive
                 && (candidates.count_ones() > 1 || cx.routing.chose(at, &head, &route.escape));
@@ -887,9 +896,11 @@ impl<S: QueueScheme> BufferedSwitches<S> {
 
 /// UGAL's, PAR's and DAL's choices on the buffered fabric: a port's queue is the occupancy of
 /// its Port VLs, summed over its lanes (blocks queued for the port at every input of its
-/// switch plus credits in use downstream).
+/// switch plus credits in use downstream); with isolation under our tree-aware routing, a
+/// known congestion tree of `tree_dst` downstream of the minimal route or the detour first.
 struct PortWeights<'a, S> {
     switches: &'a BufferedSwitches<S>,
+    tree_dst: Option<u32>,
 }
 
 impl<S: QueueScheme> Decide for PortWeights<'_, S> {
@@ -905,5 +916,17 @@ impl<S: QueueScheme> Decide for PortWeights<'_, S> {
         (0..s.vls)
             .map(|lane| s.port_vl_occupancy(s.slots.port_vc(port.index(), lane)))
             .sum()
+    }
+
+    fn by_tree(&mut self, minimal: PortId, detour: PortId) -> Option<bool> {
+        let dst = self.tree_dst?;
+        let s = self.switches;
+        let ports = [minimal, detour];
+        // Candidate 0 is the minimal route (the deterministic one), 1 the detour.
+        match s.tree_rule(0b11, 0, |c| s.leads_to_tree(ports[c].index(), dst)) {
+            0b01 => Some(true),
+            0b10 => Some(false),
+            _ => None,
+        }
     }
 }

@@ -3,24 +3,28 @@
 //! deterministic routing algorithm"; "just applying a well known HFDI ... mechanism to a network
 //! using adaptive routing will not work".
 //!
-//! FBICM and CCFIT (FBICM with Paper IV's InfiniBand CC) run under `d_mod_k`, under
-//! `adaptive_up` as they are (naive adaptivity: a tree's packets choose their up ports like any
-//! other) and under `adaptive_up` with our congestion-aware routing
-//! (`fabric.isolation.tree_routing = "follow"`: a packet whose destination a tree downstream
-//! lists takes only ports towards that tree), beside no isolation under both routings. On Paper
-//! V's Case #4 with 4 trees (`ccfit-fig8`'s runs; no isolation is its 1Q) and on Paper IV's
-//! silent and windy (p = 60 %) forests (`ib-silent`'s and `ib-windy`'s runs, shortened; no
-//! isolation is their VOQ switch). The seeds draw the same offered traffic for every cell.
+//! FBICM and CCFIT (FBICM with Paper IV's InfiniBand CC) run under deterministic routing, under
+//! adaptive routing as they are (naive adaptivity: a tree's packets choose their routes like
+//! any other) and under adaptive routing with our congestion-aware choices
+//! (`fabric.isolation.tree_routing`: a packet whose destination a tree downstream lists follows
+//! that tree, or takes the deterministic route), beside no isolation under both routings. On
+//! Paper V's Case #4 with 4 trees (`ccfit-fig8`'s runs; no isolation is its 1Q), with HFDI and
+//! EcoCC in their place on Paper VI's pattern #2 (`ecocc-table3`'s 64-node runs on VOQ
+//! switches; no isolation is its 1VL), and on Paper IV's silent and windy (p = 60 %) forests (`ib-silent`'s and `ib-windy`'s runs, shortened; no
+//! isolation is their VOQ switch), with `d_mod_k` against `adaptive_up`; and on `ar-ibcc`'s
+//! dragonfly (ours; no isolation is its VOQ switch) with `min` against `ugal_l`, FBICM's
+//! thresholds scaled to its smaller pools. The seeds draw the same offered traffic for every
+//! cell.
 
 use std::collections::BTreeMap;
 
 use tailback_core::spec::Spec;
 use tailback_core::stats::RunReport;
 
-use super::super::forests::{Classes, settled};
+use super::super::forests::{Classes, settled, with_cc};
 use super::super::infiniband_cc::report;
 use super::arbitration::{self, CASE4_TREES};
-use super::{SourceRuns, seeds_param};
+use super::{SourceRuns, dragonfly, seeds_param};
 use crate::claim::{Claim, Claims, Findings, Ours, Paper, Rule, Source};
 use crate::grid::Grid;
 use crate::spread::Spread;
@@ -31,8 +35,8 @@ const SEC_3_7: Source = Source::new(Paper::GranThesis, "Sec. 3.7 (Future Work), 
 
 /// A network and workload the schemes run on.
 struct Setting {
-    id: &'static str,
-    name: &'static str,
+    id: String,
+    name: String,
     network: Network,
 }
 
@@ -40,76 +44,125 @@ struct Setting {
 enum Network {
     /// Paper V's Case #4 with 4 trees: `ccfit-fig8`'s runs, by scheme id there.
     Case4,
+    /// Paper VI's pattern #2 on 64 nodes: `ecocc-table3`'s runs on VOQ switches, by scheme id
+    /// there.
+    Pattern2,
     /// A Paper IV forest: the experiment and its runs without and with CC.
     Forest {
         experiment: &'static str,
         off: &'static str,
         on: &'static str,
     },
+    /// The grid's dragonfly under the group shift at `load` times minimal routing's bound,
+    /// with hot spots.
+    Dragonfly { load: f64 },
 }
 
-const SETTINGS: [Setting; 3] = [
-    Setting {
-        id: "case4",
-        name: "Paper V, Config #3, Case #4 with 4 trees (4-ary 3-tree)",
-        network: Network::Case4,
-    },
-    Setting {
-        id: "silent",
-        name: "Paper IV, silent forest (648-node tree)",
-        network: Network::Forest {
+impl Network {
+    /// Its schemes: (id, name); `none` is its own switch without isolation.
+    fn schemes(&self) -> &'static [(&'static str, &'static str); 3] {
+        match self {
+            Network::Pattern2 => &HPQ_SCHEMES,
+            _ => &CFQ_SCHEMES,
+        }
+    }
+
+    /// Its deterministic and its adaptive routing.
+    fn routings(&self) -> [&'static str; 2] {
+        match self {
+            Network::Dragonfly { .. } => ["min", "ugal_l"],
+            _ => ["d_mod_k", "adaptive_up"],
+        }
+    }
+}
+
+/// The settings a grid may name (id, name, network); `dragonfly` stands for one setting per
+/// load of the grid's `dragonfly_loads`.
+const NAMED: [(&str, &str, Network); 5] = [
+    (
+        "case4",
+        "Paper V, Config #3, Case #4 with 4 trees (4-ary 3-tree)",
+        Network::Case4,
+    ),
+    (
+        "pattern2",
+        "Paper VI, pattern #2 on 64 nodes (VOQ switches; 4-ary 3-tree)",
+        Network::Pattern2,
+    ),
+    (
+        "silent",
+        "Paper IV, silent forest (648-node tree)",
+        Network::Forest {
             experiment: "ib-silent",
             off: "forest-cc-off",
             on: "forest-cc-on",
         },
-    },
-    Setting {
-        id: "p60",
-        name: "Paper IV, windy forest, x = 100 %, p = 60 % (648-node tree)",
-        network: Network::Forest {
+    ),
+    (
+        "p60",
+        "Paper IV, windy forest, x = 100 %, p = 60 % (648-node tree)",
+        Network::Forest {
             experiment: "ib-windy",
             off: "x100-p60-cc-off",
             on: "x100-p60-cc-on",
         },
-    },
+    ),
+    ("dragonfly", "dragonfly", Network::Dragonfly { load: 0.0 }),
 ];
 
-/// The schemes: (id, name). `none` is the setting's own switch without isolation.
-const SCHEMES: [(&str, &str); 3] = [
+/// Congested-flow queues: (id, name). `none` is the setting's own switch without isolation.
+const CFQ_SCHEMES: [(&str, &str); 3] = [
     ("none", "no isolation"),
     ("fbicm", "FBICM"),
     ("ccfit", "CCFIT"),
 ];
 
-/// The routings: (id, name, settings); `follow` only with isolation.
-const ROUTINGS: [(&str, &str, &[&str]); 4] = [
-    ("det", "d_mod_k", &[]),
-    (
-        "naive",
-        "adaptive_up",
-        &["routing.algorithm=\"adaptive_up\""],
-    ),
-    (
-        "follow",
-        "adaptive_up following trees (ours)",
-        &[
-            "routing.algorithm=\"adaptive_up\"",
-            "fabric.isolation.tree_routing=\"follow\"",
-        ],
-    ),
-    (
-        "gather",
-        "adaptive_up, trees on d_mod_k (ours)",
-        &[
-            "routing.algorithm=\"adaptive_up\"",
-            "fabric.isolation.tree_routing=\"deterministic\"",
-        ],
-    ),
+/// Hot-packet queues (VOQ switches only: not on the dragonfly, where their cold-packet queues
+/// would mix lanes).
+const HPQ_SCHEMES: [(&str, &str); 3] = [
+    ("none", "no isolation"),
+    ("hfdi", "HFDI"),
+    ("ecocc", "EcoCC"),
 ];
 
-/// The (scheme, routing) cells.
-fn cells() -> impl Iterator<Item = (&'static str, &'static str)> {
-    SCHEMES.iter().flat_map(|&(scheme, _)| {
+/// Paper VI's pattern #2 on 64 nodes and VOQ switches: `ecocc-table3`'s run prefix.
+const PATTERN2_RUNS: &str = "spread-n3-p2-voq-";
+
+/// A routing's name under a network's deterministic and adaptive routing `[det, ada]`.
+type RoutingName = fn([&str; 2]) -> String;
+
+/// The routings (id, name under deterministic and adaptive routing `[det, ada]`): the
+/// deterministic one, the adaptive one as it is, and the adaptive one with our tree routing
+/// (`follow`, `gather`: only with isolation).
+const ROUTINGS: [(&str, RoutingName); 4] = [
+    ("det", |[det, _]| det.to_string()),
+    ("naive", |[_, ada]| ada.to_string()),
+    ("follow", |[_, ada]| format!("{ada} following trees (ours)")),
+    ("gather", |[det, ada]| {
+        format!("{ada}, trees on {det}'s route (ours)")
+    }),
+];
+
+/// The settings of routing `id` on `network`.
+fn routing_settings(id: &str, network: &Network) -> Vec<String> {
+    let [det, ada] = network.routings();
+    let algorithm = |a: &str| format!("routing.algorithm=\"{a}\"");
+    let tree = |t: &str| format!("fabric.isolation.tree_routing=\"{t}\"");
+    match id {
+        "det" => match network {
+            // The tree's runs are under d_mod_k already.
+            Network::Dragonfly { .. } => vec![algorithm(det)],
+            _ => vec![],
+        },
+        "naive" => vec![algorithm(ada)],
+        "follow" => vec![algorithm(ada), tree("follow")],
+        _ => vec![algorithm(ada), tree("deterministic")],
+    }
+}
+
+/// The (scheme, routing) cells on `network`.
+fn cells(network: &Network) -> impl Iterator<Item = (&'static str, &'static str)> {
+    network.schemes().iter().flat_map(|&(scheme, _)| {
         ROUTINGS
             .iter()
             .filter(move |r| scheme != "none" || !matches!(r.0, "follow" | "gather"))
@@ -117,9 +170,12 @@ fn cells() -> impl Iterator<Item = (&'static str, &'static str)> {
     })
 }
 
-/// The name of routing `id`.
-fn routing_name(id: &str) -> &'static str {
-    ROUTINGS.iter().find(|r| r.0 == id).map_or("", |r| r.1)
+/// The name of routing `id` on `network`.
+fn routing_name(id: &str, network: &Network) -> String {
+    ROUTINGS
+        .iter()
+        .find(|r| r.0 == id)
+        .map_or(String::new(), |r| (r.1)(network.routings()))
 }
 
 /// The run of `scheme` under `routing` on `setting` with `seed`.
@@ -127,9 +183,59 @@ fn run_id(setting: &str, scheme: &str, routing: &str, seed: u64) -> String {
     format!("{setting}|{scheme}|{routing}|s{seed}")
 }
 
-/// The grid's settings.
-fn settings(grid: &Grid) -> Result<Vec<&'static Setting>> {
-    grid.pick("settings", &SETTINGS, |s| s.id)
+/// The grid's settings, the dragonfly once per load.
+fn settings(grid: &Grid) -> Result<Vec<Setting>> {
+    let mut settings = Vec::new();
+    for (id, name, network) in grid.pick("settings", &NAMED, |s| s.0)? {
+        match network {
+            Network::Dragonfly { .. } => {
+                for load in dragonfly::loads(grid)? {
+                    settings.push(Setting {
+                        id: format!("dragonfly-{load}"),
+                        name: format!(
+                            "dragonfly, group shift at {load} x MIN's bound, 4 hot spots (ours)"
+                        ),
+                        network: Network::Dragonfly { load },
+                    });
+                }
+            }
+            Network::Case4 => settings.push(Setting {
+                id: id.to_string(),
+                name: name.to_string(),
+                network: Network::Case4,
+            }),
+            Network::Pattern2 => settings.push(Setting {
+                id: id.to_string(),
+                name: name.to_string(),
+                network: Network::Pattern2,
+            }),
+            &Network::Forest {
+                experiment,
+                off,
+                on,
+            } => settings.push(Setting {
+                id: id.to_string(),
+                name: name.to_string(),
+                network: Network::Forest {
+                    experiment,
+                    off,
+                    on,
+                },
+            }),
+        }
+    }
+    Ok(settings)
+}
+
+/// FBICM's thresholds on the dragonfly: the same shares of its lanes' pools as the defaults
+/// are of Paper V's 1024-block pools (detection 1/4, Stop 5/16, Go 1/8).
+fn scaled_thresholds(pool: u32) -> [String; 3] {
+    let share = |num: u32, den: u32| (f64::from(pool) * f64::from(num) / f64::from(den)).round();
+    [
+        format!("fabric.isolation.detect_blocks={}", share(1, 4)),
+        format!("fabric.isolation.stop_blocks={}", share(5, 16)),
+        format!("fabric.isolation.go_blocks={}", share(1, 8)),
+    ]
 }
 
 /// The base run of `scheme` on `setting` with `seed`, before the routing is set.
@@ -137,12 +243,17 @@ fn base_runs(setting: &Setting, grid: &Grid) -> Result<BTreeMap<(String, u64), J
     let seeds: Vec<u64> = grid.param("seeds")?;
     let mut runs = BTreeMap::new();
     match setting.network {
-        Network::Case4 => {
-            let source = SourceRuns::of("ccfit-fig8", grid, &[("seeds", seeds_param(&seeds))])?;
-            for &(scheme, _) in &SCHEMES {
-                let theirs = if scheme == "none" { "1q" } else { scheme };
+        Network::Case4 | Network::Pattern2 => {
+            // The source experiment, its runs' prefix, and its scheme without isolation.
+            let (experiment, prefix, without) = match setting.network {
+                Network::Case4 => ("ccfit-fig8", CASE4_TREES, "1q"),
+                _ => ("ecocc-table3", PATTERN2_RUNS, "1vl"),
+            };
+            let source = SourceRuns::of(experiment, grid, &[("seeds", seeds_param(&seeds))])?;
+            for &(scheme, _) in setting.network.schemes() {
+                let theirs = if scheme == "none" { without } else { scheme };
                 for &seed in &seeds {
-                    let job = source.get(&format!("{CASE4_TREES}{theirs}-s{seed}"))?;
+                    let job = source.get(&format!("{prefix}{theirs}-s{seed}"))?;
                     runs.insert((scheme.to_string(), seed), job.clone());
                 }
             }
@@ -162,7 +273,7 @@ fn base_runs(setting: &Setting, grid: &Grid) -> Result<BTreeMap<(String, u64), J
                 ("measure_us", number(measure)),
             ];
             let source = SourceRuns::of(experiment, grid, &params)?;
-            for &(scheme, _) in &SCHEMES {
+            for &(scheme, _) in &CFQ_SCHEMES {
                 let base = source.get(if scheme == "ccfit" { on } else { off })?;
                 let queues: &[String] = if scheme == "none" {
                     &[]
@@ -179,6 +290,25 @@ fn base_runs(setting: &Setting, grid: &Grid) -> Result<BTreeMap<(String, u64), J
                 }
             }
         }
+        Network::Dragonfly { load } => {
+            let thresholds = scaled_thresholds(dragonfly::pool_blocks(grid)?);
+            for &seed in &seeds {
+                let workload = dragonfly::workload(grid, load, seed)?;
+                for &(scheme, _) in &CFQ_SCHEMES {
+                    let mut all = match scheme {
+                        "ccfit" => with_cc(&[]),
+                        _ => Vec::new(),
+                    };
+                    if scheme != "none" {
+                        all.push("fabric.queues=\"nfq_cfq\"".into());
+                        all.extend(thresholds.iter().cloned());
+                    }
+                    all.extend(workload.iter().cloned());
+                    let job = dragonfly::job(grid, String::new(), &all)?;
+                    runs.insert((scheme.to_string(), seed), job);
+                }
+            }
+        }
     }
     Ok(runs)
 }
@@ -187,17 +317,14 @@ fn base_runs(setting: &Setting, grid: &Grid) -> Result<BTreeMap<(String, u64), J
 pub(super) fn jobs(grid: &Grid) -> Result<Vec<Job>> {
     let mut jobs = Vec::new();
     for setting in settings(grid)? {
-        for ((scheme, seed), base) in base_runs(setting, grid)? {
-            for &(routing, _, routing_settings) in ROUTINGS
+        for ((scheme, seed), base) in base_runs(&setting, grid)? {
+            for &(routing, _) in ROUTINGS
                 .iter()
-                .filter(|r| cells().any(|c| c == (scheme.as_str(), r.0)))
+                .filter(|r| cells(&setting.network).any(|c| c == (scheme.as_str(), r.0)))
             {
-                let all: Vec<String> = routing_settings
-                    .iter()
-                    .map(|s| s.to_string())
-                    .chain(["record.flows=true".to_string()])
-                    .collect();
-                let id = run_id(setting.id, &scheme, routing, seed);
+                let mut all = routing_settings(routing, &setting.network);
+                all.push("record.flows=true".to_string());
+                let id = run_id(&setting.id, &scheme, routing, seed);
                 jobs.push(base.varied(id, &all)?);
             }
         }
@@ -206,31 +333,44 @@ pub(super) fn jobs(grid: &Grid) -> Result<Vec<Job>> {
 }
 
 /// The thesis's doubt, per setting and isolating scheme: the victims fare worse under naive
-/// adaptive routing than under deterministic routing.
+/// adaptive routing than under deterministic routing; on the dragonfly also (fixed before its
+/// first run) that the scheme adds less for them over no isolation under adaptive routing.
 pub(super) fn claims(grid: &Grid) -> Result<Claims> {
     let mut claims = Claims::default();
+    let stated = "HFDI mechanisms, like FBICM and the corresponding parts of CCFIT and EcoCC, \
+                  relies on a deterministic routing algorithm";
     for setting in settings(grid)? {
-        for &(scheme, name) in &SCHEMES[1..] {
+        let [higher, lower] = setting.network.routings();
+        for &(scheme, name) in &setting.network.schemes()[1..] {
             claims.claim(
                 Claim::new(
                     format!("{}-{scheme}-adaptive-victims", setting.id),
                     format!(
-                        "{}, {name}: the victims' throughput, d_mod_k against adaptive_up as \
-                         it is",
+                        "{}, {name}: the victims' throughput, {higher} against {lower} as it is",
                         setting.name
                     ),
                     SEC_3_7,
-                    Rule::Order {
-                        higher: "d_mod_k",
-                        lower: "adaptive_up",
-                    },
+                    Rule::Order { higher, lower },
                 )
                 .shown(3, " Gbit/s")
-                .stated(
-                    "HFDI mechanisms, like FBICM and the corresponding parts of CCFIT and \
-                     EcoCC, relies on a deterministic routing algorithm",
-                ),
+                .stated(stated),
             );
+            if let Network::Dragonfly { .. } = setting.network {
+                claims.claim(
+                    Claim::new(
+                        format!("{}-{scheme}-gain", setting.id),
+                        format!(
+                            "{}: what {name} adds to the victims' throughput over no isolation, \
+                             under {higher} against under {lower} as it is",
+                            setting.name
+                        ),
+                        SEC_3_7,
+                        Rule::Order { higher, lower },
+                    )
+                    .shown(3, " Gbit/s")
+                    .stated(stated),
+                );
+            }
         }
     }
     Ok(claims)
@@ -257,7 +397,7 @@ impl Reading {
             .copied()
             .unwrap_or(0);
         Ok(match network {
-            Network::Case4 => {
+            Network::Case4 | Network::Pattern2 => {
                 let r = arbitration::Reading::of(report, spec)?;
                 Reading {
                     victims: r.victims,
@@ -266,7 +406,7 @@ impl Reading {
                     settled: true,
                 }
             }
-            Network::Forest { .. } => {
+            Network::Forest { .. } | Network::Dragonfly { .. } => {
                 let c = Classes::of(report)?;
                 Reading {
                     victims: c.others,
@@ -296,14 +436,14 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> 
     let mut unsettled = Vec::new();
     for setting in settings(grid)? {
         text.push_str(&format!(
-            "\n{}\n{:<14}{:<38}{:>10}{:>10}{:>12}\n",
+            "\n{}\n{:<14}{:<46}{:>10}{:>10}{:>12}\n",
             setting.name, "scheme", "routing", "victims", "hot", "refused"
         ));
         let mut by_cell: BTreeMap<(&str, &str), Vec<Reading>> = BTreeMap::new();
-        for (scheme, routing) in cells() {
+        for (scheme, routing) in cells(&setting.network) {
             let mut readings = Vec::new();
             for &seed in &seeds {
-                let id = run_id(setting.id, scheme, routing, seed);
+                let id = run_id(&setting.id, scheme, routing, seed);
                 let r = Reading::of(&setting.network, report(&reports, &id)?, specs[&*id])?;
                 csv.push_str(&format!(
                     "{},{scheme},{routing},{seed},{:.4},{:.4},{}\n",
@@ -317,10 +457,15 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> 
             let mean = |f: fn(&Reading) -> f64| {
                 readings.iter().map(f).sum::<f64>() / readings.len().max(1) as f64
             };
-            let scheme_name = SCHEMES.iter().find(|s| s.0 == scheme).map_or("", |s| s.1);
+            let scheme_name = setting
+                .network
+                .schemes()
+                .iter()
+                .find(|s| s.0 == scheme)
+                .map_or("", |s| s.1);
             text.push_str(&format!(
-                "{scheme_name:<14}{:<38}{:>10.3}{:>10.3}{:>12.0}\n",
-                routing_name(routing),
+                "{scheme_name:<14}{:<46}{:>10.3}{:>10.3}{:>12.0}\n",
+                routing_name(routing, &setting.network),
                 mean(|r| r.victims),
                 mean(|r| r.hot),
                 mean(|r| r.refused as f64),
@@ -333,16 +478,25 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> 
                 .map(|r| r.victims)
                 .collect()
         };
-        for &(scheme, name) in &SCHEMES[1..] {
+        for &(scheme, name) in &setting.network.schemes()[1..] {
+            let paired = |a: Vec<f64>, b: Vec<f64>| Ours::Paired(a.into_iter().zip(b).collect());
             found.set(
                 format!("{}-{scheme}-adaptive-victims", setting.id),
-                Ours::Paired(
-                    victims(scheme, "det")
-                        .into_iter()
-                        .zip(victims(scheme, "naive"))
-                        .collect(),
-                ),
+                paired(victims(scheme, "det"), victims(scheme, "naive")),
             );
+            if let Network::Dragonfly { .. } = setting.network {
+                let gain = |routing: &str| -> Vec<f64> {
+                    victims(scheme, routing)
+                        .iter()
+                        .zip(victims("none", routing))
+                        .map(|(with, without)| with - without)
+                        .collect()
+                };
+                found.set(
+                    format!("{}-{scheme}-gain", setting.id),
+                    paired(gain("det"), gain("naive")),
+                );
+            }
             // Ours against both references, per seed: information.
             for (ours, reference) in [
                 ("follow", "naive"),
@@ -360,8 +514,8 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> 
                         "{}, {name}: the victims, {} minus {} (Gbit/s, per-seed paired, 95 % \
                          interval)",
                         setting.name,
-                        routing_name(ours),
-                        routing_name(reference)
+                        routing_name(ours, &setting.network),
+                        routing_name(reference, &setting.network)
                     ),
                     "-",
                     Spread::of(&diffs).value(3),

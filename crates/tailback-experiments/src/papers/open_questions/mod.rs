@@ -13,9 +13,12 @@
 //!   a dragonfly;
 //! - `isolation.rs`: `ar-isolation`, the second question for congested-flow isolation: FBICM
 //!   and CCFIT under deterministic routing, naive adaptive routing and our congestion-aware
-//!   adaptive routing on Paper V's Case #4 and Paper IV's forests.
+//!   adaptive routing on Paper V's Case #4, Paper IV's forests and the dragonfly, and HFDI and
+//!   EcoCC on Paper VI's pattern #2;
+//! - `dragonfly.rs`: the dragonfly workload (ours) of `ar-ibcc` and `ar-isolation`.
 
 mod arbitration;
+mod dragonfly;
 mod isolation;
 mod throttling;
 mod tree;
@@ -73,7 +76,7 @@ pub fn experiments() -> Vec<Experiment> {
         },
         Experiment {
             name: "ar-isolation",
-            title: "FBICM and CCFIT under deterministic routing, under adaptive up-routing as they are, and under adaptive up-routing that makes a tree's packets follow it (ours), beside no isolation, on Paper V's Case #4 (4 trees) and Paper IV's silent and windy forests",
+            title: "Congested-flow isolation under deterministic routing, under adaptive routing as it is, and under adaptive routing that keeps a known tree's packets on it (two designs of ours), beside no isolation: FBICM and CCFIT on Paper V's Case #4 (4 trees), Paper IV's silent and windy forests and a 1,056-node dragonfly (min against ugal_l); HFDI and EcoCC on Paper VI's pattern #2",
             source: "Gran's thesis (University of Oslo, 2013), Sec. 3.7, question 2",
             folder: &FOLDER,
             jobs: isolation::jobs,

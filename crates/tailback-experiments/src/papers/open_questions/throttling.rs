@@ -16,16 +16,12 @@
 
 use std::collections::BTreeMap;
 
-use rand::seq::SliceRandom;
-use tailback_core::rng::{self, Purpose};
 use tailback_core::stats::RunReport;
-use tailback_core::topology::{DragonflyShape, Layout};
 
 use super::super::forests::{Classes, settled, with_cc};
 use super::super::infiniband_cc::report;
-use super::SourceRuns;
+use super::{SourceRuns, dragonfly};
 use crate::claim::{Claim, Claims, Findings, Ours, Paper, Rule, Source};
-use crate::error::Error;
 use crate::grid::Grid;
 use crate::spread::Spread;
 use crate::{Context, Job, Result};
@@ -110,13 +106,7 @@ fn studies(grid: &Grid) -> Result<Vec<Study>> {
             },
         });
     }
-    for load in grid.param::<Vec<f64>>("dragonfly_loads")? {
-        if !(load > 0.0 && load.is_finite()) {
-            return Err(Error::Input(format!(
-                "dragonfly_loads: {load} is not a load (a multiple above 0 of minimal routing's \
-                 group-shift bound)"
-            )));
-        }
+    for load in dragonfly::loads(grid)? {
         studies.push(Study {
             id: format!("dragonfly-{load}"),
             name: format!("dragonfly, group shift at {load} x MIN's bound, 4 hot spots"),
@@ -206,77 +196,6 @@ fn run_id(study: &str, cell: &str, seed: u64) -> String {
     format!("{study}|{cell}|s{seed}")
 }
 
-/// The grid's dragonfly: its shape, and the rate of its links (Gbit/s).
-fn dragonfly(grid: &Grid) -> Result<(DragonflyShape, f64)> {
-    // One flow makes the base a valid configuration to read the network from.
-    let probe = [
-        "traffic.process=\"flows\"".to_string(),
-        "traffic.flows=[{ src = 0, dst = 1 }]".to_string(),
-    ];
-    let base = grid.job(String::new(), &probe)?.config;
-    let (Layout::Dragonfly(fly), Some(units)) = (&base.topology.layout, base.fabric.units()) else {
-        return Err(Error::Input(
-            "ar-ibcc's base is not a dragonfly of buffered switches with `fabric.link`".into(),
-        ));
-    };
-    Ok((fly.clone(), units.link_gbps))
-}
-
-/// What minimal routing carries per node under the group shift on `fly` with links of
-/// `link_gbps`: the global links from one group to the next, shared by the group's nodes.
-fn minimal_bound(fly: &DragonflyShape, link_gbps: f64) -> f64 {
-    let links = (fly.a() * fly.h() / (fly.groups() - 1)).max(1);
-    link_gbps * f64::from(links) / f64::from(fly.p() * fly.a())
-}
-
-/// Who sends where on the dragonfly in one seed's runs.
-struct Hotspots {
-    /// Nodes per group and groups.
-    group: usize,
-    groups: usize,
-    /// The hot spots, and the contributors: each sends to hot spot `i mod hot.len()`.
-    hot: Vec<usize>,
-    contributors: Vec<usize>,
-}
-
-impl Hotspots {
-    /// Draws the grid's `hot_spots` hot spots and its `contributors` share of the other nodes
-    /// on `fly`, from `seed`.
-    fn draw(grid: &Grid, fly: &DragonflyShape, seed: u64) -> Result<Hotspots> {
-        let (count, share): (usize, f64) = (grid.param("hot_spots")?, grid.param("contributors")?);
-        let nodes = fly.nodes();
-        let contributors = (share * nodes as f64).round() as usize;
-        if count == 0 || !(0.0..=1.0).contains(&share) || count + contributors > nodes {
-            return Err(Error::Input(format!(
-                "hot_spots {count} and contributors {share}: need at least one hot spot, a \
-                 share from 0 to 1, and room for both among the dragonfly's {nodes} nodes"
-            )));
-        }
-        let mut order: Vec<usize> = (0..nodes).collect();
-        order.shuffle(&mut rng::stream(seed, 0, Purpose::Pattern));
-        Ok(Hotspots {
-            group: (fly.p() * fly.a()) as usize,
-            groups: fly.groups() as usize,
-            hot: order[..count].to_vec(),
-            contributors: order[count..count + contributors].to_vec(),
-        })
-    }
-
-    /// The flows at `gbps` per node to the next group and from `start_us` to the hot spots,
-    /// as a `traffic.flows` value.
-    fn flows(&self, gbps: f64, start_us: f64) -> String {
-        let nodes = self.group * self.groups;
-        let shift =
-            (0..nodes).map(|n| format!("{{ src = {n}, dst = \"next_group\", gbps = {gbps} }}"));
-        let hot = self.contributors.iter().enumerate().map(|(i, &src)| {
-            let dst = self.hot[i % self.hot.len()];
-            format!("{{ src = {src}, dst = {dst}, start_us = {start_us} }}")
-        });
-        let flows: Vec<String> = shift.chain(hot).collect();
-        format!("[{}]", flows.join(", "))
-    }
-}
-
 /// Every cell of every study of the grid, per seed.
 pub(super) fn jobs(grid: &Grid) -> Result<Vec<Job>> {
     let seeds: Vec<u64> = grid.param("seeds")?;
@@ -299,29 +218,16 @@ pub(super) fn jobs(grid: &Grid) -> Result<Vec<Job>> {
                 }
             }
             Network::Dragonfly { load } => {
-                let (warmup, measure, start): (f64, f64, f64) = (
-                    grid.param("warmup_us")?,
-                    grid.param("measure_us")?,
-                    grid.param("hot_start_us")?,
-                );
-                let (fly, link_gbps) = dragonfly(grid)?;
-                let gbps = load * minimal_bound(&fly, link_gbps);
                 for &seed in &seeds {
-                    let flows = Hotspots::draw(grid, &fly, seed)?.flows(gbps, start);
+                    let workload = dragonfly::workload(grid, load, seed)?;
                     for cell in &CELLS {
                         let mut all = cell.settings(&study);
-                        all.extend([
-                            format!("seed={seed}"),
-                            format!("sim.warmup_us={warmup}"),
-                            format!("sim.measure_us={measure}"),
-                            "traffic.process=\"flows\"".into(),
-                            format!("traffic.flows={flows}"),
-                        ]);
-                        let mut job = grid.job(run_id(&study.id, cell.id, seed), &all)?;
-                        // The flows are in the configuration; as a value they would only bulk
-                        // the results.
-                        job.values.retain(|(key, _)| key != "traffic.flows");
-                        jobs.push(job);
+                        all.extend(workload.iter().cloned());
+                        jobs.push(dragonfly::job(
+                            grid,
+                            run_id(&study.id, cell.id, seed),
+                            &all,
+                        )?);
                     }
                 }
             }
