@@ -424,15 +424,9 @@ fn a_permanent_tree_beside_an_application_lets_it_finish() {
 }
 
 /// The 72-node dragonfly (p = 2, a = 4, h = 2; 9 groups of 8 nodes) of 4X DDR buffered
-/// switches with 3 lanes of 333 blocks, under `routing`: one node of every other group sends to
-/// node 40 from 100 µs on, and node 1 (on node 0's switch, whose flow joins the tree) sends to
-/// node 40's neighbour 41 all along. `queues` holds the queue scheme's settings.
-fn dragonfly_tree(routing: &str, queues: &str) -> String {
-    let flows: Vec<String> = [0, 1, 2, 3, 4, 6, 7, 8]
-        .iter()
-        .map(|g| format!("{{ src = {}, dst = 40, start_us = 100 }}", g * 8))
-        .chain(["{ src = 1, dst = 41 }".to_string()])
-        .collect();
+/// switches with 3 lanes of 333 blocks, under `routing`, with `flows`. `queues` holds the
+/// queue scheme's settings.
+fn dragonfly(routing: &str, queues: &str, flows: &[String]) -> String {
     format!(
         "[topology]\nkind = \"dragonfly\"\np = 2\na = 4\nh = 2\nlocal_latency = 2\n\
          global_latency = 16\n[routing]\nalgorithm = \"{routing}\"\n\
@@ -444,6 +438,18 @@ fn dragonfly_tree(routing: &str, queues: &str) -> String {
          [sim]\nwarmup_us = 200\nmeasure_us = 300\ndrain_cycles_max = 0\n[record]\nflows = true\n",
         flows.join(", ")
     )
+}
+
+/// [`dragonfly`] with one node of every other group sending to node 40 from 100 µs on, and
+/// node 1 (on node 0's switch, whose flow joins the tree) sending to node 40's neighbour 41
+/// all along.
+fn dragonfly_tree(routing: &str, queues: &str) -> String {
+    let flows: Vec<String> = [0, 1, 2, 3, 4, 6, 7, 8]
+        .iter()
+        .map(|g| format!("{{ src = {}, dst = 40, start_us = 100 }}", g * 8))
+        .chain(["{ src = 1, dst = 41 }".to_string()])
+        .collect();
+    dragonfly(routing, queues, &flows)
 }
 
 /// FBICM's thresholds as the same shares of a 333-block pool as its defaults are of Paper V's
@@ -498,5 +504,43 @@ fn isolation_follows_trees_across_lanes_on_a_dragonfly() {
         &dragonfly_tree("ugal_l", "queues = \"voq_hpq\""),
         "routing.algorithm",
         &["voq_hpq", "lanes hop by hop", "nfq_cfq"],
+    );
+}
+
+/// [`dragonfly`] under UGAL-L with FBICM's scaled thresholds, every node sending to the next
+/// group at 4 times what the one global link between two groups carries per node; `tree`
+/// holds the tree routing's settings.
+fn dragonfly_shift(tree: &str) -> String {
+    let flows: Vec<String> = (0..72)
+        .map(|n| format!("{{ src = {n}, dst = \"next_group\", gbps = 8.0 }}"))
+        .collect();
+    dragonfly("ugal_l", &format!("{DRAGONFLY_CFQS}\n{tree}"), &flows)
+}
+
+/// Under a group shift beyond the minimal links' capacity the trees are rooted at links
+/// between switches, which UGAL-L's detours avoid: gathering every known tree's packets on
+/// the minimal route takes the detours away, while heeding only trees rooted at an adapter's
+/// link (`tree_roots = "endpoint"`, ours) carries what UGAL-L carries with trees routed
+/// freely (within 5 %), and the key is refused where no tree routing heeds it.
+#[test]
+fn tree_routing_that_heeds_only_adapters_trees_leaves_ugal_its_detours() {
+    let accepted = |tree: &str| {
+        tailback_core::run(&common::config(&dragonfly_shift(tree)))
+            .unwrap()
+            .summary
+            .accepted
+    };
+    let free = accepted("tree_routing = \"free\"");
+    let every = accepted("tree_routing = \"deterministic\"");
+    let endpoint = accepted("tree_routing = \"deterministic\"\ntree_roots = \"endpoint\"");
+    assert!(every < 0.7 * free, "every tree {every:.4}, free {free:.4}");
+    assert!(
+        (endpoint - free).abs() < 0.05 * free,
+        "adapters' trees {endpoint:.4}, free {free:.4}"
+    );
+    common::refused(
+        &dragonfly_shift("tree_roots = \"endpoint\""),
+        "fabric.isolation.tree_roots",
+        &["tree_routing"],
     );
 }

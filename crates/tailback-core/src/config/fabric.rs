@@ -110,6 +110,27 @@ impl TreeRouting {
     }
 }
 
+choice_enum! {
+    /// Which congestion trees downstream `tree_routing` heeds, by where their root is.
+    #[derive(Default)]
+    pub enum TreeRoots {
+        /// Every tree told upstream, wherever its root.
+        #[default]
+        Any = "any",
+        /// Only trees rooted at an adapter's link (a destination's own link: congestion no
+        /// route avoids), not trees rooted at a link between switches, which a detour may
+        /// avoid (ours).
+        Endpoint = "endpoint",
+    }
+}
+
+impl TreeRoots {
+    /// Whether this is the default (left out of the resolved configuration).
+    fn is_any(&self) -> bool {
+        *self == TreeRoots::Any
+    }
+}
+
 /// Blocks of a 2048-byte packet, the unit the isolation defaults are given in.
 const MTU_BLOCKS: u32 = 32;
 
@@ -136,6 +157,9 @@ pub struct IsolationConfig {
     /// Under port-choosing routing, how packets of a known tree are routed.
     #[serde(skip_serializing_if = "TreeRouting::is_free")]
     pub tree_routing: TreeRouting,
+    /// Which trees `tree_routing` heeds.
+    #[serde(skip_serializing_if = "TreeRoots::is_any")]
+    pub tree_roots: TreeRoots,
 }
 
 /// The queues that isolate congestion trees, by queue scheme.
@@ -278,6 +302,7 @@ impl IsolationConfig {
             arbitration,
             rate_interval,
             tree_routing: s.choice("tree_routing", TreeRouting::Free),
+            tree_roots: s.choice("tree_roots", TreeRoots::Any),
         };
         let (high, low) = cfg.stop_go();
         if low >= high {

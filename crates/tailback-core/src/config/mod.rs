@@ -30,7 +30,7 @@ pub use congestion::*;
 pub use error::{ConfigError, ConfigIssue, abbreviated};
 pub use fabric::{
     Arbitration, BufferedConfig, Detection, FabricConfig, FabricKind, IsolatingQueues,
-    IsolationConfig, Propagate, QueueKind, TreeRouting,
+    IsolationConfig, Propagate, QueueKind, TreeRoots, TreeRouting,
 };
 pub use flows::{FlowConfig, FlowDst, FlowsConfig, MAX_FLOWS};
 pub use forest::{ForestConfig, ForestPosting};

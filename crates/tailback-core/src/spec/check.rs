@@ -7,7 +7,7 @@ use crate::config::reader::Issues;
 use crate::config::{
     BufferedConfig, Choice, Config, DeadlockCheck, FabricConfig, FlowDst, IsolatingQueues,
     IsolationConfig, Mechanism, NicQueues, PatternKind, ProcessConfig, RoutingAlgorithm, Switching,
-    TopologyKind, TreeRouting,
+    TopologyKind, TreeRoots, TreeRouting,
 };
 use crate::routing::{vc_need_description, vcs_needed};
 use crate::topology::{CustomShape, Layout};
@@ -328,6 +328,14 @@ fn check_isolation(cfg: &Config, isolation: &IsolationConfig, issues: &Issues) {
                  one route",
                 algorithm.name()
             ),
+        );
+    }
+    if isolation.tree_roots != TreeRoots::Any && isolation.tree_routing == TreeRouting::Free {
+        issues.push(
+            "fabric.isolation.tree_roots".into(),
+            Some(&toml::Value::String(isolation.tree_roots.name().into())),
+            "only applies when fabric.isolation.tree_routing is \"follow\" or \"deterministic\""
+                .to_string(),
         );
     }
     let pool = cfg.router.vc_buffer_flits;

@@ -19,7 +19,7 @@ use std::collections::BinaryHeap;
 
 use rustc_hash::FxHashMap;
 
-use crate::config::{Detection, IsolatingQueues, IsolationConfig, Propagate};
+use crate::config::{Detection, IsolatingQueues, IsolationConfig, Propagate, TreeRoots};
 use crate::table::Table;
 
 /// At most this many destinations per CAM line.
@@ -171,8 +171,12 @@ impl Line {
 /// What a control message says about the sender's line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Say {
-    /// The line holds a tree with these destinations (new, or grown).
-    Allocate(DestSet),
+    /// The line holds a tree with these destinations (new, or grown), rooted at an adapter's
+    /// link or not (told again if that changes).
+    Allocate {
+        dests: DestSet,
+        at_adapter: bool,
+    },
     Stop,
     Go,
     Deallocate,
@@ -283,6 +287,8 @@ pub(super) struct Cams {
     /// Under port-choosing routing, how a packet whose destination a tree downstream lists
     /// is routed.
     pub(super) tree_routing: crate::config::TreeRouting,
+    /// Which trees `tree_routing` heeds.
+    tree_roots: TreeRoots,
     /// Per input VC slot and line: the line and its destinations.
     pub(super) lines: Table<Line>,
     pub(super) line_dests: SparseSets,
@@ -293,6 +299,8 @@ pub(super) struct Cams {
     pub(super) copies: SparseSets,
     copies_in_use: Table<u128>,
     copies_stopped: Table<u128>,
+    /// Per slot a bit per line for the copies whose tree is rooted at an adapter's link.
+    copies_at_adapter: Table<u128>,
     /// `root_weighted` (empty otherwise): the interval a root line measures its drain over,
     /// each line's drain, and each copy's share (the last [`Say::Rate`] it heard).
     rate_interval: u64,
@@ -364,11 +372,13 @@ impl Cams {
             control_delay: u64::from(s.control_delay),
             in_band: s.control_in_band,
             tree_routing: s.tree_routing,
+            tree_roots: s.tree_roots,
             lines: Table::filled(Line::FREE, slots * per_pool),
             line_dests: SparseSets::default(),
             copies: SparseSets::default(),
             copies_in_use: Table::filled(0, slots),
             copies_stopped: Table::filled(0, slots),
+            copies_at_adapter: Table::filled(0, slots),
             rate_interval: s.rate_interval.map_or(0, u64::from),
             drains: Table::filled(Drain::default(), weighed_lines),
             copy_shares: Table::filled(SHARE_HALF, weighed_lines),
@@ -407,6 +417,24 @@ impl Cams {
         lines_in(self.copies_stopped[slot]).any(|l| self.copies[self.at(slot, l)].contains(dst))
     }
 
+    /// Whether a copy held for input VC slot `slot` that tree routing heeds lists `dst`: any
+    /// in use, or with `tree_roots = "endpoint"` only those of trees rooted at an adapter's
+    /// link.
+    #[inline]
+    pub(super) fn heeded_tree_lists(&self, slot: usize, dst: u32) -> bool {
+        let mut heeded = self.copies_in_use[slot];
+        if self.tree_roots == TreeRoots::Endpoint {
+            heeded &= self.copies_at_adapter[slot];
+        }
+        lines_in(heeded).any(|l| self.copies[self.at(slot, l)].contains(dst))
+    }
+
+    /// Whether the copy of line `line` of `slot` is of a tree rooted at an adapter's link.
+    #[inline]
+    pub(super) fn copy_at_adapter(&self, slot: usize, line: usize) -> bool {
+        self.copies_at_adapter[slot] >> line & 1 != 0
+    }
+
     /// The first line of input VC slot `slot` whose copy is in use and whose destinations
     /// satisfy `lists`.
     #[inline]
@@ -425,9 +453,14 @@ impl Cams {
         let listed = self.copies[i];
         let bit = 1u128 << line;
         match say {
-            Say::Allocate(dests) => {
+            Say::Allocate { dests, at_adapter } => {
                 self.copies.set(i, dests);
                 self.copies_in_use[slot] |= bit;
+                if at_adapter {
+                    self.copies_at_adapter[slot] |= bit;
+                } else {
+                    self.copies_at_adapter[slot] &= !bit;
+                }
             }
             Say::Stop => self.copies_stopped[slot] |= bit,
             Say::Go => self.copies_stopped[slot] &= !bit,
@@ -435,6 +468,7 @@ impl Cams {
                 self.copies.set(i, DestSet::EMPTY);
                 self.copies_in_use[slot] &= !bit;
                 self.copies_stopped[slot] &= !bit;
+                self.copies_at_adapter[slot] &= !bit;
                 if self.weighs() {
                     self.copy_shares[i] = SHARE_HALF;
                 }
@@ -493,7 +527,7 @@ impl Cams {
     /// Queues `say` from line `line` of `slot`, due at `due`.
     pub(super) fn post(&mut self, due: u64, slot: usize, line: usize, say: Say) {
         match say {
-            Say::Allocate(_) => self.totals.allocates += 1,
+            Say::Allocate { .. } => self.totals.allocates += 1,
             Say::Stop => self.totals.stops += 1,
             Say::Go => self.totals.goes += 1,
             Say::Deallocate => self.totals.deallocates += 1,
@@ -586,6 +620,7 @@ mod tests {
             arbitration: crate::config::Arbitration::ReadyOrder,
             rate_interval: None,
             tree_routing: crate::config::TreeRouting::Free,
+            tree_roots: TreeRoots::Endpoint,
         }
     }
 
@@ -594,8 +629,9 @@ mod tests {
         let mut cams = Cams::new(Some(&hpq_settings()), 2, 8);
         let mut set = DestSet::of(5);
         set.insert(9);
-        assert_eq!(cams.apply(1, 9, Say::Allocate(set)), DestSet::EMPTY);
-        cams.apply(1, 3, Say::Allocate(DestSet::of(9)));
+        let allocate = |dests, at_adapter| Say::Allocate { dests, at_adapter };
+        assert_eq!(cams.apply(1, 9, allocate(set, false)), DestSet::EMPTY);
+        cams.apply(1, 3, allocate(DestSet::of(9), true));
         // The lowest line listing a destination answers; other slots hold nothing.
         assert_eq!(cams.copy_where(1, |c| c.contains(9)), Some(3));
         assert_eq!(cams.copy_where(1, |c| set.within(c)), Some(9));

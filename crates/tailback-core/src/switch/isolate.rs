@@ -73,17 +73,14 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         (down != NONE && self.slots.is_router(down as usize)).then(|| down as usize + vl as usize)
     }
 
-    /// Whether a CAM downstream of output port `port` (global index), on any lane, lists `dst`:
-    /// the port leads into a known congestion tree of that destination.
+    /// Whether a CAM downstream of output port `port` (global index), on any lane, lists `dst`
+    /// in a tree that tree routing heeds: the port leads into a known congestion tree of that
+    /// destination.
     pub(super) fn leads_to_tree(&self, port: usize, dst: u32) -> bool {
         let down = self.ports[port].downstream;
         down != NONE
             && self.slots.is_router(down as usize)
-            && (0..self.vls).any(|vl| {
-                self.cams
-                    .copy_where(down as usize + vl, |c| c.contains(dst))
-                    .is_some()
-            })
+            && (0..self.vls).any(|vl| self.cams.heeded_tree_lists(down as usize + vl, dst))
     }
 
     /// The candidates (a bit each) a packet may take under `tree_routing`, given which of them
@@ -511,19 +508,27 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     }
 
     /// Tells upstream the destinations of line `line` of `slot` (its own for a root line, its
-    /// output CAM copy's for a branch).
+    /// output CAM copy's for a branch) and whether the tree is rooted at an adapter's link (a
+    /// root line's output faces an adapter; a branch's copy says so; an orphan does not know).
     fn tell_tree(&mut self, slot: usize, line: usize, now: u64) {
         let i = self.cams.at(slot, line);
         let l = self.cams.lines[i];
-        let dests = match l.claim {
+        let (dests, at_adapter) = match l.claim {
             Claim::Branch { out, vl, line: m } => match self.downstream_of(slot, out, vl) {
-                Some(down) => self.cams.copies[self.cams.at(down, m as usize)],
+                Some(down) => (
+                    self.cams.copies[self.cams.at(down, m as usize)],
+                    self.cams.copy_at_adapter(down, m as usize),
+                ),
                 None => return,
             },
-            _ => self.cams.line_dests[i],
+            Claim::Root { out, vl } => (
+                self.cams.line_dests[i],
+                self.downstream_of(slot, out, vl).is_none(),
+            ),
+            _ => (self.cams.line_dests[i], false),
         };
         self.cams.lines[i].told = true;
-        self.send(slot, line, Say::Allocate(dests), now);
+        self.send(slot, line, Say::Allocate { dests, at_adapter }, now);
     }
 
     /// Sends `say` from line `line` of input VC slot `slot` to its upstream neighbour, over
@@ -603,7 +608,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             for l in self.isolating_lines() {
                 let i = self.cams.at(slot, l);
                 let claim = self.cams.lines[i].claim;
-                if let Say::Allocate(set) = say
+                if let Say::Allocate { dests: set, .. } = say
                     && matches!(claim, Claim::Root { .. } | Claim::Orphan { .. })
                     && claim.exit() == Some(exit)
                     && self.cams.line_dests[i].within(&set)
@@ -620,7 +625,9 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                     continue;
                 }
                 match say {
-                    Say::Allocate(_) if self.cams.lines[i].told => self.tell_tree(slot, l, now),
+                    Say::Allocate { .. } if self.cams.lines[i].told => {
+                        self.tell_tree(slot, l, now);
+                    }
                     Say::Deallocate => {
                         // A live tree downstream that lists its destinations takes it in (its
                         // packets obey that tree's Stop and Go); otherwise it drains on its

@@ -133,13 +133,16 @@ type RoutingName = fn([&str; 2]) -> String;
 
 /// The routings (id, name under deterministic and adaptive routing `[det, ada]`): the
 /// deterministic one, the adaptive one as it is, and the adaptive one with our tree routing
-/// (`follow`, `gather`: only with isolation).
-const ROUTINGS: [(&str, RoutingName); 4] = [
+/// (`follow`, `gather`, `gather-ep`: only with isolation).
+const ROUTINGS: [(&str, RoutingName); 5] = [
     ("det", |[det, _]| det.to_string()),
     ("naive", |[_, ada]| ada.to_string()),
     ("follow", |[_, ada]| format!("{ada} following trees (ours)")),
     ("gather", |[det, ada]| {
         format!("{ada}, trees on {det}'s route (ours)")
+    }),
+    ("gather-ep", |[det, ada]| {
+        format!("{ada}, adapters' trees on {det}'s route (ours)")
     }),
 ];
 
@@ -156,7 +159,12 @@ fn routing_settings(id: &str, network: &Network) -> Vec<String> {
         },
         "naive" => vec![algorithm(ada)],
         "follow" => vec![algorithm(ada), tree("follow")],
-        _ => vec![algorithm(ada), tree("deterministic")],
+        "gather" => vec![algorithm(ada), tree("deterministic")],
+        _ => vec![
+            algorithm(ada),
+            tree("deterministic"),
+            "fabric.isolation.tree_roots=\"endpoint\"".into(),
+        ],
     }
 }
 
@@ -165,7 +173,7 @@ fn cells(network: &Network) -> impl Iterator<Item = (&'static str, &'static str)
     network.schemes().iter().flat_map(|&(scheme, _)| {
         ROUTINGS
             .iter()
-            .filter(move |r| scheme != "none" || !matches!(r.0, "follow" | "gather"))
+            .filter(move |r| scheme != "none" || matches!(r.0, "det" | "naive"))
             .map(move |r| (scheme, r.0))
     })
 }
@@ -436,7 +444,7 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> 
     let mut unsettled = Vec::new();
     for setting in settings(grid)? {
         text.push_str(&format!(
-            "\n{}\n{:<14}{:<46}{:>10}{:>10}{:>12}\n",
+            "\n{}\n{:<14}{:<54}{:>10}{:>10}{:>12}\n",
             setting.name, "scheme", "routing", "victims", "hot", "refused"
         ));
         let mut by_cell: BTreeMap<(&str, &str), Vec<Reading>> = BTreeMap::new();
@@ -464,7 +472,7 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> 
                 .find(|s| s.0 == scheme)
                 .map_or("", |s| s.1);
             text.push_str(&format!(
-                "{scheme_name:<14}{:<46}{:>10.3}{:>10.3}{:>12.0}\n",
+                "{scheme_name:<14}{:<54}{:>10.3}{:>10.3}{:>12.0}\n",
                 routing_name(routing, &setting.network),
                 mean(|r| r.victims),
                 mean(|r| r.hot),
@@ -503,6 +511,8 @@ pub(super) fn run(ctx: &Context, grid: &Grid, jobs: &[Job]) -> Result<Findings> 
                 ("follow", "det"),
                 ("gather", "naive"),
                 ("gather", "det"),
+                ("gather-ep", "naive"),
+                ("gather-ep", "det"),
             ] {
                 let diffs: Vec<f64> = victims(scheme, ours)
                     .iter()
