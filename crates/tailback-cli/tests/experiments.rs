@@ -328,7 +328,7 @@ fn the_isolation_experiment_claims_lines_only_with_isolation_and_fewer_refused_o
             (key, f[6].parse().unwrap())
         })
         .collect();
-    assert_eq!(refused.len(), 4 * 10, "{refused:?}");
+    assert_eq!(refused.len(), 4 * 12, "{refused:?}");
     let of = |setting: &str, scheme: &str, routing: &str| {
         refused[&(setting.to_string(), scheme.to_string(), routing.to_string())]
     };
