@@ -256,7 +256,7 @@ impl Dragonfly {
             || deciding
                 && !stays_minimal(
                     decide,
-                    (first(minimal()), first(detour())),
+                    || (first(minimal()), first(detour())),
                     (weighed(minimal()), weighed(detour())),
                 );
         if detoured {

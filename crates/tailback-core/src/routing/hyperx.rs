@@ -174,7 +174,7 @@ impl HyperX {
                     let minimal = self.towards(router, target, draw, 1);
                     let detour = self.towards(router, intermediate, draw, 0);
                     let ports = (port(minimal), port(detour));
-                    !stays_minimal(decide, ports, ports)
+                    !stays_minimal(decide, || ports, ports)
                 }
                 _ => true,
             };
@@ -215,7 +215,11 @@ impl HyperX {
         let (minimal, _) = minimal.expect("an unaligned dimension has a minimal hop");
         let (local, derouted) = match deroute {
             Some((d, _))
-                if !stays_minimal(decide, (port(minimal), port(d)), (port(minimal), port(d))) =>
+                if !stays_minimal(
+                    decide,
+                    || (port(minimal), port(d)),
+                    (port(minimal), port(d)),
+                ) =>
             {
                 (d, true)
             }

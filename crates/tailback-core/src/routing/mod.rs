@@ -120,9 +120,10 @@ pub trait Decide {
     fn queue(&mut self, port: PortId) -> u32;
 
     /// Whether a known congestion tree of the packet's destination decides instead, given the
-    /// first ports of the minimal route and of the detour: `Some(stay)`, or `None` to let the
-    /// queues decide (ours: `fabric.isolation.tree_routing`; none by default).
-    fn by_tree(&mut self, _minimal: PortId, _detour: PortId) -> Option<bool> {
+    /// first ports of the minimal route and of the detour (`first`, asked only by a decider
+    /// that heeds trees): `Some(stay)`, or `None` to let the queues decide (ours:
+    /// `fabric.isolation.tree_routing`; none by default).
+    fn by_tree(&mut self, _first: impl FnOnce() -> (PortId, PortId)) -> Option<bool> {
         None
     }
 }
@@ -132,11 +133,11 @@ pub trait Decide {
 #[inline]
 fn stays_minimal(
     decide: &mut impl Decide,
-    (first_minimal, first_detour): (PortId, PortId),
+    first: impl FnOnce() -> (PortId, PortId),
     (minimal, detour): (PortId, PortId),
 ) -> bool {
     decide
-        .by_tree(first_minimal, first_detour)
+        .by_tree(first)
         .unwrap_or_else(|| decide.stay_minimal(minimal, detour))
 }
 

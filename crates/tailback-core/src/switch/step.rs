@@ -918,9 +918,10 @@ impl<S: QueueScheme> Decide for PortWeights<'_, S> {
             .sum()
     }
 
-    fn by_tree(&mut self, minimal: PortId, detour: PortId) -> Option<bool> {
+    fn by_tree(&mut self, first: impl FnOnce() -> (PortId, PortId)) -> Option<bool> {
         let dst = self.tree_dst?;
         let s = self.switches;
+        let (minimal, detour) = first();
         let ports = [minimal, detour];
         // Candidate 0 is the minimal route (the deterministic one), 1 the detour.
         match s.tree_rule(0b11, 0, |c| s.leads_to_tree(ports[c].index(), dst)) {
