@@ -61,9 +61,11 @@ choice_enum! {
 choice_enum! {
     /// How an isolating switch's output chooses, at one input, between its normal queue and
     /// the isolating queues (CFQs or HPQs) whose heads it could start.
+    #[derive(Default)]
     pub enum Arbitration {
         /// In the order the queues became ready: a queue served goes to the back when its
         /// next packet comes up (FBICM's, CCFIT's and EcoCC's papers say no more).
+        #[default]
         ReadyOrder = "ready_order",
         /// The normal queue whenever it can send, isolating queues only when it cannot: no
         /// head-of-line blocking from isolated trees, which may starve.
@@ -74,13 +76,6 @@ choice_enum! {
         /// line measures the blocks its queue sent per `rate_interval` over what its output
         /// could send and tells the tree upstream, branch by branch (ours).
         RootWeighted = "root_weighted",
-    }
-}
-
-impl Arbitration {
-    /// Whether this is the default (left out of the resolved configuration).
-    fn is_ready_order(&self) -> bool {
-        *self == Arbitration::ReadyOrder
     }
 }
 
@@ -103,13 +98,6 @@ choice_enum! {
     }
 }
 
-impl TreeRouting {
-    /// Whether this is the default (left out of the resolved configuration).
-    fn is_free(&self) -> bool {
-        *self == TreeRouting::Free
-    }
-}
-
 choice_enum! {
     /// Which congestion trees downstream `tree_routing` heeds, by where their root is.
     #[derive(Default)]
@@ -121,13 +109,6 @@ choice_enum! {
         /// route avoids), not trees rooted at a link between switches, which a detour may
         /// avoid (ours).
         Endpoint = "endpoint",
-    }
-}
-
-impl TreeRoots {
-    /// Whether this is the default (left out of the resolved configuration).
-    fn is_any(&self) -> bool {
-        *self == TreeRoots::Any
     }
 }
 
@@ -148,17 +129,17 @@ pub struct IsolationConfig {
     /// travels out of band).
     pub control_in_band: bool,
     /// How an output chooses between an input's normal and isolating queues.
-    #[serde(skip_serializing_if = "Arbitration::is_ready_order")]
+    #[serde(skip_serializing_if = "super::is_default")]
     pub arbitration: Arbitration,
     /// `root_weighted`: cycles over which a root line measures its drain rate (`None` for
     /// the other policies).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rate_interval: Option<u32>,
     /// Under port-choosing routing, how packets of a known tree are routed.
-    #[serde(skip_serializing_if = "TreeRouting::is_free")]
+    #[serde(skip_serializing_if = "super::is_default")]
     pub tree_routing: TreeRouting,
     /// Which trees `tree_routing` heeds.
-    #[serde(skip_serializing_if = "TreeRoots::is_any")]
+    #[serde(skip_serializing_if = "super::is_default")]
     pub tree_roots: TreeRoots,
 }
 

@@ -67,6 +67,11 @@ fn is_one(period: &u32) -> bool {
     *period == 1
 }
 
+/// Whether a setting is its default (left out of serialized configs).
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
+}
+
 /// A complete simulation configuration, one field per section. Read from text it is valid
 /// (and held as a [`Spec`](crate::spec::Spec)); edited in code,
 /// [`Spec::new`](crate::spec::Spec::new) checks it again.

@@ -213,18 +213,11 @@ impl HyperX {
             }
         });
         let (minimal, _) = minimal.expect("an unaligned dimension has a minimal hop");
-        let (local, derouted) = match deroute {
-            Some((d, _))
-                if !stays_minimal(
-                    decide,
-                    || (port(minimal), port(d)),
-                    (port(minimal), port(d)),
-                ) =>
-            {
-                (d, true)
-            }
-            _ => (minimal, false),
-        };
+        let derouted = deroute.and_then(|(d, _)| {
+            let ports = (port(minimal), port(d));
+            (!stays_minimal(decide, || ports, ports)).then_some(d)
+        });
+        let (local, derouted) = derouted.map_or((minimal, false), |d| (d, true));
         let class = self.dal_class(router, head);
         let hop = Hop {
             port: local as u8,

@@ -54,20 +54,15 @@ choice_enum! {
 
 choice_enum! {
     /// Which packets a Port VL in the congestion state marks, by how their route reached it.
+    #[derive(Default)]
     pub enum MarkHops {
         /// Every eligible packet (the specification).
+        #[default]
         All = "all",
         /// Only packets whose routing offered no other output port at this switch: one that
         /// adaptive routing sent through the Port VL could have gone elsewhere, and says
         /// nothing about a root it cannot avoid (ours).
         Unchosen = "unchosen",
-    }
-}
-
-impl MarkHops {
-    /// Whether this is the default (left out of the resolved configuration).
-    fn is_all(&self) -> bool {
-        *self == MarkHops::All
     }
 }
 
@@ -192,7 +187,7 @@ pub struct IbCcConfig {
     /// How marks are spaced.
     pub marking: Marking,
     /// Which packets may be marked, by how their route reached the Port VL.
-    #[serde(skip_serializing_if = "MarkHops::is_all")]
+    #[serde(skip_serializing_if = "crate::config::is_default")]
     pub mark_hops: MarkHops,
     /// CCTI_Increase: index steps per BECN.
     pub ccti_increase: u32,

@@ -13,16 +13,36 @@ use crate::error::Error;
 use crate::grid::Grid;
 use crate::{Job, Result};
 
-/// The grid's `dragonfly_loads`: multiples above 0 of minimal routing's group-shift bound.
-pub(super) fn loads(grid: &Grid) -> Result<Vec<f64>> {
-    let loads: Vec<f64> = grid.param("dragonfly_loads")?;
-    if let Some(load) = loads.iter().find(|l| !(**l > 0.0 && l.is_finite())) {
-        return Err(Error::Input(format!(
-            "dragonfly_loads: {load} is not a load (a multiple above 0 of minimal routing's \
-             group-shift bound)"
-        )));
-    }
-    Ok(loads)
+/// The workload at one load of the grid's `dragonfly_loads`.
+pub(super) struct Study {
+    /// `dragonfly-{load}`, and its name in tables.
+    pub(super) id: String,
+    pub(super) name: String,
+    /// A multiple above 0 of minimal routing's group-shift bound.
+    pub(super) load: f64,
+}
+
+/// The grid's studies, one per load of its `dragonfly_loads`.
+pub(super) fn studies(grid: &Grid) -> Result<Vec<Study>> {
+    let hot_spots: usize = grid.param("hot_spots")?;
+    grid.param::<Vec<f64>>("dragonfly_loads")?
+        .into_iter()
+        .map(|load| {
+            if !(load > 0.0 && load.is_finite()) {
+                return Err(Error::Input(format!(
+                    "dragonfly_loads: {load} is not a load (a multiple above 0 of minimal \
+                     routing's group-shift bound)"
+                )));
+            }
+            Ok(Study {
+                id: format!("dragonfly-{load}"),
+                name: format!(
+                    "dragonfly, group shift at {load} x MIN's bound, {hot_spots} hot spots"
+                ),
+                load,
+            })
+        })
+        .collect()
 }
 
 /// The grid's base network, read with one flow (which makes it a valid configuration).

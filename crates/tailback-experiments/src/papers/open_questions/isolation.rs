@@ -10,8 +10,9 @@
 //! that tree, or takes the deterministic route), beside no isolation under both routings. On
 //! Paper V's Case #4 with 4 trees (`ccfit-fig8`'s runs; no isolation is its 1Q), with HFDI and
 //! EcoCC in their place on Paper VI's pattern #2 (`ecocc-table3`'s 64-node runs on VOQ
-//! switches; no isolation is its 1VL), and on Paper IV's silent and windy (p = 60 %) forests (`ib-silent`'s and `ib-windy`'s runs, shortened; no
-//! isolation is their VOQ switch), with `d_mod_k` against `adaptive_up`; and on `ar-ibcc`'s
+//! switches; no isolation is its 1VL), and on Paper IV's silent and windy (p = 60 %) forests
+//! (`ib-silent`'s and `ib-windy`'s runs, shortened; no isolation is their VOQ switch), with
+//! `d_mod_k` against `adaptive_up`; and on `ar-ibcc`'s
 //! dragonfly (ours; no isolation is its VOQ switch) with `min` against `ugal_l`, FBICM's
 //! thresholds scaled to its smaller pools. The seeds draw the same offered traffic for every
 //! cell.
@@ -41,6 +42,7 @@ struct Setting {
 }
 
 /// Where a setting's runs come from.
+#[derive(Clone, Copy)]
 enum Network {
     /// Paper V's Case #4 with 4 trees: `ccfit-fig8`'s runs, by scheme id there.
     Case4,
@@ -194,42 +196,21 @@ fn run_id(setting: &str, scheme: &str, routing: &str, seed: u64) -> String {
 /// The grid's settings, the dragonfly once per load.
 fn settings(grid: &Grid) -> Result<Vec<Setting>> {
     let mut settings = Vec::new();
-    for (id, name, network) in grid.pick("settings", &NAMED, |s| s.0)? {
-        match network {
-            Network::Dragonfly { .. } => {
-                for load in dragonfly::loads(grid)? {
-                    settings.push(Setting {
-                        id: format!("dragonfly-{load}"),
-                        name: format!(
-                            "dragonfly, group shift at {load} x MIN's bound, 4 hot spots (ours)"
-                        ),
-                        network: Network::Dragonfly { load },
-                    });
-                }
+    for &(id, name, network) in grid.pick("settings", &NAMED, |s| s.0)? {
+        if let Network::Dragonfly { .. } = network {
+            for fly in dragonfly::studies(grid)? {
+                settings.push(Setting {
+                    id: fly.id,
+                    name: format!("{} (ours)", fly.name),
+                    network: Network::Dragonfly { load: fly.load },
+                });
             }
-            Network::Case4 => settings.push(Setting {
+        } else {
+            settings.push(Setting {
                 id: id.to_string(),
                 name: name.to_string(),
-                network: Network::Case4,
-            }),
-            Network::Pattern2 => settings.push(Setting {
-                id: id.to_string(),
-                name: name.to_string(),
-                network: Network::Pattern2,
-            }),
-            &Network::Forest {
-                experiment,
-                off,
-                on,
-            } => settings.push(Setting {
-                id: id.to_string(),
-                name: name.to_string(),
-                network: Network::Forest {
-                    experiment,
-                    off,
-                    on,
-                },
-            }),
+                network,
+            });
         }
     }
     Ok(settings)

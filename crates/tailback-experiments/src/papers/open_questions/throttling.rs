@@ -106,11 +106,11 @@ fn studies(grid: &Grid) -> Result<Vec<Study>> {
             },
         });
     }
-    for load in dragonfly::loads(grid)? {
+    for fly in dragonfly::studies(grid)? {
         studies.push(Study {
-            id: format!("dragonfly-{load}"),
-            name: format!("dragonfly, group shift at {load} x MIN's bound, 4 hot spots"),
-            network: Network::Dragonfly { load },
+            id: fly.id,
+            name: fly.name,
+            network: Network::Dragonfly { load: fly.load },
         });
     }
     Ok(studies)
