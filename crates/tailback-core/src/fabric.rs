@@ -217,6 +217,12 @@ pub(crate) trait Fabric: SwitchState {
         Vec::new()
     }
 
+    /// Flits of the packets the switches sent themselves ([`Notice`](crate::hooks::Notice)s)
+    /// that have started to leave: they entered the network without a NIC.
+    fn originated_flits(&self) -> u64 {
+        0
+    }
+
     /// Flits of the packets being sent as trains: they hold their room in their input buffer
     /// until their last block has left, and are on their way downstream already (so the flit
     /// count of the whole network takes them once).

@@ -36,7 +36,8 @@
 //!   `FORWARD_EVENTS`).
 //! - [`on_port_vl`](CongestionControl::on_port_vl) / [`on_departure`](CongestionControl::on_departure):
 //!   in buffered switches, when the blocks queued for an output port and VL change, and just
-//!   before a packet leaves through it (which may be marked) (only if `PORT_VL_EVENTS`).
+//!   before a packet leaves through it (which may be marked, and whose source the switch may
+//!   notify with a [`Notice`]) (only if `PORT_VL_EVENTS`).
 //! - [`send_time`](CongestionControl::send_time): when a channel adapter with per-destination
 //!   queues looks for a destination to serve (only if `PACING`); one not due yet keeps its turn.
 //! - [`on_timer`](CongestionControl::on_timer): at the start of a cycle asked for with
@@ -128,6 +129,25 @@ pub struct PortVlTotals {
     pub congested_cycles: u64,
     /// Packets marked.
     pub marks: u64,
+}
+
+/// A notification a buffered switch sends straight back to the source of a packet leaving
+/// one of its Port VLs ([`CongestionControl::on_departure`]): a control packet of `blocks`
+/// blocks that the switch routes to node `to` like any packet, on the lane kept for control
+/// packets if there is one (served first at every output), else on the first lane. It reaches
+/// the mechanism through [`CongestionControl::on_control`] at `to`, with
+/// [`Packet::src`] set to `about` (the destination of the flow it is about, as a destination's
+/// notification names its flow by its own address) and [`Packet::header`] to `bits`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Notice {
+    /// The source adapter it goes to.
+    pub to: NodeId,
+    /// The destination of the flow it is about.
+    pub about: NodeId,
+    /// Its length in blocks (at least 1).
+    pub blocks: u32,
+    /// Header bits of the mechanism's protocol (the feedback it carries).
+    pub bits: u32,
 }
 
 /// A control packet a mechanism sends.
@@ -486,9 +506,12 @@ pub trait CongestionControl {
     fn on_port_vl(&mut self, _event: PortVlEvent) {}
 
     /// `packet` is about to leave through a Port VL of a buffered switch (its blocks still
-    /// counted in `event`); the packet may be marked (only if `PORT_VL_EVENTS`).
+    /// counted in `event`); the packet may be marked, and the switch may send a [`Notice`]
+    /// back to its source (only if `PORT_VL_EVENTS`).
     #[inline]
-    fn on_departure(&mut self, _event: PortVlEvent, _packet: &mut Packet) {}
+    fn on_departure(&mut self, _event: PortVlEvent, _packet: &mut Packet) -> Option<Notice> {
+        None
+    }
 
     /// The earliest cycle `node` may start a packet to `dst`, at or after `now` (only if
     /// `PACING`; channel adapters with per-destination queues).

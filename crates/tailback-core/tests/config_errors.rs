@@ -996,3 +996,26 @@ fn keys_giving_one_quantity_twice_are_refused() {
         &["replaces marking_rate"],
     );
 }
+
+/// A switch's own notification needs a route back to the source: refused through a butterfly,
+/// whose packets only move from sources to destinations; accepted on a fat tree.
+#[test]
+fn notifications_from_switches_need_routes_back_to_the_sources() {
+    let ib = |topology: &str| {
+        format!(
+            "[topology]\n{topology}\n\
+             [router]\nvcs = 1\nvc_buffer_flits = 256\nswitching = \"virtual_cut_through\"\n\
+             [fabric]\nkind = \"buffered\"\nlink = \"ddr\"\n\
+             [nic]\nqueues = \"per_destination\"\n\
+             [congestion]\nmechanism = \"ib_cc\"\nnotification = \"backward\"\n"
+        )
+    };
+    Spec::from_toml_str(&ib("kind = \"kary_ntree\"\nk = 2\nn = 2"), "<t>").unwrap();
+    let issue = single_issue(&ib("kind = \"butterfly\"\nk = 2\nn = 2"));
+    assert_issue(
+        &issue,
+        "congestion.notification",
+        Some("\"backward\""),
+        &["back to the sources", "butterfly", "\"forward\""],
+    );
+}

@@ -316,42 +316,87 @@ fn time_series_show_the_throttled_flows_and_the_congested_port(report: &RunRepor
 }
 
 /// Congestion notifications on a lane of their own, served first at every switch output
-/// (`cnp_vl = "priority"`, Papers V and VI), work as on the data lane: the victim keeps its
-/// 13 Gbit/s and the contributors share H5's link.
+/// (`cnp_vl = "priority"`, Papers V and VI), work as on the data lane, whether the
+/// destination or the switch sends them: the victim keeps its 13 Gbit/s and the contributors
+/// share H5's link.
 #[test]
 #[cfg_attr(
     debug_assertions,
     ignore = "100 ms of simulated time: release builds only"
 )]
 fn notifications_on_a_priority_lane_free_the_victim_too() {
-    let cc = "[congestion]\nmechanism = \"ib_cc\"\ncnp_vl = \"priority\"";
-    let text = scenario_text("ib-testbed", "qdr", &SCENARIO_1, 5, cc, CC_PHASE_MS)
-        .replace("vcs = 1", "vcs = 2");
-    let report = run_text(&text, CC_PHASE_MS);
-    assert_near("victim", gbps(&report, 0, 3, 4), 13.0, 0.05);
-    for &(src, dst, _) in &SCENARIO_1[1..] {
-        assert_near("contributor", gbps(&report, src, dst, 4), 13.1 / 4.0, 0.15);
+    for notification in ["forward", "backward"] {
+        let cc = format!(
+            "[congestion]\nmechanism = \"ib_cc\"\ncnp_vl = \"priority\"\n\
+             notification = \"{notification}\""
+        );
+        let text = scenario_text("ib-testbed", "qdr", &SCENARIO_1, 5, &cc, CC_PHASE_MS)
+            .replace("vcs = 1", "vcs = 2");
+        let report = run_text(&text, CC_PHASE_MS);
+        assert_near(notification, gbps(&report, 0, 3, 4), 13.0, 0.05);
+        for &(src, dst, _) in &SCENARIO_1[1..] {
+            assert_near(notification, gbps(&report, src, dst, 4), 13.1 / 4.0, 0.15);
+        }
     }
 }
 
-/// With congestion control, on one lane or with notifications on a priority lane, the invariant
-/// checker (credits and blocks on every link and lane, pools, queues) finds nothing while the
-/// tree forms and the notifications flow, and every notification comes from a mark.
+/// With congestion control, on one lane or with notifications on a priority lane, sent by the
+/// destinations or by the switches themselves, the invariant checker (credits and blocks on
+/// every link and lane, pools, queues, flits conserved with the switches' own notifications
+/// counted) finds nothing while the tree forms and the notifications flow; every notification
+/// comes from a mark, and a switch sends one for every mark.
 #[test]
 fn congestion_control_keeps_the_fabric_invariants() {
     for (lanes, lane) in [(1, "data"), (2, "priority")] {
-        let cc = format!("[congestion]\nmechanism = \"ib_cc\"\ncnp_vl = \"{lane}\"");
-        let text = scenario_text("ib-testbed", "qdr", &SCENARIO_1, 5, &cc, 0.1)
-            .replace("vcs = 1", &format!("vcs = {lanes}"))
-            .replace(
-                "drain_max_us = 0",
-                "drain_max_us = 0\ncheck_invariants = true",
+        for notification in ["forward", "backward"] {
+            let cc = format!(
+                "[congestion]\nmechanism = \"ib_cc\"\ncnp_vl = \"{lane}\"\n\
+                 notification = \"{notification}\""
             );
-        let run = run_text(&text, 0.1);
-        let counts = &run.report.summary.mechanism_counts;
-        assert!(counts["becns"] > 0, "{lane}: {counts:?}");
-        assert!(counts["marks"] >= counts["cnps"] && counts["cnps"] >= counts["becns"]);
+            let text = scenario_text("ib-testbed", "qdr", &SCENARIO_1, 5, &cc, 0.1)
+                .replace("vcs = 1", &format!("vcs = {lanes}"))
+                .replace(
+                    "drain_max_us = 0",
+                    "drain_max_us = 0\ncheck_invariants = true",
+                );
+            let run = run_text(&text, 0.1);
+            let counts = &run.report.summary.mechanism_counts;
+            assert!(counts["becns"] > 0, "{lane}, {notification}: {counts:?}");
+            assert!(counts["marks"] >= counts["cnps"] && counts["cnps"] >= counts["becns"]);
+            if notification == "backward" {
+                assert_eq!(counts["marks"], counts["cnps"], "{lane}: {counts:?}");
+            }
+        }
     }
+}
+
+/// A switch's own notification shortens the loop: until the first notification arrives both
+/// runs see the same traffic, and the first BECN reaches a contributor sooner when the switch
+/// sends it than when the marked packet must first reach H5 (its 2 KB at the host link's
+/// 16 Gbit/s alone take 1 µs) and H5 answer. Windows of 0.192 µs (12 cycles).
+#[test]
+fn notifications_from_the_switch_reach_the_sources_sooner() {
+    let contributors = [(1, 4, 0), (2, 4, 0), (5, 4, 0), (6, 4, 0)];
+    let [forward, backward] = ["forward", "backward"].map(|notification| {
+        let cc = format!(
+            "[congestion]\nmechanism = \"ib_cc\"\ncnp_vl = \"priority\"\n\
+             notification = \"{notification}\""
+        );
+        let text = scenario_text("ib-testbed", "qdr", &contributors, 1, &cc, 0.06)
+            .replace("vcs = 1", "vcs = 2")
+            .replace("series_window_us = 100", "series_window_us = 0.192");
+        let report = run_text(&text, 0.06).report;
+        report
+            .series
+            .iter()
+            .position(|row| row.gauges.get("becns").unwrap_or(0.0) > 0.0)
+            .unwrap_or_else(|| panic!("{notification}: no BECN in 60 µs"))
+    });
+    let window_us = 0.192;
+    assert!(
+        (forward - backward) as f64 * window_us >= 1.0,
+        "first BECN: forward in window {forward}, backward in window {backward}"
+    );
 }
 
 /// Marking only the hops a packet's routing did not choose (ours) changes nothing where routing

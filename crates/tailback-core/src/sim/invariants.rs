@@ -70,10 +70,13 @@ pub(super) fn check<C: CongestionControl, F: Fabric>(sim: &Simulation<C, F>) {
     let inside =
         fabric.buffered_flits() + flits_in_flight + held_by_nics - fabric.departing_flits();
     let delivered = sim.stats.delivered_flits;
-    if nics.injected_flits != delivered + inside {
+    let entered = nics.injected_flits + fabric.originated_flits();
+    if entered != delivered + inside {
         fail(format!(
-            "{} flits injected but {delivered} delivered and {inside} inside the network",
-            nics.injected_flits
+            "{} flits injected and {} sent by switches, but {delivered} delivered and {inside} \
+             inside the network",
+            nics.injected_flits,
+            fabric.originated_flits()
         ));
     }
 

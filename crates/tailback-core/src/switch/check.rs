@@ -5,6 +5,8 @@
 //! the queues hold.
 
 use super::cam::Claim;
+use super::notices::FROM_SWITCH;
+use super::step::Choice;
 use super::{BufferedSwitches, NONE, QueueScheme};
 use crate::fabric::{Channels, InFlight};
 use crate::packet::PacketSlab;
@@ -113,11 +115,15 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     /// made one eligible woke it (its look leaves the credits it waits for unchanged).
     pub(super) fn check_sleepers(&self, now: u64) -> Result<(), String> {
         for (out, port) in self.ports.iter().enumerate() {
-            if port.stream != NONE
-                || port.requested_vls == 0
-                || now < port.free_at
-                || self.active.contains(out)
-            {
+            if port.stream != NONE || now < port.free_at || self.active.contains(out) {
+                continue;
+            }
+            if self.notice_choice(out, now) == Some(Choice::Started) {
+                return Err(format!(
+                    "output port {out} sleeps at cycle {now} although its notice could start"
+                ));
+            }
+            if port.requested_vls == 0 {
                 continue;
             }
             let wanted: Vec<u32> = (0..self.vls)
@@ -238,7 +244,13 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let mut expected = vec![0u64; slots.nic_base as usize];
         let mut reading = vec![0u32; self.ports.len()];
         for (out, port) in self.ports.iter().enumerate() {
-            if port.stream != NONE {
+            if port.stream != NONE && port.stream_from == FROM_SWITCH {
+                if !self.active.contains(out) && !self.asleep.holds(out) {
+                    return Err(format!(
+                        "output port {out} sends a notice but is not scheduled"
+                    ));
+                }
+            } else if port.stream != NONE {
                 let from = port.stream_from as usize;
                 let r = &self.residents[port.stream as usize];
                 let q = self.queue_index(from, r.queue as usize);

@@ -1,6 +1,7 @@
 //! The buffered switches as a fabric: the engine's calls and the queries of the recorder and
 //! the invariant checker.
 
+use super::notices::FROM_SWITCH;
 use super::{BufferedSwitches, QueueScheme};
 use crate::config::BLOCK_BYTES;
 use crate::fabric::{Buffered, Fabric, InFlight, StepContext};
@@ -139,10 +140,15 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
         ]
     }
 
+    fn originated_flits(&self) -> u64 {
+        self.originated_blocks
+    }
+
     fn departing_flits(&self) -> u64 {
+        // A notice holds no input buffer while it leaves.
         self.ports
             .iter()
-            .filter(|p| p.stream != super::NONE)
+            .filter(|p| p.stream != super::NONE && p.stream_from != FROM_SWITCH)
             .map(|p| u64::from(self.residents[p.stream as usize].blocks))
             .sum()
     }

@@ -25,12 +25,16 @@
 //! cycle. A packet's lane on each link comes from the SL-to-VL table of the output port it
 //! leaves through ([`lanes`]); it waits in the input pool of the lane it arrived on, and an
 //! output serves those pools round robin, each packet needing credits on its own lane.
+//!
+//! A notification a switch sends to a packet's source ([`notices`]) waits at its output in a
+//! list of its own, served before the pools.
 
 mod cam;
 mod check;
 mod fabric;
 mod isolate;
 mod lanes;
+mod notices;
 mod queues;
 mod step;
 mod turns;
@@ -148,6 +152,9 @@ struct Port {
     reading: u32,
     /// iSLIP: the local output this input accepted last.
     accept_ptr: u8,
+    /// Notices the switch sends through this output, waiting (their residents, first in first
+    /// out).
+    notices: Queue,
 }
 
 /// The buffered switches of the network, with queue scheme `S`.
@@ -237,6 +244,11 @@ pub(crate) struct BufferedSwitches<S> {
     /// Sleeping outputs by the cycle they wake: the last block of their packet leaves, or
     /// their next head packet is due.
     asleep: Calendar,
+    /// Per switch: a node attached to it (where a notice's route starts), or [`NONE`].
+    home_nodes: Table<u32>,
+    /// Notices the switches have sent, and the blocks of those that have started to leave.
+    notices_sent: u64,
+    originated_blocks: u64,
     /// Congested-flow isolation's CAMs and control messages (empty for other schemes).
     cams: Cams,
     /// With isolation: how an output chooses between an input's normal and isolating queues.
@@ -296,10 +308,19 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 vl_ptr: (vls - 1) as u8,
                 reading: 0,
                 accept_ptr: 63,
+                notices: Queue::EMPTY,
             })
             .collect();
         let n_slots = slots.nic_base as usize;
         let nodes = topology.node_count();
+        let mut home_nodes = vec![NONE; routers];
+        for p in topo_ports {
+            if let Link::Node(n) = p.output
+                && home_nodes[p.router.index()] == NONE
+            {
+                home_nodes[p.router.index()] = n.index() as u32;
+            }
+        }
         let queues_per_pool = S::queues(topology.max_ports(), nodes, settings);
         let arbitration = settings
             .isolation
@@ -355,6 +376,9 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             active: BitSet::new(topo_ports.len()),
             woken: BitSet::new(topo_ports.len()),
             asleep: Calendar::new(WAKE_HORIZON),
+            home_nodes: home_nodes.into(),
+            notices_sent: 0,
+            originated_blocks: 0,
             cams: Cams::new(
                 settings.isolation.as_ref().filter(|_| S::ISOLATION),
                 n_slots,
@@ -439,7 +463,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let out = self.slots.owner(slot);
         let port = &self.ports[out];
         if port.stream == NONE
-            && port.requested_vls != 0
+            && (port.requested_vls != 0 || port.notices.head != NONE)
             && self.credits[slot] >= self.wanted[slot].get()
         {
             self.active.insert(out);

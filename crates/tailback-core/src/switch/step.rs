@@ -1,6 +1,7 @@
 //! One cycle of the buffered switches: route the heads that arrived, then let every output
 //! with work finish the packet whose last block has left, or choose and start its next one.
 
+use super::notices::FROM_SWITCH;
 use super::turns::Prefer;
 use super::{BufferedSwitches, NONE, Queue, QueueScheme, RoomReturn};
 use crate::bitset::{BitSet, bits32, bits64};
@@ -104,6 +105,11 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         active.retain(|out| {
             let port = &self.ports[out];
             if port.stream == NONE && now >= port.free_at {
+                if self.notice_choice(out, now) == Some(Choice::Started) {
+                    self.start_notice(out);
+                    self.start_train(out, cx);
+                    return false;
+                }
                 idle.push(out as u32);
                 true
             } else {
@@ -123,7 +129,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             let group = &idle[start..end];
             self.islip(group, now, &mut outcomes);
             for (&out, &outcome) in group.iter().zip(outcomes.iter()) {
-                match outcome {
+                match self.with_notices(out as usize, now, outcome) {
                     Choice::Started => {
                         self.start_train(out as usize, cx);
                         active.remove(out as usize);
@@ -305,7 +311,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         if now < port.free_at {
             return true;
         }
-        match self.choose(out, now) {
+        match self.choose_or_notice(out, now) {
             Choice::Started => {
                 self.start_train(out, cx);
                 false
@@ -327,7 +333,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     }
 
     /// Picks the next packet for idle output `out` and starts it (the round-robin allocator).
-    fn choose(&mut self, out: usize, now: u64) -> Choice {
+    pub(super) fn choose(&mut self, out: usize, now: u64) -> Choice {
         match self.candidate(out, now, 0) {
             Ok(pick) => {
                 self.grant(out, pick, true, now);
@@ -679,7 +685,12 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let now = cx.now;
         let slots = self.slots;
         let from = self.ports[out].stream_from as usize;
-        let in_period = u64::from(self.ports[slots.owner(from)].in_period);
+        let originated = from == FROM_SWITCH as usize;
+        let in_period = if originated {
+            u64::from(self.ports[out].period)
+        } else {
+            u64::from(self.ports[slots.owner(from)].in_period)
+        };
         let port = &mut self.ports[out];
         let r = self.residents[port.stream as usize];
         let rest = u64::from(r.blocks - 1);
@@ -708,13 +719,20 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             packet.link_cycles += port.link_delay;
         }
         self.credits[slots.port_vc(out, vl)] -= r.blocks;
+        if originated {
+            // A notice was never queued for the Port VL.
+            return;
+        }
         if C::PORT_VL_EVENTS {
             // The packet counts as queued for its Port VL until it starts.
             let event = PortVlEvent {
                 chosen: r.chosen,
                 ..self.port_vl_event(from, r.out, r.out_vl, now)
             };
-            cx.control.on_departure(event, cx.packets.get_mut(r.packet));
+            let router = self.ports[out].router as usize;
+            if let Some(notice) = cx.control.on_departure(event, cx.packets.get_mut(r.packet)) {
+                self.originate(router, notice, cx);
+            }
         }
         if (C::PORT_VL_EVENTS || self.watched) && self.counts_for_port_vl(from, r.queue as usize) {
             self.port_vl_change(from, r.out, r.out_vl, r.blocks, false, cx);
@@ -767,7 +785,14 @@ impl<S: QueueScheme> BufferedSwitches<S> {
     /// takes there in class `class`: the blocks queued for that Port VL at every input plus
     /// the credits in use downstream. Equal occupancies are broken by the packet's routing draw
     /// `draw`, uniformly among them.
-    fn least_occupied(&self, first: usize, candidates: u64, class: u8, sl: u8, draw: u32) -> u8 {
+    pub(super) fn least_occupied(
+        &self,
+        first: usize,
+        candidates: u64,
+        class: u8,
+        sl: u8,
+        draw: u32,
+    ) -> u8 {
         let occupancy = |local: usize| {
             let lane = self.lanes.lane(first + local, class, sl);
             self.port_vl_occupancy(self.slots.port_vc(first + local, lane as usize))
@@ -839,6 +864,11 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         port.stream = NONE;
         port.stream_from = NONE;
         let first = port.first as usize;
+        if from == FROM_SWITCH as usize {
+            // A notice: no pool, queue or read port to release.
+            self.residents.remove(resident);
+            return;
+        }
         let r = self.residents[resident as usize];
         self.pools[from] -= r.blocks;
         if S::OWN_ROOM {
@@ -898,9 +928,9 @@ impl<S: QueueScheme> BufferedSwitches<S> {
 /// its Port VLs, summed over its lanes (blocks queued for the port at every input of its
 /// switch plus credits in use downstream); with isolation under our tree-aware routing, a
 /// known congestion tree of `tree_dst` downstream of the minimal route or the detour first.
-struct PortWeights<'a, S> {
-    switches: &'a BufferedSwitches<S>,
-    tree_dst: Option<u32>,
+pub(super) struct PortWeights<'a, S> {
+    pub(super) switches: &'a BufferedSwitches<S>,
+    pub(super) tree_dst: Option<u32>,
 }
 
 impl<S: QueueScheme> Decide for PortWeights<'_, S> {

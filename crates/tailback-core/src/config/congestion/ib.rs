@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{Mechanism, Settings};
 use crate::config::reader::{Issues, Section, choice_enum};
-use crate::config::{Choice, Config, FabricConfig, NicQueues};
+use crate::config::{Choice, Config, FabricConfig, NicQueues, TopologyKind};
 
 choice_enum! {
     /// What a Port VL's occupancy is compared with the thresholds as.
@@ -113,6 +113,20 @@ choice_enum! {
 }
 
 choice_enum! {
+    /// How a switch's congestion notification reaches the source of a marked packet.
+    #[derive(Default)]
+    pub enum Notification {
+        /// The packet carries a forward mark to its destination, which sends the source a
+        /// notification (InfiniBand's FECN and CNP with its BECN).
+        #[default]
+        Forward = "forward",
+        /// The switch sends the notification straight to the source, routed from the switch
+        /// (IEEE 802.1Qau's congestion notification message): the loop is shorter.
+        Backward = "backward",
+    }
+}
+
+choice_enum! {
     /// The lane congestion notifications travel on.
     pub enum CnpLane {
         /// The data lane, behind the data (Papers I-IV).
@@ -214,10 +228,13 @@ pub struct IbCcConfig {
     pub ird: Ird,
     /// The lane of congestion notifications.
     pub cnp_vl: CnpLane,
+    /// How notifications reach the source.
+    #[serde(skip_serializing_if = "crate::config::is_default")]
+    pub notification: Notification,
 }
 
 /// The keys that belong to InfiniBand congestion control.
-const KEYS: [&str; 23] = [
+const KEYS: [&str; 24] = [
     "threshold_weight",
     "threshold_blocks",
     "hysteresis_blocks",
@@ -241,6 +258,7 @@ const KEYS: [&str; 23] = [
     "cct_table_us",
     "ird",
     "cnp_vl",
+    "notification",
 ];
 
 /// Blocks of the MTU the hysteresis default is counted in (2048 bytes).
@@ -274,6 +292,7 @@ impl Default for IbCcConfig {
             cct_table_us: None,
             ird: Ird::GapAfter,
             cnp_vl: CnpLane::Data,
+            notification: Notification::Forward,
         }
     }
 }
@@ -359,6 +378,7 @@ fn read(s: &Section<'_>) -> IbCcConfig {
         cct_table_us,
         ird: s.choice("ird", d.ird),
         cnp_vl: s.choice("cnp_vl", d.cnp_vl),
+        notification: s.choice("notification", d.notification),
     }
 }
 
@@ -398,6 +418,9 @@ fn check(settings: &IbCcConfig, name: &str, cfg: &Config, issues: &Issues) {
             ),
         );
     }
+    if settings.notification == Notification::Backward {
+        check_backward(cfg, issues);
+    }
     if settings.ccti_min > settings.ccti_limit {
         problem(
             "congestion.ccti_min",
@@ -432,6 +455,23 @@ fn check(settings: &IbCcConfig, name: &str, cfg: &Config, issues: &Issues) {
             "congestion.ccti_limit",
             Some(toml::Value::Integer(settings.ccti_limit.into())),
             format!("must be below the {len} entries of cct_table_us"),
+        );
+    }
+}
+
+/// A switch can send a notification back to a source only where its routing reaches the
+/// sources from every switch: not through a butterfly, whose packets only move forward.
+pub(super) fn check_backward(cfg: &Config, issues: &Issues) {
+    let kind = cfg.topology.kind;
+    if matches!(kind, TopologyKind::Butterfly | TopologyKind::Multibutterfly) {
+        issues.push(
+            "congestion.notification".into(),
+            Some(&toml::Value::String("backward".into())),
+            format!(
+                "needs routes from every switch back to the sources; a {} only leads from \
+                 sources to destinations (use \"forward\")",
+                kind.name()
+            ),
         );
     }
 }

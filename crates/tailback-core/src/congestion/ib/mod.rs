@@ -4,21 +4,23 @@
 //!
 //! 1. a switch marks packets leaving a congested Port VL with a FECN ([`switch`]);
 //! 2. the destination adapter answers a marked data packet with a congestion notification
-//!    packet (CNP) carrying a BECN, sent before its other traffic;
+//!    packet (CNP) carrying a BECN, sent before its other traffic (with
+//!    `notification = "backward"`, ours after IEEE 802.1Qau, the switch sends it to the source
+//!    itself instead of marking the packet);
 //! 3. the source adapter raises the flow's CCTI on the BECN and delays the flow's packets by
 //!    CCT[CCTI]; a timer lowers the index again ([`adapter`]).
 
 mod adapter;
 mod switch;
 
-use crate::config::{IbCcConfig, MarkingRate, Threshold};
+use crate::config::{IbCcConfig, MarkingRate, Notification, Threshold};
 use adapter::AdapterSide;
-use switch::{FECN, SwitchSide};
+use switch::SwitchSide;
 
 use super::registry::Registered;
 use crate::config::Choice;
 use crate::config::Config;
-use crate::hooks::{CongestionControl, Context, PortVlEvent, PortVlTotals};
+use crate::hooks::{CongestionControl, Context, Notice, PortVlEvent, PortVlTotals};
 use crate::ids::NodeId;
 use crate::packet::{LogicalNetwork, Packet};
 use crate::topology::Topology;
@@ -27,11 +29,15 @@ use crate::topology::Topology;
 /// 64-byte block).
 const CNP_BLOCKS: u32 = 1;
 
+/// The forward congestion mark (FECN) in [`Packet::marks`].
+const FECN: u8 = 1;
+
 /// InfiniBand congestion control at every switch and channel adapter.
 #[derive(Debug)]
 pub struct IbCc {
     switches: SwitchSide,
     adapters: AdapterSide,
+    notification: Notification,
     cnps: u64,
     becns: u64,
 }
@@ -43,7 +49,7 @@ impl Registered for IbCc {
     fn describe(s: &IbCcConfig, name: &str) -> Option<String> {
         Some(format!(
             "congestion management: {name} ({}, hysteresis {} blocks, marking {}, CCTI timer \
-             {} x {} µs, {} CCT, {} level)",
+             {} x {} µs, {} CCT, {} level, {} notification)",
             match s.threshold {
                 Threshold::Weight(w) => format!("threshold weight {w}"),
                 Threshold::Blocks(b) => format!("threshold {b} blocks"),
@@ -56,7 +62,8 @@ impl Registered for IbCc {
             s.ccti_timer,
             s.timer_unit_us,
             s.cct.name(),
-            s.level.name()
+            s.level.name(),
+            s.notification.name()
         ))
     }
 
@@ -83,6 +90,7 @@ impl Registered for IbCc {
                 mtu,
             ),
             adapters: AdapterSide::new(settings, link_period, units.cycle_ns, mtu),
+            notification: settings.notification,
             cnps: 0,
             becns: 0,
         }
@@ -102,8 +110,25 @@ impl CongestionControl for IbCc {
     }
 
     #[inline]
-    fn on_departure(&mut self, event: PortVlEvent, packet: &mut Packet) {
-        self.switches.depart(&event, packet);
+    fn on_departure(&mut self, event: PortVlEvent, packet: &mut Packet) -> Option<Notice> {
+        if !self.switches.depart(&event, packet) {
+            return None;
+        }
+        match self.notification {
+            Notification::Forward => {
+                packet.marks |= FECN;
+                None
+            }
+            Notification::Backward => {
+                self.cnps += 1;
+                Some(Notice {
+                    to: NodeId::new(packet.src as usize),
+                    about: NodeId::new(packet.dst as usize),
+                    blocks: CNP_BLOCKS,
+                    bits: 0,
+                })
+            }
+        }
     }
 
     #[inline]

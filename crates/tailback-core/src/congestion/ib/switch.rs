@@ -1,8 +1,8 @@
 //! The switch side of InfiniBand congestion control: each Port VL (output port and virtual
 //! lane) enters the congestion state when the traffic queued for it passes the upper threshold
 //! while it is a root (it has credits, or its port is in the Victim_Mask), and leaves it below
-//! the lower threshold; packets leaving a congested Port VL get a forward congestion mark
-//! (FECN) at the Marking_Rate, unless shorter than Packet_Size or a notification themselves.
+//! the lower threshold; packets leaving a congested Port VL are marked at the Marking_Rate,
+//! unless shorter than Packet_Size or a notification themselves.
 
 use rand::RngExt;
 
@@ -11,9 +11,6 @@ use crate::hooks::{PortVlEvent, PortVlTotals};
 use crate::ids::PortId;
 use crate::packet::Packet;
 use crate::rng::{Purpose, StreamRng, stream};
-
-/// The forward congestion mark (FECN) in [`Packet::marks`].
-pub(super) const FECN: u8 = 1;
 
 /// Congestion detection and marking at every switch output.
 #[derive(Debug)]
@@ -141,9 +138,10 @@ impl SwitchSide {
         }
     }
 
-    /// Re-evaluates the Port VL `packet` leaves by and marks the packet if it is eligible.
+    /// Re-evaluates the Port VL `packet` leaves by; returns whether the packet is marked (it is
+    /// eligible and the marking rate picks it).
     #[inline]
-    pub(super) fn depart(&mut self, e: &PortVlEvent, packet: &mut Packet) {
+    pub(super) fn depart(&mut self, e: &PortVlEvent, packet: &Packet) -> bool {
         self.update(e);
         let i = e.port.index() * self.vls + e.vl as usize;
         if !self.congested[i]
@@ -151,7 +149,7 @@ impl SwitchSide {
             || packet.flits < self.min_blocks
             || (self.skip_chosen && e.chosen)
         {
-            return;
+            return false;
         }
         let mark = match self.marking {
             Marking::Random => {
@@ -168,9 +166,9 @@ impl SwitchSide {
             }
         };
         if mark {
-            packet.marks |= FECN;
             self.port_vl_marks[i] += 1;
         }
+        mark
     }
 
     /// Packets marked so far.
@@ -315,22 +313,14 @@ mod tests {
             let congested = event(500, 40, false);
             let n = 100_000;
             let marked = (0..n)
-                .filter(|_| {
-                    let mut p = packet(32, false);
-                    sw.depart(&congested, &mut p);
-                    p.marks & FECN != 0
-                })
+                .filter(|_| sw.depart(&congested, &packet(32, false)))
                 .count();
             let expected = 1.0 / f64::from(rate + 1);
             let share = marked as f64 / n as f64;
             assert!((share / expected - 1.0).abs() < 0.01, "MR {rate}: {share}");
             // Packet_Size is 512 bytes: 7 blocks are never marked; a CNP never.
             for p in [packet(7, false), packet(32, true)] {
-                let mut p = p;
-                for _ in 0..100 {
-                    sw.depart(&congested, &mut p);
-                }
-                assert_eq!(p.marks & FECN, 0);
+                assert!((0..100).all(|_| !sw.depart(&congested, &p)));
             }
         }
     }
@@ -349,9 +339,7 @@ mod tests {
                     chosen,
                     ..event(500, 40, false)
                 };
-                let mut p = packet(32, false);
-                sw.depart(&e, &mut p);
-                let marked = p.marks & FECN != 0;
+                let marked = sw.depart(&e, &packet(32, false));
                 assert_eq!(
                     marked,
                     !chosen || marks_chosen,
