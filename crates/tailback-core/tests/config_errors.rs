@@ -1019,3 +1019,26 @@ fn notifications_from_switches_need_routes_back_to_the_sources() {
         &["back to the sources", "butterfly", "\"forward\""],
     );
 }
+
+/// The feedback's weight belongs to quantized feedback: given with binary feedback it would be
+/// silently unused, so it is refused, naming the key.
+#[test]
+fn a_feedback_weight_needs_quantized_feedback() {
+    let ib = |feedback: &str| {
+        format!(
+            "[topology]\nkind = \"kary_ntree\"\nk = 2\nn = 2\n\
+             [router]\nvcs = 1\nvc_buffer_flits = 256\nswitching = \"virtual_cut_through\"\n\
+             [fabric]\nkind = \"buffered\"\nlink = \"ddr\"\n\
+             [nic]\nqueues = \"per_destination\"\n\
+             [congestion]\nmechanism = \"ib_cc\"\n{feedback}feedback_weight = 4\n"
+        )
+    };
+    Spec::from_toml_str(&ib("feedback = \"quantized\"\n"), "<t>").unwrap();
+    let issue = single_issue(&ib(""));
+    assert_issue(
+        &issue,
+        "congestion.feedback_weight",
+        Some("4"),
+        &["only applies with feedback = \"quantized\""],
+    );
+}

@@ -127,6 +127,18 @@ choice_enum! {
 }
 
 choice_enum! {
+    /// What a congestion notification says.
+    #[derive(Default)]
+    pub enum Feedback {
+        /// Only that the Port VL is congested (InfiniBand's FECN and BECN).
+        #[default]
+        Binary = "binary",
+        /// How severely: IEEE 802.1Qau's feedback, `Fb = −(Q_off + w·Q_δ)` quantized to 6 bits.
+        Quantized = "quantized",
+    }
+}
+
+choice_enum! {
     /// The lane congestion notifications travel on.
     pub enum CnpLane {
         /// The data lane, behind the data (Papers I-IV).
@@ -231,10 +243,24 @@ pub struct IbCcConfig {
     /// How notifications reach the source.
     #[serde(skip_serializing_if = "crate::config::is_default")]
     pub notification: Notification,
+    /// What a notification says.
+    #[serde(skip_serializing_if = "crate::config::is_default")]
+    pub feedback: Feedback,
+    /// With quantized feedback: the weight `w` of the queue's growth `Q_δ`.
+    #[serde(skip_serializing_if = "is_qcn_weight")]
+    pub feedback_weight: u32,
+}
+
+/// IEEE 802.1Qau's default weight of the queue's growth in the feedback (`w = 2`).
+pub const QCN_WEIGHT: u32 = 2;
+
+/// Whether `w` is 802.1Qau's default (left out of the resolved configuration).
+fn is_qcn_weight(w: &u32) -> bool {
+    *w == QCN_WEIGHT
 }
 
 /// The keys that belong to InfiniBand congestion control.
-const KEYS: [&str; 24] = [
+const KEYS: [&str; 26] = [
     "threshold_weight",
     "threshold_blocks",
     "hysteresis_blocks",
@@ -259,6 +285,8 @@ const KEYS: [&str; 24] = [
     "ird",
     "cnp_vl",
     "notification",
+    "feedback",
+    "feedback_weight",
 ];
 
 /// Blocks of the MTU the hysteresis default is counted in (2048 bytes).
@@ -293,6 +321,8 @@ impl Default for IbCcConfig {
             ird: Ird::GapAfter,
             cnp_vl: CnpLane::Data,
             notification: Notification::Forward,
+            feedback: Feedback::Binary,
+            feedback_weight: QCN_WEIGHT,
         }
     }
 }
@@ -329,6 +359,13 @@ fn read(s: &Section<'_>) -> IbCcConfig {
         }
     }
     let d = IbCcConfig::default();
+    let feedback = s.choice("feedback", d.feedback);
+    if feedback == Feedback::Binary && s.has("feedback_weight") {
+        s.problem(
+            "feedback_weight",
+            "only applies with feedback = \"quantized\"",
+        );
+    }
     IbCcConfig {
         threshold: {
             let weight = s.int("threshold_weight", 15, 0, 15);
@@ -379,6 +416,8 @@ fn read(s: &Section<'_>) -> IbCcConfig {
         ird: s.choice("ird", d.ird),
         cnp_vl: s.choice("cnp_vl", d.cnp_vl),
         notification: s.choice("notification", d.notification),
+        feedback,
+        feedback_weight: s.int("feedback_weight", d.feedback_weight, 0, 64),
     }
 }
 

@@ -14,8 +14,8 @@ use serde::Serialize;
 
 pub use entropy::{EntropyCircuit, EntropyConfig, EntropyModel};
 pub use ib::{
-    CctKind, CnpLane, Detect, IbCcConfig, Ird, Level, MarkHops, Marking, MarkingRate, Notification,
-    RootTest, Threshold, TimerKind, VictimMask,
+    CctKind, CnpLane, Detect, Feedback, IbCcConfig, Ird, Level, MarkHops, Marking, MarkingRate,
+    Notification, QCN_WEIGHT, RootTest, Threshold, TimerKind, VictimMask,
 };
 pub use nifdy::NifdyConfig;
 pub use self_tuned::{Estimate, FullBuffer, SelfTunedConfig, SidebandKind, sideband_hops};

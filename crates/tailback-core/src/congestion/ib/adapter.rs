@@ -13,6 +13,9 @@ use crate::ids::NodeId;
 /// Queue-pair flows kept before the first sweep for flows back at rest.
 const FIRST_SWEEP: usize = 4096;
 
+/// IEEE 802.1Qau's default rate decrease per unit of quantized feedback (`G_d` = 1/128).
+const QCN_GD: f64 = 1.0 / 128.0;
+
 /// One flow's congestion control state.
 #[derive(Debug, Clone, Copy)]
 struct Flow {
@@ -240,15 +243,41 @@ impl AdapterSide {
         (flow.anchor, flow.scale) = (anchor, scale);
     }
 
-    /// A BECN for `node`'s flow to `dst` arrived at `now`: its index rises by CCTI_Increase
-    /// (at most to CCTI_Limit), and its timer starts again if timers restart.
-    pub(super) fn becn(&mut self, node: NodeId, dst: u32, now: u64) {
+    /// A BECN carrying `feedback` for `node`'s flow to `dst` arrived at `now`: its index rises
+    /// by CCTI_Increase for binary feedback (0), or as far as the quantized feedback asks
+    /// ([`quantized_step`](Self::quantized_step)), at most to CCTI_Limit; its timer starts
+    /// again if timers restart.
+    pub(super) fn becn(&mut self, node: NodeId, dst: u32, feedback: u32, now: u64) {
         let i = self.flow(node, dst);
         let current = self.ccti_at(&self.get(i), now as f64);
-        let ccti = (current + self.increase).min(self.limit);
+        let ccti = if feedback == 0 {
+            (current + self.increase).min(self.limit)
+        } else {
+            self.quantized_step(node, current, feedback)
+        };
         let flow = self.get_mut(i, now);
         flow.ccti = ccti;
         flow.since = now;
+    }
+
+    /// The index quantized `feedback` raises `node`'s index `current` to (ours): the first
+    /// whose rate for MTU packets is at most `1 − G_d · feedback` times the current one, with
+    /// 802.1Qau's `G_d` = 1/128 (the largest feedback, 63, about halves the rate, as it halves
+    /// a QCN source's), at least one step up and at most CCTI_Limit.
+    fn quantized_step(&self, node: NodeId, current: u32, feedback: u32) -> u32 {
+        let wire = (u64::from(self.mtu_blocks) * self.link_period[node.index()]) as f64;
+        let period = |i: u32| {
+            let delay = self.cct[i as usize];
+            match self.ird {
+                Ird::GapAfter => wire + delay,
+                Ird::StartToStart => wire.max(delay),
+            }
+        };
+        let target = period(current) / (1.0 - QCN_GD * f64::from(feedback));
+        (current + 1..=self.limit)
+            .find(|&i| period(i) >= target)
+            .unwrap_or(self.limit)
+            .max((current + 1).min(self.limit))
     }
 
     /// The highest index of any flow at `now`.
@@ -337,7 +366,7 @@ mod tests {
                 let mut next = 0;
                 for t in (0..25_000).step_by(37) {
                     while next < becns.len() && becns[next] <= t {
-                        a.becn(NodeId::new(0), 1, becns[next]);
+                        a.becn(NodeId::new(0), 1, 0, becns[next]);
                         next += 1;
                     }
                     let lazy = a.ccti(NodeId::new(0), 1, t);
@@ -363,7 +392,7 @@ mod tests {
             let mut a = adapters(&settings);
             let node = NodeId::new(0);
             for _ in 0..80 {
-                a.becn(node, 1, 0);
+                a.becn(node, 1, 0, 0);
             }
             // CCT[80] = 80² · 7 / 106² µs = 3.987 µs = 249.2 cycles; a packet takes 64 cycles.
             let delay: f64 = 80.0 * 80.0 * 7.0 / (106.0 * 106.0) * 1000.0 / 16.0;
@@ -410,8 +439,8 @@ mod tests {
                 assert_eq!(at, kept.send_time(node, dst, now), "{timer:?} at {now}");
                 assert_eq!(swept.ccti(node, dst, now), kept.ccti(node, dst, now));
                 if rng.random_bool(0.1) {
-                    swept.becn(node, dst, now);
-                    kept.becn(node, dst, now);
+                    swept.becn(node, dst, 0, now);
+                    kept.becn(node, dst, 0, now);
                 } else if at == now {
                     let blocks = rng.random_range(1..=32);
                     swept.sent(node, dst, blocks, now);
@@ -440,7 +469,7 @@ mod tests {
         };
         let mut a = AdapterSide::new(&settings, vec![1], 16.0, 1);
         let node = NodeId::new(0);
-        a.becn(node, 0, 0);
+        a.becn(node, 0, 0, 0);
         // 30.4 ns = 1.9 cycles between starts: 1,000 packets in 1,900 cycles, not 2,000.
         let mut now = 0;
         for _ in 0..1000 {
@@ -448,5 +477,36 @@ mod tests {
             a.sent(node, 0, 1, now);
         }
         assert!((1898..=1901).contains(&now), "{now}");
+    }
+
+    #[test]
+    fn quantized_feedback_cuts_the_rate_as_a_qcn_source_would() {
+        let settings = IbCcConfig::default();
+        let a = adapters(&settings);
+        let node = NodeId::new(0);
+        // A packet takes 64 cycles; the rate of index i is 1 / (64 + CCT[i]).
+        let period = |i: u32| 64.0 + a.cct[i as usize];
+        for current in [0, 10, 40, 80] {
+            let mut last = current;
+            for feedback in [1, 8, 16, 32, 63] {
+                let next = a.quantized_step(node, current, feedback);
+                assert!(next > current && next >= last, "{current}, {feedback}");
+                last = next;
+                let cut = period(current) / period(next);
+                let wanted = 1.0 - f64::from(feedback) / 128.0;
+                // The first index at or below the wanted rate; the one before is above it.
+                if next > current + 1 {
+                    assert!(cut <= wanted + 1e-12, "{current}, {feedback}: {cut}");
+                    assert!(period(current) / period(next - 1) > wanted);
+                }
+            }
+        }
+        // The largest feedback at index 40 halves the rate: 64 + CCT grows twofold.
+        let next = a.quantized_step(node, 40, 63);
+        assert!(period(next) / period(40) >= 1.0 / (1.0 - 63.0 / 128.0) - 1e-9);
+        assert_eq!(
+            a.quantized_step(node, settings.ccti_limit, 63),
+            settings.ccti_limit
+        );
     }
 }

@@ -29,7 +29,8 @@ use crate::topology::Topology;
 /// 64-byte block).
 const CNP_BLOCKS: u32 = 1;
 
-/// The forward congestion mark (FECN) in [`Packet::marks`].
+/// The forward congestion mark (FECN) in [`Packet::marks`]; the bits above it carry the
+/// quantized feedback.
 const FECN: u8 = 1;
 
 /// InfiniBand congestion control at every switch and channel adapter.
@@ -111,12 +112,10 @@ impl CongestionControl for IbCc {
 
     #[inline]
     fn on_departure(&mut self, event: PortVlEvent, packet: &mut Packet) -> Option<Notice> {
-        if !self.switches.depart(&event, packet) {
-            return None;
-        }
+        let feedback = self.switches.depart(&event, packet)?;
         match self.notification {
             Notification::Forward => {
-                packet.marks |= FECN;
+                packet.marks |= FECN | (feedback as u8) << 1;
                 None
             }
             Notification::Backward => {
@@ -125,7 +124,7 @@ impl CongestionControl for IbCc {
                     to: NodeId::new(packet.src as usize),
                     about: NodeId::new(packet.dst as usize),
                     blocks: CNP_BLOCKS,
-                    bits: 0,
+                    bits: feedback,
                 })
             }
         }
@@ -150,14 +149,14 @@ impl CongestionControl for IbCc {
                 NodeId::new(packet.src as usize),
                 CNP_BLOCKS,
                 LogicalNetwork::Request,
-                0,
+                u32::from(packet.marks >> 1),
             );
         }
     }
 
     fn on_control(&mut self, cx: &mut Context<'_>, node: NodeId, packet: &Packet) {
         self.becns += 1;
-        self.adapters.becn(node, packet.src, cx.now);
+        self.adapters.becn(node, packet.src, packet.header, cx.now);
     }
 
     fn flow_gauge(&self, src: NodeId, dst: u32, now: u64) -> f64 {

@@ -6,7 +6,9 @@
 
 use rand::RngExt;
 
-use crate::config::{Detect, IbCcConfig, MarkHops, Marking, RootTest, Threshold, VictimMask};
+use crate::config::{
+    Detect, Feedback, IbCcConfig, MarkHops, Marking, RootTest, Threshold, VictimMask,
+};
 use crate::hooks::{PortVlEvent, PortVlTotals};
 use crate::ids::PortId;
 use crate::packet::Packet;
@@ -43,6 +45,27 @@ pub(super) struct SwitchSide {
     port_vl_marks: Vec<u64>,
     /// Per output port: its marking stream.
     rngs: Vec<StreamRng>,
+    /// With quantized feedback, the weight of the queue's growth, and per Port VL the blocks
+    /// queued for it at its last mark (`None`: binary feedback).
+    quantized: Option<(u32, Vec<u32>)>,
+}
+
+/// The largest quantized feedback (6 bits).
+pub(super) const MAX_FEEDBACK: u32 = 63;
+
+/// IEEE 802.1Qau's feedback for a queue of `q` blocks with set point `q_eq`, `q_old` blocks at
+/// the last sample and weight `w`: `Fb = −(Q_off + w·Q_δ)` with `Q_off = Q − Q_eq` and
+/// `Q_δ = Q − Q_old`, quantized to 6 bits as `−Fb · 63 / (Q_eq · (2w + 1))`, 63 beyond, 0 when
+/// `Fb ≥ 0` (no congestion). Rounded up (ours), so that any negative `Fb` says so.
+pub(super) fn quantized_feedback(q: u32, q_eq: u32, q_old: u32, w: u32) -> u32 {
+    let fb = -((i64::from(q) - i64::from(q_eq)) + i64::from(w) * (i64::from(q) - i64::from(q_old)));
+    if fb >= 0 {
+        return 0;
+    }
+    let full = u64::from(q_eq.max(1)) * (2 * u64::from(w) + 1);
+    ((-fb) as u64 * u64::from(MAX_FEEDBACK))
+        .div_ceil(full)
+        .min(u64::from(MAX_FEEDBACK)) as u32
 }
 
 impl SwitchSide {
@@ -89,6 +112,8 @@ impl SwitchSide {
             rngs: (0..ports)
                 .map(|p| stream(seed, p as u64, Purpose::Marking))
                 .collect(),
+            quantized: (settings.feedback == Feedback::Quantized)
+                .then(|| (settings.feedback_weight, vec![0; port_vls])),
         }
     }
 
@@ -138,10 +163,12 @@ impl SwitchSide {
         }
     }
 
-    /// Re-evaluates the Port VL `packet` leaves by; returns whether the packet is marked (it is
-    /// eligible and the marking rate picks it).
+    /// Re-evaluates the Port VL `packet` leaves by; returns the feedback if the packet is
+    /// marked (it is eligible and the marking rate picks it): 0 with binary feedback, else the
+    /// quantized feedback of the Port VL against its upper threshold (a packet whose feedback
+    /// says no congestion is not marked).
     #[inline]
-    pub(super) fn depart(&mut self, e: &PortVlEvent, packet: &Packet) -> bool {
+    pub(super) fn depart(&mut self, e: &PortVlEvent, packet: &Packet) -> Option<u32> {
         self.update(e);
         let i = e.port.index() * self.vls + e.vl as usize;
         if !self.congested[i]
@@ -149,7 +176,7 @@ impl SwitchSide {
             || packet.flits < self.min_blocks
             || (self.skip_chosen && e.chosen)
         {
-            return false;
+            return None;
         }
         let mark = match self.marking {
             Marking::Random => {
@@ -165,10 +192,23 @@ impl SwitchSide {
                 due
             }
         };
-        if mark {
-            self.port_vl_marks[i] += 1;
+        if !mark {
+            return None;
         }
-        mark
+        let feedback = match &mut self.quantized {
+            None => 0,
+            Some((w, q_old)) => {
+                let q_eq = self.thresholds.map_or(0, |(hi, _)| hi);
+                let fb = quantized_feedback(e.blocks, q_eq, q_old[i], *w);
+                q_old[i] = e.blocks;
+                if fb == 0 {
+                    return None;
+                }
+                fb
+            }
+        };
+        self.port_vl_marks[i] += 1;
+        Some(feedback)
     }
 
     /// Packets marked so far.
@@ -313,14 +353,14 @@ mod tests {
             let congested = event(500, 40, false);
             let n = 100_000;
             let marked = (0..n)
-                .filter(|_| sw.depart(&congested, &packet(32, false)))
+                .filter(|_| sw.depart(&congested, &packet(32, false)).is_some())
                 .count();
             let expected = 1.0 / f64::from(rate + 1);
             let share = marked as f64 / n as f64;
             assert!((share / expected - 1.0).abs() < 0.01, "MR {rate}: {share}");
             // Packet_Size is 512 bytes: 7 blocks are never marked; a CNP never.
             for p in [packet(7, false), packet(32, true)] {
-                assert!((0..100).all(|_| !sw.depart(&congested, &p)));
+                assert!((0..100).all(|_| sw.depart(&congested, &p).is_none()));
             }
         }
     }
@@ -339,7 +379,7 @@ mod tests {
                     chosen,
                     ..event(500, 40, false)
                 };
-                let marked = sw.depart(&e, &packet(32, false));
+                let marked = sw.depart(&e, &packet(32, false)).is_some();
                 assert_eq!(
                     marked,
                     !chosen || marks_chosen,
@@ -347,6 +387,50 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn quantized_feedback_follows_the_standards_formula() {
+        // Q_eq = 100 blocks, w = 2: the scale is Q_eq · (2w + 1) = 500 blocks for 63.
+        for (q, q_old, expected) in [
+            (100, 100, 0),  // at the set point, steady
+            (150, 300, 0),  // above it but draining fast: Fb = −(50 − 300) > 0
+            (600, 600, 63), // Fb = −500: the largest
+            (900, 100, 63), // beyond it
+            (200, 200, 13), // Fb = −100: 12.6, rounded up
+            (200, 100, 38), // Fb = −300: 37.8
+            (101, 101, 1),  // the least congestion still says so
+        ] {
+            assert_eq!(
+                quantized_feedback(q, 100, q_old, 2),
+                expected,
+                "Q {q}, Q_old {q_old}"
+            );
+        }
+    }
+
+    #[test]
+    fn quantized_marks_carry_the_feedback_and_remember_the_queue() {
+        let settings = IbCcConfig {
+            marking_rate: MarkingRate::Rate(0),
+            feedback: Feedback::Quantized,
+            ..IbCcConfig::default()
+        };
+        let mut sw = switches(&settings);
+        // The threshold is 129 blocks (see below); the first mark sees Q_old = 0.
+        let p = packet(32, false);
+        assert_eq!(
+            sw.depart(&event(500, 40, false), &p),
+            Some(quantized_feedback(500, 129, 0, 2))
+        );
+        // Steady at 500: only the offset counts now.
+        assert_eq!(
+            sw.depart(&event(500, 40, false), &p),
+            Some(quantized_feedback(500, 129, 500, 2))
+        );
+        // Still congested (above the lower threshold) but falling fast: no mark.
+        assert_eq!(sw.depart(&event(140, 40, false), &p), None);
+        assert_eq!(sw.marks(), 2);
     }
 
     #[test]
