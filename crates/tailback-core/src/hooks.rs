@@ -37,7 +37,9 @@
 //! - [`on_port_vl`](CongestionControl::on_port_vl) / [`on_departure`](CongestionControl::on_departure):
 //!   in buffered switches, when the blocks queued for an output port and VL change, and just
 //!   before a packet leaves through it (which may be marked, and whose source the switch may
-//!   notify with a [`Notice`]) (only if `PORT_VL_EVENTS`).
+//!   notify with a [`Notice`]) (only if `PORT_VL_EVENTS`); with `JOINS`,
+//!   [`on_joined`](CongestionControl::on_joined) when a packet has joined a Port VL's queue
+//!   (which may be marked, or answered with a [`Notice`]).
 //! - [`send_time`](CongestionControl::send_time): when a channel adapter with per-destination
 //!   queues looks for a destination to serve (only if `PACING`); one not due yet keeps its turn.
 //! - [`on_timer`](CongestionControl::on_timer): at the start of a cycle asked for with
@@ -413,6 +415,12 @@ pub trait CongestionControl {
     /// Buffered switches call [`on_port_vl`](Self::on_port_vl) and
     /// [`on_departure`](Self::on_departure).
     const PORT_VL_EVENTS: bool = false;
+    /// [`on_departure`](Self::on_departure) or [`on_joined`](Self::on_joined) may return a
+    /// [`Notice`]: the switches' outputs look for notices waiting (with `PORT_VL_EVENTS`).
+    const NOTICES: bool = false;
+    /// Buffered switches call [`on_joined`](Self::on_joined) (with `PORT_VL_EVENTS`; not with
+    /// isolating queues).
+    const JOINS: bool = false;
     /// Channel adapters with per-destination queues ask [`send_time`](Self::send_time) when
     /// each destination may send.
     const PACING: bool = false;
@@ -504,6 +512,14 @@ pub trait CongestionControl {
     /// joined a queue, or started to leave (only if `PORT_VL_EVENTS`).
     #[inline]
     fn on_port_vl(&mut self, _event: PortVlEvent) {}
+
+    /// `packet` has joined the queue of a Port VL of a buffered switch (counted in `event`);
+    /// the packet may be marked, and the switch may send a [`Notice`] back to its source
+    /// (only if `JOINS`).
+    #[inline]
+    fn on_joined(&mut self, _event: PortVlEvent, _packet: &mut Packet) -> Option<Notice> {
+        None
+    }
 
     /// `packet` is about to leave through a Port VL of a buffered switch (its blocks still
     /// counted in `event`); the packet may be marked, and the switch may send a [`Notice`]

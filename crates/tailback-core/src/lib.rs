@@ -118,8 +118,8 @@ fn run_with(
     }
 }
 
-/// Runs `spec` on buffered switches with queue scheme `S`, without a mechanism or with
-/// InfiniBand congestion control (the configuration refuses the others).
+/// Runs `spec` on buffered switches with queue scheme `S`, without a mechanism, with
+/// InfiniBand congestion control or with QCN (the configuration refuses the others).
 fn run_buffered<S: switch::QueueScheme>(
     spec: &Spec,
     every: u64,
@@ -131,6 +131,12 @@ fn run_buffered<S: switch::QueueScheme>(
         config::CongestionConfig::IbCc(settings) => {
             let sim = On::<S, _>::build_on(spec, |topology, _| {
                 congestion::IbCc::build(settings, spec, topology)
+            })?;
+            Ok(drive(sim, every, observer, trace))
+        }
+        config::CongestionConfig::Qcn(settings) => {
+            let sim = On::<S, _>::build_on(spec, |topology, _| {
+                congestion::Qcn::build(settings, spec, topology)
             })?;
             Ok(drive(sim, every, observer, trace))
         }

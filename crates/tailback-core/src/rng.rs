@@ -34,6 +34,8 @@ pub enum Purpose {
     Forest = 9,
     /// The routing draws of one source's packets (random up ports, drawn ties).
     Routing = 10,
+    /// The sampling intervals of one switch output port (QCN's congestion points).
+    Sampling = 11,
 }
 
 /// The stream for `owner` (a node index, or 0 for run-wide streams) and `purpose`.

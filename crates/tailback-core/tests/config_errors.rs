@@ -1042,3 +1042,52 @@ fn a_feedback_weight_needs_quantized_feedback() {
         &["only applies with feedback = \"quantized\""],
     );
 }
+
+/// QCN runs on buffered switches with a link rate and queue pairs; it refuses
+/// virtual-channel routers, isolating queues (its congestion points do not watch them) and a
+/// binary notification's stand-in feedback with quantized feedback, each naming the key.
+#[test]
+fn qcn_needs_buffered_switches_without_isolation() {
+    let qcn = |fabric: &str, extra: &str| {
+        format!(
+            "[topology]\nkind = \"kary_ntree\"\nk = 2\nn = 2\n\
+             [router]\nvcs = 1\nvc_buffer_flits = 256\nswitching = \"virtual_cut_through\"\n\
+             [fabric]\n{fabric}\n\
+             [nic]\nqueues = \"per_destination\"\n\
+             [congestion]\nmechanism = \"qcn\"\n{extra}"
+        )
+    };
+    let buffered = "kind = \"buffered\"\nlink = \"ddr\"";
+    Spec::from_toml_str(&qcn(buffered, ""), "<t>").unwrap();
+    Spec::from_toml_str(
+        &qcn(buffered, "feedback = \"binary\"\nbinary_feedback = 63\n"),
+        "<t>",
+    )
+    .unwrap();
+    let all = issues(&qcn("kind = \"vc\"", ""));
+    assert!(
+        all.iter()
+            .any(|i| i.path == "congestion.mechanism" && i.message.contains("\"buffered\"")),
+        "{all:#?}"
+    );
+    let isolated = issues(&qcn(
+        &format!(
+            "{buffered}\nqueues = \"nfq_cfq\"\n[fabric.isolation]\n\
+             detect_blocks = 64\nstop_blocks = 96\ngo_blocks = 32"
+        ),
+        "",
+    ));
+    assert!(
+        isolated
+            .iter()
+            .any(|i| i.path == "fabric.queues" && i.message.contains("isolates")),
+        "{isolated:#?}"
+    );
+    let issue = single_issue(&qcn(buffered, "binary_feedback = 16\n"));
+    assert_issue(
+        &issue,
+        "congestion.binary_feedback",
+        Some("16"),
+        &["only applies with feedback = \"binary\""],
+    );
+}

@@ -108,6 +108,30 @@ fn gbps(run: &Run, src: u32, dst: u32, phase: u32) -> f64 {
     units.link_gbps * part.iter().sum::<f64>() / part.len() as f64
 }
 
+/// Scenario 1 on the testbed with `mechanism` on, its notifications on a priority lane, sent as
+/// `notification` says with `feedback`.
+fn cell(mechanism: &str, notification: &str, feedback: &str) -> Run {
+    let cc = format!(
+        "[congestion]\nmechanism = \"{mechanism}\"\ncnp_vl = \"priority\"\n\
+         notification = \"{notification}\"\nfeedback = \"{feedback}\""
+    );
+    let text = scenario_text("ib-testbed", "qdr", &SCENARIO_1, 5, &cc, CC_PHASE_MS)
+        .replace("vcs = 1", "vcs = 2");
+    run_text(&text, CC_PHASE_MS)
+}
+
+/// Scenario 1 on the testbed with `cc` (a `[congestion]` table) on `lanes` lanes, 0.5 ms, with
+/// the invariant checker on.
+fn checked(cc: &str, lanes: u32) -> Run {
+    let text = scenario_text("ib-testbed", "qdr", &SCENARIO_1, 5, cc, 0.1)
+        .replace("vcs = 1", &format!("vcs = {lanes}"))
+        .replace(
+            "drain_max_us = 0",
+            "drain_max_us = 0\ncheck_invariants = true",
+        );
+    run_text(&text, 0.1)
+}
+
 fn assert_near(what: &str, ours: f64, expected: f64, tolerance: f64) {
     assert!(
         (ours / expected - 1.0).abs() <= tolerance,
@@ -328,13 +352,7 @@ fn time_series_show_the_throttled_flows_and_the_congested_port(report: &RunRepor
 fn notifications_on_a_priority_lane_free_the_victim_too() {
     for notification in ["forward", "backward"] {
         for feedback in ["binary", "quantized"] {
-            let cc = format!(
-                "[congestion]\nmechanism = \"ib_cc\"\ncnp_vl = \"priority\"\n\
-                 notification = \"{notification}\"\nfeedback = \"{feedback}\""
-            );
-            let text = scenario_text("ib-testbed", "qdr", &SCENARIO_1, 5, &cc, CC_PHASE_MS)
-                .replace("vcs = 1", "vcs = 2");
-            let report = run_text(&text, CC_PHASE_MS);
+            let report = cell("ib_cc", notification, feedback);
             let cell = format!("{notification}, {feedback}");
             assert_near(&cell, gbps(&report, 0, 3, 4), 13.0, 0.05);
             let shares: Vec<f64> = SCENARIO_1[1..]
@@ -372,13 +390,7 @@ fn congestion_control_keeps_the_fabric_invariants() {
                 "[congestion]\nmechanism = \"ib_cc\"\ncnp_vl = \"{lane}\"\n\
                  notification = \"{notification}\"\nfeedback = \"{feedback}\""
             );
-            let text = scenario_text("ib-testbed", "qdr", &SCENARIO_1, 5, &cc, 0.1)
-                .replace("vcs = 1", &format!("vcs = {lanes}"))
-                .replace(
-                    "drain_max_us = 0",
-                    "drain_max_us = 0\ncheck_invariants = true",
-                );
-            let run = run_text(&text, 0.1);
+            let run = checked(&cc, lanes);
             let counts = &run.report.summary.mechanism_counts;
             assert!(counts["becns"] > 0, "{lane}, {notification}: {counts:?}");
             assert!(counts["marks"] >= counts["cnps"] && counts["cnps"] >= counts["becns"]);
@@ -433,4 +445,54 @@ fn sparing_chosen_hops_changes_nothing_under_deterministic_routing() {
         unchosen.summary.mechanism_counts
     );
     assert_eq!(all.flows, unchosen.flows);
+}
+
+/// QCN (IEEE 802.1Qau) on the testbed's scenario 1, with the switch or the destination sending
+/// the notifications and with quantized or binary feedback: the victim keeps its 13 Gbit/s in
+/// every cell and the contributors keep H5's link at least 90 % busy. (They do not share it
+/// equally: the last to start keeps the most, up to 10 of 13.1 Gbit/s when notifications go
+/// forward, as QCN's slow recovery is known to allow; not claimed here.)
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "100 ms of simulated time per cell: release builds only"
+)]
+fn qcn_frees_the_victim_in_every_cell() {
+    for notification in ["forward", "backward"] {
+        for feedback in ["binary", "quantized"] {
+            let report = cell("qcn", notification, feedback);
+            let cell = format!("QCN, {notification}, {feedback}");
+            assert_near(&cell, gbps(&report, 0, 3, 4), 13.0, 0.05);
+            let total: f64 = SCENARIO_1[1..]
+                .iter()
+                .map(|&(src, dst, _)| gbps(&report, src, dst, 4))
+                .sum();
+            assert!(total >= 0.9 * 13.1, "{cell}: {total} Gbit/s into H5");
+            let counts = &report.report.summary.mechanism_counts;
+            assert!(
+                counts["samples"] > counts["notifications"],
+                "{cell}: {counts:?}"
+            );
+        }
+    }
+}
+
+/// QCN keeps the fabric's invariants (credits, blocks, flits with the switches' own
+/// notifications counted) on one lane and on a priority lane, notifications sent back by the
+/// switches or echoed by the destinations; no source receives more notifications than were
+/// sent.
+#[test]
+fn qcn_keeps_the_fabric_invariants() {
+    for (lanes, lane) in [(1, "data"), (2, "priority")] {
+        for notification in ["forward", "backward"] {
+            let cc = format!(
+                "[congestion]\nmechanism = \"qcn\"\ncnp_vl = \"{lane}\"\n\
+                 notification = \"{notification}\"\nsample_base_bytes = 15000"
+            );
+            let run = checked(&cc, lanes);
+            let counts = &run.report.summary.mechanism_counts;
+            assert!(counts["received"] > 0, "{lane}, {notification}: {counts:?}");
+            assert!(counts["notifications"] >= counts["received"]);
+        }
+    }
 }

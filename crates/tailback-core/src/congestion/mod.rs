@@ -7,6 +7,7 @@
 //! - [`Nifdy`]: NIFDY's admission of packets at the network interface (and its buffers-only
 //!   control).
 //! - [`IbCc`]: InfiniBand congestion control, on the buffered (InfiniBand) fabric.
+//! - [`Qcn`]: quantized congestion notification (IEEE 802.1Qau), on the buffered fabric.
 //!
 //! A mechanism is one module: it implements [`CongestionControl`] and the crate's registration
 //! trait (its description, how to build it), and takes one line in `apply` below; its
@@ -16,6 +17,8 @@ mod alo;
 mod entropy;
 mod ib;
 mod nifdy;
+pub(crate) mod notify;
+mod qcn;
 pub(crate) mod registry;
 mod self_tuned;
 mod sideband;
@@ -24,6 +27,7 @@ pub use alo::{Alo, alo_allows};
 pub use entropy::{EntropyThrottling, refresh_cycles as entropy_refresh_cycles};
 pub use ib::IbCc;
 pub use nifdy::Nifdy;
+pub use qcn::Qcn;
 pub use self_tuned::SelfTuned;
 pub use sideband::{SideBand, Snapshot};
 
@@ -46,6 +50,7 @@ pub(crate) fn apply<W: WithMechanism>(congestion: &CongestionConfig, work: W) ->
         CongestionConfig::Nifdy(s) => work.apply::<Nifdy>(name, s),
         CongestionConfig::NifdyBuffersOnly(s) => work.apply::<nifdy::BuffersOnly>(name, s),
         CongestionConfig::IbCc(s) => work.apply::<IbCc>(name, s),
+        CongestionConfig::Qcn(s) => work.apply::<Qcn>(name, s),
     }
 }
 
@@ -60,6 +65,17 @@ impl Registered for NoControl {
     fn build(_: &(), _: &Config, _: &Topology) -> NoControl {
         NoControl
     }
+}
+
+/// Cycles per block on each node's link (its ejection port's channel, both ways): what an
+/// adapter's injection throttling measures rates against.
+pub(crate) fn adapter_link_periods(topology: &Topology) -> Vec<u64> {
+    (0..topology.node_count())
+        .map(|n| {
+            let port = topology.ejection_port(crate::ids::NodeId::new(n));
+            u64::from(topology.ports()[port.index()].output_period)
+        })
+        .collect()
 }
 
 /// The configured mechanism in words, with its parameters where they identify a run (`None`

@@ -82,7 +82,7 @@ pub fn estimated_bytes(cfg: &Config) -> f64 {
             if lines > 0.0 {
                 lane += PER_CAM_LANE + PER_CAM_LINE * lines;
             }
-            if let CongestionConfig::IbCc(_) = cfg.congestion {
+            if let CongestionConfig::IbCc(_) | CongestionConfig::Qcn(_) = cfg.congestion {
                 lane += PER_IB_CC_LANE + PER_IB_CC_READY * max_ports;
             }
             bytes += lane * vcs;

@@ -128,7 +128,10 @@ pub(super) fn check_consistency(cfg: &Config, issues: &Issues) {
         let mechanism = cfg.congestion.mechanism();
         let clash = if cfg.processor.is_some() {
             Some("a [processor] (it hands the NIC one packet at a time)".to_string())
-        } else if !matches!(mechanism, Mechanism::None | Mechanism::IbCc) {
+        } else if !matches!(
+            mechanism,
+            Mechanism::None | Mechanism::IbCc | Mechanism::Qcn
+        ) {
             Some(format!(
                 "congestion.mechanism = \"{}\" (mechanisms keep their own queues)",
                 mechanism.name()
@@ -450,13 +453,16 @@ fn check_buffered(cfg: &Config, issues: &Issues) {
         );
     }
     let mechanism = cfg.congestion.mechanism();
-    if !matches!(mechanism, Mechanism::None | Mechanism::IbCc) {
+    if !matches!(
+        mechanism,
+        Mechanism::None | Mechanism::IbCc | Mechanism::Qcn
+    ) {
         issues.push(
             "congestion.mechanism".into(),
             string(mechanism.name()).as_ref(),
             format!(
-                "must be \"none\" or \"ib_cc\" {buffered}: the other mechanisms act on \
-                     virtual-channel routers"
+                "must be \"none\", \"ib_cc\" or \"qcn\" {buffered}: the other mechanisms act \
+                 on virtual-channel routers"
             ),
         );
     }

@@ -85,7 +85,7 @@ impl Spec {
     }
 
     /// The lane served before all others at every switch output and kept for control packets
-    /// at the adapters (InfiniBand congestion control with `cnp_vl = "priority"`).
+    /// at the adapters (InfiniBand congestion control or QCN with `cnp_vl = "priority"`).
     pub(crate) fn priority_lane(&self) -> Option<usize> {
         priority_lane(&self.0)
     }
@@ -95,6 +95,9 @@ impl Spec {
 pub(crate) fn priority_lane(cfg: &Config) -> Option<usize> {
     match &cfg.congestion {
         CongestionConfig::IbCc(settings) if settings.cnp_vl == CnpLane::Priority => {
+            Some(cfg.router.vcs as usize - 1)
+        }
+        CongestionConfig::Qcn(settings) if settings.cnp_vl == CnpLane::Priority => {
             Some(cfg.router.vcs as usize - 1)
         }
         _ => None,

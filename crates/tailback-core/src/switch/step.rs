@@ -105,7 +105,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         active.retain(|out| {
             let port = &self.ports[out];
             if port.stream == NONE && now >= port.free_at {
-                if self.notice_choice(out, now) == Some(Choice::Started) {
+                if C::NOTICES && self.notice_choice(out, now) == Some(Choice::Started) {
                     self.start_notice(out);
                     self.start_train(out, cx);
                     return false;
@@ -129,7 +129,12 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             let group = &idle[start..end];
             self.islip(group, now, &mut outcomes);
             for (&out, &outcome) in group.iter().zip(outcomes.iter()) {
-                match self.with_notices(out as usize, now, outcome) {
+                let outcome = if C::NOTICES {
+                    self.with_notices(out as usize, now, outcome)
+                } else {
+                    outcome
+                };
+                match outcome {
                     Choice::Started => {
                         self.start_train(out as usize, cx);
                         active.remove(out as usize);
@@ -210,6 +215,12 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 self.enqueue(slot, resident as u32);
                 if C::PORT_VL_EVENTS || self.watched {
                     self.port_vl_change(slot, out, out_vl, blocks, true, cx);
+                }
+                if C::JOINS {
+                    let event = self.port_vl_event(slot, out, out_vl, now);
+                    if let Some(notice) = cx.control.on_joined(event, cx.packets.get_mut(id)) {
+                        self.originate(router, notice, cx);
+                    }
                 }
             }
         }
@@ -311,7 +322,12 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         if now < port.free_at {
             return true;
         }
-        match self.choose_or_notice(out, now) {
+        let choice = if C::NOTICES {
+            self.choose_or_notice(out, now)
+        } else {
+            self.choose(out, now)
+        };
+        match choice {
             Choice::Started => {
                 self.start_train(out, cx);
                 false
@@ -685,7 +701,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let now = cx.now;
         let slots = self.slots;
         let from = self.ports[out].stream_from as usize;
-        let originated = from == FROM_SWITCH as usize;
+        let originated = C::NOTICES && from == FROM_SWITCH as usize;
         let in_period = if originated {
             u64::from(self.ports[out].period)
         } else {
@@ -864,7 +880,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         port.stream = NONE;
         port.stream_from = NONE;
         let first = port.first as usize;
-        if from == FROM_SWITCH as usize {
+        if C::NOTICES && from == FROM_SWITCH as usize {
             // A notice: no pool, queue or read port to release.
             self.residents.remove(resident);
             return;

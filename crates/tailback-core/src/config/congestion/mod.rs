@@ -6,6 +6,7 @@
 mod entropy;
 mod ib;
 mod nifdy;
+mod qcn;
 mod self_tuned;
 
 use std::fmt::Debug;
@@ -18,6 +19,7 @@ pub use ib::{
     Notification, QCN_WEIGHT, RootTest, Threshold, TimerKind, VictimMask,
 };
 pub use nifdy::NifdyConfig;
+pub use qcn::QcnConfig;
 pub use self_tuned::{Estimate, FullBuffer, SelfTunedConfig, SidebandKind, sideband_hops};
 
 use super::reader::{Issues, Section, choice_enum};
@@ -116,6 +118,10 @@ mechanisms! {
     /// InfiniBand congestion control (FECN marking at switches, BECN notifications, injection
     /// rate delays at channel adapters; needs the buffered fabric).
     IbCc = "ib_cc" => IbCcConfig;
+    /// Quantized congestion notification (IEEE 802.1Qau): switches sample their queues and
+    /// send quantized feedback to the sources, whose rate limiters cut and recover (needs the
+    /// buffered fabric).
+    Qcn = "qcn" => QcnConfig;
 }
 
 impl CongestionConfig {

@@ -13,33 +13,25 @@
 mod adapter;
 mod switch;
 
-use crate::config::{IbCcConfig, MarkingRate, Notification, Threshold};
+use crate::config::{IbCcConfig, MarkingRate, Threshold};
 use adapter::AdapterSide;
 use switch::SwitchSide;
 
+use super::notify::Notifier;
 use super::registry::Registered;
 use crate::config::Choice;
 use crate::config::Config;
 use crate::hooks::{CongestionControl, Context, Notice, PortVlEvent, PortVlTotals};
 use crate::ids::NodeId;
-use crate::packet::{LogicalNetwork, Packet};
+use crate::packet::Packet;
 use crate::topology::Topology;
-
-/// Blocks of a congestion notification packet (a CNP is a header without payload: one
-/// 64-byte block).
-const CNP_BLOCKS: u32 = 1;
-
-/// The forward congestion mark (FECN) in [`Packet::marks`]; the bits above it carry the
-/// quantized feedback.
-const FECN: u8 = 1;
 
 /// InfiniBand congestion control at every switch and channel adapter.
 #[derive(Debug)]
 pub struct IbCc {
     switches: SwitchSide,
     adapters: AdapterSide,
-    notification: Notification,
-    cnps: u64,
+    notifier: Notifier,
     becns: u64,
 }
 
@@ -73,12 +65,7 @@ impl Registered for IbCc {
             .fabric
             .units()
             .expect("checked: IB congestion control needs fabric.link");
-        let link_period = (0..topology.node_count())
-            .map(|n| {
-                let port = topology.ejection_port(NodeId::new(n));
-                u64::from(topology.ports()[port.index()].output_period)
-            })
-            .collect();
+        let link_period = super::adapter_link_periods(topology);
         let mtu = cfg.traffic.packet_flits;
         IbCc {
             switches: SwitchSide::new(
@@ -91,8 +78,7 @@ impl Registered for IbCc {
                 mtu,
             ),
             adapters: AdapterSide::new(settings, link_period, units.cycle_ns, mtu),
-            notification: settings.notification,
-            cnps: 0,
+            notifier: Notifier::new(settings.notification),
             becns: 0,
         }
     }
@@ -100,6 +86,7 @@ impl Registered for IbCc {
 
 impl CongestionControl for IbCc {
     const PORT_VL_EVENTS: bool = true;
+    const NOTICES: bool = true;
     const PACING: bool = true;
     const GAUGES: &'static [&'static str] =
         &["congested_port_vls", "marks", "cnps", "becns", "max_ccti"];
@@ -113,21 +100,7 @@ impl CongestionControl for IbCc {
     #[inline]
     fn on_departure(&mut self, event: PortVlEvent, packet: &mut Packet) -> Option<Notice> {
         let feedback = self.switches.depart(&event, packet)?;
-        match self.notification {
-            Notification::Forward => {
-                packet.marks |= FECN | (feedback as u8) << 1;
-                None
-            }
-            Notification::Backward => {
-                self.cnps += 1;
-                Some(Notice {
-                    to: NodeId::new(packet.src as usize),
-                    about: NodeId::new(packet.dst as usize),
-                    blocks: CNP_BLOCKS,
-                    bits: feedback,
-                })
-            }
-        }
+        self.notifier.notify(packet, feedback)
     }
 
     #[inline]
@@ -142,16 +115,7 @@ impl CongestionControl for IbCc {
     }
 
     fn on_delivered(&mut self, cx: &mut Context<'_>, node: NodeId, packet: &Packet) {
-        if packet.marks & FECN != 0 {
-            self.cnps += 1;
-            cx.outbox.send(
-                node,
-                NodeId::new(packet.src as usize),
-                CNP_BLOCKS,
-                LogicalNetwork::Request,
-                u32::from(packet.marks >> 1),
-            );
-        }
+        self.notifier.echo(cx, node, packet);
     }
 
     fn on_control(&mut self, cx: &mut Context<'_>, node: NodeId, packet: &Packet) {
@@ -170,7 +134,7 @@ impl CongestionControl for IbCc {
     fn counts(&self) -> Vec<(&'static str, u64)> {
         vec![
             ("marks", self.switches.marks()),
-            ("cnps", self.cnps),
+            ("cnps", self.notifier.sent()),
             ("becns", self.becns),
         ]
     }
@@ -178,7 +142,7 @@ impl CongestionControl for IbCc {
     fn gauges(&self, now: u64, values: &mut [Option<f64>]) {
         values[0] = Some(self.switches.congested_count() as f64);
         values[1] = Some(self.switches.marks() as f64);
-        values[2] = Some(self.cnps as f64);
+        values[2] = Some(self.notifier.sent() as f64);
         values[3] = Some(self.becns as f64);
         values[4] = Some(f64::from(self.adapters.max_ccti(now)));
     }

@@ -9,6 +9,7 @@ use rand::RngExt;
 use crate::config::{
     Detect, Feedback, IbCcConfig, MarkHops, Marking, RootTest, Threshold, VictimMask,
 };
+use crate::congestion::notify::quantized_feedback;
 use crate::hooks::{PortVlEvent, PortVlTotals};
 use crate::ids::PortId;
 use crate::packet::Packet;
@@ -48,24 +49,6 @@ pub(super) struct SwitchSide {
     /// With quantized feedback, the weight of the queue's growth, and per Port VL the blocks
     /// queued for it at its last mark (`None`: binary feedback).
     quantized: Option<(u32, Vec<u32>)>,
-}
-
-/// The largest quantized feedback (6 bits).
-pub(super) const MAX_FEEDBACK: u32 = 63;
-
-/// IEEE 802.1Qau's feedback for a queue of `q` blocks with set point `q_eq`, `q_old` blocks at
-/// the last sample and weight `w`: `Fb = −(Q_off + w·Q_δ)` with `Q_off = Q − Q_eq` and
-/// `Q_δ = Q − Q_old`, quantized to 6 bits as `−Fb · 63 / (Q_eq · (2w + 1))`, 63 beyond, 0 when
-/// `Fb ≥ 0` (no congestion). Rounded up (ours), so that any negative `Fb` says so.
-pub(super) fn quantized_feedback(q: u32, q_eq: u32, q_old: u32, w: u32) -> u32 {
-    let fb = -((i64::from(q) - i64::from(q_eq)) + i64::from(w) * (i64::from(q) - i64::from(q_old)));
-    if fb >= 0 {
-        return 0;
-    }
-    let full = u64::from(q_eq.max(1)) * (2 * u64::from(w) + 1);
-    ((-fb) as u64 * u64::from(MAX_FEEDBACK))
-        .div_ceil(full)
-        .min(u64::from(MAX_FEEDBACK)) as u32
 }
 
 impl SwitchSide {
@@ -386,26 +369,6 @@ mod tests {
                     "{mark_hops:?}, chosen {chosen}"
                 );
             }
-        }
-    }
-
-    #[test]
-    fn quantized_feedback_follows_the_standards_formula() {
-        // Q_eq = 100 blocks, w = 2: the scale is Q_eq · (2w + 1) = 500 blocks for 63.
-        for (q, q_old, expected) in [
-            (100, 100, 0),  // at the set point, steady
-            (150, 300, 0),  // above it but draining fast: Fb = −(50 − 300) > 0
-            (600, 600, 63), // Fb = −500: the largest
-            (900, 100, 63), // beyond it
-            (200, 200, 13), // Fb = −100: 12.6, rounded up
-            (200, 100, 38), // Fb = −300: 37.8
-            (101, 101, 1),  // the least congestion still says so
-        ] {
-            assert_eq!(
-                quantized_feedback(q, 100, q_old, 2),
-                expected,
-                "Q {q}, Q_old {q_old}"
-            );
         }
     }
 
