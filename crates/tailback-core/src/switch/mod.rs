@@ -246,8 +246,7 @@ pub(crate) struct BufferedSwitches<S> {
     asleep: Calendar,
     /// Per switch: a node attached to it (where a notice's route starts), or [`NONE`].
     home_nodes: Table<u32>,
-    /// Notices the switches have sent, and the blocks of those that have started to leave.
-    notices_sent: u64,
+    /// Blocks of the notices the switches sent that have started to leave.
     originated_blocks: u64,
     /// Congested-flow isolation's CAMs and control messages (empty for other schemes).
     cams: Cams,
@@ -377,7 +376,6 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             woken: BitSet::new(topo_ports.len()),
             asleep: Calendar::new(WAKE_HORIZON),
             home_nodes: home_nodes.into(),
-            notices_sent: 0,
             originated_blocks: 0,
             cams: Cams::new(
                 settings.isolation.as_ref().filter(|_| S::ISOLATION),

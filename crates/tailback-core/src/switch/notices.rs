@@ -89,7 +89,6 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             list.tail = resident;
             self.residents[last as usize].next = resident;
         }
-        self.notices_sent += 1;
         if self.ports[o].stream == NONE {
             self.active.insert(o);
         }

@@ -254,6 +254,10 @@ pub struct IbCcConfig {
 /// IEEE 802.1Qau's default weight of the queue's growth in the feedback (`w = 2`).
 pub const QCN_WEIGHT: u32 = 2;
 
+/// IEEE 802.1Qau's default rate decrease per unit of quantized feedback (`G_d` = 1/128: the
+/// largest feedback, 63, about halves the rate).
+pub const QCN_GD: f64 = 1.0 / 128.0;
+
 /// Whether `w` is 802.1Qau's default (left out of the resolved configuration).
 fn is_qcn_weight(w: &u32) -> bool {
     *w == QCN_WEIGHT
@@ -447,19 +451,7 @@ fn check(settings: &IbCcConfig, name: &str, cfg: &Config, issues: &Issues) {
             "needs nic.queues = \"per_destination\" (an adapter's queue pairs)".into(),
         );
     }
-    if settings.cnp_vl == CnpLane::Priority && cfg.router.vcs < 2 {
-        problem(
-            "congestion.cnp_vl",
-            Some(toml::Value::String("priority".into())),
-            format!(
-                "needs a lane of its own besides the data: router.vcs must be at least 2 (it is {})",
-                cfg.router.vcs
-            ),
-        );
-    }
-    if settings.notification == Notification::Backward {
-        check_backward(cfg, issues);
-    }
+    check_notifications(settings.cnp_vl, settings.notification, cfg, issues);
     if settings.ccti_min > settings.ccti_limit {
         problem(
             "congestion.ccti_min",
@@ -498,11 +490,30 @@ fn check(settings: &IbCcConfig, name: &str, cfg: &Config, issues: &Issues) {
     }
 }
 
-/// A switch can send a notification back to a source only where its routing reaches the
-/// sources from every switch: not through a butterfly, whose packets only move forward.
-pub(super) fn check_backward(cfg: &Config, issues: &Issues) {
+/// Checks the notifications' path, shared by IB CC and QCN: a priority lane needs a lane
+/// besides the data, and a switch can send a notification back to a source only where its
+/// routing reaches the sources from every switch: not through a butterfly, whose packets only
+/// move forward.
+pub(super) fn check_notifications(
+    cnp_vl: CnpLane,
+    notification: Notification,
+    cfg: &Config,
+    issues: &Issues,
+) {
+    if cnp_vl == CnpLane::Priority && cfg.router.vcs < 2 {
+        issues.push(
+            "congestion.cnp_vl".into(),
+            Some(&toml::Value::String("priority".into())),
+            format!(
+                "needs a lane of its own besides the data: router.vcs must be at least 2 (it is {})",
+                cfg.router.vcs
+            ),
+        );
+    }
     let kind = cfg.topology.kind;
-    if matches!(kind, TopologyKind::Butterfly | TopologyKind::Multibutterfly) {
+    if notification == Notification::Backward
+        && matches!(kind, TopologyKind::Butterfly | TopologyKind::Multibutterfly)
+    {
         issues.push(
             "congestion.notification".into(),
             Some(&toml::Value::String("backward".into())),

@@ -16,7 +16,7 @@ use serde::Serialize;
 pub use entropy::{EntropyCircuit, EntropyConfig, EntropyModel};
 pub use ib::{
     CctKind, CnpLane, Detect, Feedback, IbCcConfig, Ird, Level, MarkHops, Marking, MarkingRate,
-    Notification, QCN_WEIGHT, RootTest, Threshold, TimerKind, VictimMask,
+    Notification, QCN_GD, QCN_WEIGHT, RootTest, Threshold, TimerKind, VictimMask,
 };
 pub use nifdy::NifdyConfig;
 pub use qcn::QcnConfig;

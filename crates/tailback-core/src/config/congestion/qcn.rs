@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::ib::{CnpLane, Feedback, Notification, QCN_WEIGHT, check_backward};
+use super::ib::{CnpLane, Feedback, Notification, QCN_GD, QCN_WEIGHT, check_notifications};
 use super::{Mechanism, Settings};
 use crate::config::reader::{Issues, Section};
 use crate::config::{Choice, Config, FabricConfig, NicQueues, QueueKind};
@@ -82,7 +82,7 @@ impl Default for QcnConfig {
             feedback_weight: QCN_WEIGHT,
             sample_base_bytes: 150_000,
             sample_jitter: 0.15,
-            gd: 1.0 / 128.0,
+            gd: QCN_GD,
             min_decrease_factor: 0.5,
             min_rate_mbps: 5.0,
             byte_counter_bytes: 150_000,
@@ -195,16 +195,7 @@ fn check(settings: &QcnConfig, cfg: &Config, issues: &Issues) {
             "needs nic.queues = \"per_destination\" (a rate limiter per queue pair)",
         );
     }
-    if settings.cnp_vl == CnpLane::Priority && cfg.router.vcs < 2 {
-        problem(
-            "congestion.cnp_vl",
-            Some(toml::Value::String("priority".into())),
-            "needs a lane of its own besides the data: router.vcs must be at least 2",
-        );
-    }
-    if settings.notification == Notification::Backward {
-        check_backward(cfg, issues);
-    }
+    check_notifications(settings.cnp_vl, settings.notification, cfg, issues);
 }
 
 impl Settings for QcnConfig {

@@ -7,14 +7,11 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::config::{CctKind, IbCcConfig, Ird, Level, TimerKind};
+use crate::config::{CctKind, IbCcConfig, Ird, Level, QCN_GD, TimerKind};
 use crate::ids::NodeId;
 
 /// Queue-pair flows kept before the first sweep for flows back at rest.
 const FIRST_SWEEP: usize = 4096;
-
-/// IEEE 802.1Qau's default rate decrease per unit of quantized feedback (`G_d` = 1/128).
-const QCN_GD: f64 = 1.0 / 128.0;
 
 /// One flow's congestion control state.
 #[derive(Debug, Clone, Copy)]
@@ -277,7 +274,6 @@ impl AdapterSide {
         (current + 1..=self.limit)
             .find(|&i| period(i) >= target)
             .unwrap_or(self.limit)
-            .max((current + 1).min(self.limit))
     }
 
     /// The highest index of any flow at `now`.

@@ -126,7 +126,6 @@ impl CongestionControl for Qcn {
             ("samples", self.points.samples()),
             ("notifications", self.notifier.sent()),
             ("received", self.received),
-            ("rate_cuts", self.reactions.cuts()),
         ]
     }
 

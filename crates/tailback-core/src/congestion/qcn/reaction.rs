@@ -101,7 +101,6 @@ pub(super) struct ReactionPoints {
     line: Vec<f64>,
     /// Per queue pair (node · nodes + destination): its limiter, while it limits.
     limiters: FxHashMap<usize, Limiter>,
-    cuts: u64,
 }
 
 impl ReactionPoints {
@@ -124,7 +123,6 @@ impl ReactionPoints {
             },
             line: link_period.iter().map(|&p| 1.0 / p as f64).collect(),
             limiters: FxHashMap::default(),
-            cuts: 0,
         }
     }
 
@@ -167,7 +165,6 @@ impl ReactionPoints {
         l.blocks_left = law.byte_counter;
         l.timer_at = t + law.timer;
         self.limiters.insert(i, l);
-        self.cuts += 1;
     }
 
     /// The earliest (fractional) cycle, not before `t`, at which limiter `l`'s next packet may
@@ -251,11 +248,6 @@ impl ReactionPoints {
     /// Pairs whose rate is limited now.
     pub(super) fn limited(&self) -> usize {
         self.limiters.len()
-    }
-
-    /// Notifications that cut a rate so far.
-    pub(super) fn cuts(&self) -> u64 {
-        self.cuts
     }
 }
 
