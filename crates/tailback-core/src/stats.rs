@@ -219,6 +219,10 @@ pub struct SeriesRow {
     pub offered: f64,
     /// Flits consumed by destination NICs, per node per cycle.
     pub delivered: f64,
+    /// Flits consumed by the hot destinations (the report's `hot_nodes`), per hot node per
+    /// cycle; absent without hot destinations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivered_hot: Option<f64>,
     /// Packets in the network at the end of the window.
     pub in_flight_packets: u64,
     /// Packets waiting in source queues at the end of the window.
@@ -364,6 +368,10 @@ pub(crate) struct Collector {
     pub(crate) delivered_latency_sum: u64,
     /// Flits consumed by NICs over the whole run.
     pub(crate) delivered_flits: u64,
+    /// Whether each node is a hot destination (empty: the workload has none).
+    hot: Vec<bool>,
+    /// Flits consumed by the hot destinations over the whole run.
+    pub(crate) hot_delivered_flits: u64,
     /// Workload packets delivered in the window.
     window_delivered: u64,
     /// Workload packets injected and not yet delivered, by destination.
@@ -408,6 +416,8 @@ impl Collector {
             delivered_packets: 0,
             delivered_latency_sum: 0,
             delivered_flits: 0,
+            hot: Vec::new(),
+            hot_delivered_flits: 0,
             window_delivered: 0,
             pending: vec![0; nodes],
             deliveries: None,
@@ -441,6 +451,19 @@ impl Collector {
         (self.window_start..self.window_end).contains(&t)
     }
 
+    /// Counts what the hot destinations `hot` consume apart, for the time series.
+    pub(crate) fn watch_hot(&mut self, hot: &[u32]) {
+        self.hot = vec![false; self.offered_flits.len()];
+        for &node in hot {
+            self.hot[node as usize] = true;
+        }
+    }
+
+    /// How many hot destinations are watched.
+    pub(crate) fn hot_count(&self) -> usize {
+        self.hot.iter().filter(|&&h| h).count()
+    }
+
     /// A source created `packet`; `queued` is false when its full source queue refused it
     /// (its flits still count as offered, but it is not measured).
     pub(crate) fn on_created(&mut self, node: usize, packet: &Offered, queued: bool) {
@@ -468,6 +491,9 @@ impl Collector {
     #[inline]
     pub(crate) fn on_flits_accepted(&mut self, node: usize, now: u64, flits: u32) {
         self.delivered_flits += u64::from(flits);
+        if self.hot.get(node) == Some(&true) {
+            self.hot_delivered_flits += u64::from(flits);
+        }
         if self.in_window(now) {
             self.accepted_flits[node] += u64::from(flits);
             if now < self.window_mid {

@@ -623,3 +623,52 @@ fn a_ready_destination_wakes_an_output_whose_others_lack_room() {
         assert_eq!(s.packets_delivered, s.packets_measured, "seed {seed}");
     }
 }
+
+/// Three flows into node 0 of a 4-ary 2-tree that stop a quarter into the measurement window:
+/// watched over the window's second half, no Port VL has anything queued; watched from the
+/// run's start (`port_vl_span = "run"`), the root's peak is at least half an input pool and
+/// never below its mean. The time series splits off what the hot destination (node 0, the
+/// destination of several flows) consumes: its windows add up to its flits over the run.
+#[test]
+fn a_watch_from_the_start_keeps_the_peak_of_a_tree_that_is_gone() {
+    let text = |span: &str| {
+        buffered(
+            1,
+            "kind = \"kary_ntree\"\nk = 4\nn = 2",
+            "vcs = 1\nvc_buffer_flits = 32",
+            &format!(
+                "[traffic]\nprocess = \"flows\"\npacket_flits = 4\n\
+                 flows = [{{ src = 4, dst = 0, stop_cycle = 2000 }}, \
+                 {{ src = 8, dst = 0, stop_cycle = 2000 }}, \
+                 {{ src = 12, dst = 0, stop_cycle = 2000 }}]\n\
+                 [record]\ncongested_port_vls = true\nport_vl_span = \"{span}\"\n\
+                 series_window = 500\n\
+                 [sim]\nwarmup_cycles = 0\nmeasure_cycles = 8000\ndrain_cycles_max = 0\n"
+            ),
+        )
+    };
+    let settled = tailback_core::run(&config(&text("second_half"))).unwrap();
+    assert!(settled.port_vl_map.unwrap().loads.is_empty());
+    let report = tailback_core::run(&config(&text("run"))).unwrap();
+    let map = report.port_vl_map.as_ref().unwrap();
+    let peak = map.loads.iter().map(|l| l.peak).fold(0.0, f64::max);
+    assert!(peak >= 0.5, "{map:?}");
+    assert!(map.loads.iter().all(|l| l.peak >= l.queued), "{map:?}");
+    assert_eq!(report.hot_nodes, vec![0]);
+    let hot_flits: f64 = report
+        .series
+        .iter()
+        .map(|r| r.delivered_hot.unwrap() * 500.0)
+        .sum();
+    let expected = report.accepted_per_node[0] * 8000.0;
+    assert!(
+        (hot_flits - expected).abs() < 1e-6,
+        "{hot_flits} against {expected}"
+    );
+    assert!(
+        report
+            .series
+            .iter()
+            .all(|r| r.delivered_hot.unwrap() <= r.delivered * 64.0 + 1e-12)
+    );
+}

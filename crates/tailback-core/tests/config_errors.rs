@@ -447,6 +447,31 @@ fn closed_loop_workloads_and_nifdy_name_what_they_need() {
         Some("true"),
         &["series_window"],
     );
+    let issue = single_issue("[record]\nport_vl_span = \"run\"\n");
+    assert_issue(
+        &issue,
+        "record.port_vl_span",
+        Some("\"run\""),
+        &["congested_port_vls"],
+    );
+    let issue = single_issue("[record]\nflow_totals_only = true\n");
+    assert_issue(
+        &issue,
+        "record.flow_totals_only",
+        Some("true"),
+        &["record.flows"],
+    );
+    let all = issues("[record]\ncongested_port_vls = true\nport_vl_span = \"all\"\n");
+    let issue = all
+        .iter()
+        .find(|i| i.path == "record.port_vl_span")
+        .expect("the span is checked");
+    assert_issue(
+        issue,
+        "record.port_vl_span",
+        Some("\"all\""),
+        &["\"second_half\"", "\"run\""],
+    );
 }
 
 #[test]

@@ -44,6 +44,10 @@ pub struct ForestConfig {
         skip_serializing_if = "Option::is_none"
     )]
     pub hotspot_lifetime: Option<u64>,
+    /// Cycle at which the hot sources start (0: with the run); before it only cold traffic
+    /// flows, so a forest's onset can be watched.
+    #[serde(rename = "hot_start_cycles", skip_serializing_if = "super::is_default")]
+    pub hot_start: u64,
     /// Most cold messages a node keeps waiting at its adapter; the cold source pauses (losing
     /// its share meanwhile) while that many wait.
     pub cold_backlog_messages: u32,
@@ -56,7 +60,7 @@ pub struct ForestConfig {
 }
 
 /// The keys of `[traffic.forest]`.
-const KEYS: [&str; 10] = [
+const KEYS: [&str; 12] = [
     "hotspots",
     "b_nodes",
     "b_share",
@@ -65,6 +69,8 @@ const KEYS: [&str; 10] = [
     "hotspots_send",
     "hotspot_lifetime_cycles",
     "hotspot_lifetime_us",
+    "hot_start_cycles",
+    "hot_start_us",
     "cold_backlog_messages",
     "posting",
 ];
@@ -94,6 +100,7 @@ impl ForestConfig {
             hot_traffic: f.boolean("hot_traffic", true),
             hotspots_send: f.boolean("hotspots_send", true),
             hotspot_lifetime: lifetime,
+            hot_start: f.duration("hot_start_cycles", "hot_start_us", 0, (0, 1 << 40), units),
             cold_backlog_messages: f.int("cold_backlog_messages", 4, 1, 1 << 16),
             posting: f.choice("posting", ForestPosting::OneMessage),
             message_flits,

@@ -39,7 +39,7 @@ pub use overrides::{merge_tables, parse_assignment, set_path, unset_path};
 pub use processor::ProcessorConfig;
 pub use program::{BspLoad, HEAVY_MESSAGE_PACKETS, LIGHT_MESSAGE_PACKETS, ProgramConfig};
 pub use reader::Choice;
-pub use record::RecordConfig;
+pub use record::{PortVlSpan, RecordConfig};
 pub use router::*;
 pub use routing::*;
 pub use sim::SimConfig;

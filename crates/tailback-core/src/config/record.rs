@@ -3,7 +3,19 @@
 use serde::Serialize;
 
 use super::Units;
-use super::reader::Section;
+use super::reader::{Section, choice_enum};
+
+choice_enum! {
+    /// The span of the measurement window over which `congested_port_vls` samples the Port VLs.
+    #[derive(Default)]
+    pub enum PortVlSpan {
+        /// Its second half (a congestion tree that has settled).
+        #[default]
+        SecondHalf = "second_half",
+        /// From the run's first cycle to the window's end (a tree's growth and its peak too).
+        Run = "run",
+    }
+}
 
 /// `[record]`: time series and buffer-occupancy snapshots.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -19,10 +31,17 @@ pub struct RecordConfig {
     /// window and every series window.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub flows: bool,
+    /// With `flows`: only each flow's total over the measurement window, not its series
+    /// windows (runs with very many flows).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub flow_totals_only: bool,
     /// Buffered fabric: report the Port VLs congested over the second half of the measurement
-    /// window.
+    /// window (or from the run's start, with `port_vl_span`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub congested_port_vls: bool,
+    /// The span `congested_port_vls` samples.
+    #[serde(skip_serializing_if = "super::is_default")]
+    pub port_vl_span: PortVlSpan,
 }
 
 impl RecordConfig {
@@ -38,12 +57,26 @@ impl RecordConfig {
                 .collect(),
             pending_per_receiver: s.boolean("pending_per_receiver", false),
             flows: s.boolean("flows", false),
+            flow_totals_only: s.boolean("flow_totals_only", false),
             congested_port_vls: s.boolean("congested_port_vls", false),
+            port_vl_span: s.choice("port_vl_span", PortVlSpan::SecondHalf),
         };
         if cfg.pending_per_receiver && cfg.series_window == 0 {
             s.problem(
                 "pending_per_receiver",
                 "is recorded every series window: set record.series_window too",
+            );
+        }
+        if cfg.flow_totals_only && !cfg.flows {
+            s.problem(
+                "flow_totals_only",
+                "limits what record.flows records: set it to true too",
+            );
+        }
+        if s.has("port_vl_span") && !cfg.congested_port_vls {
+            s.problem(
+                "port_vl_span",
+                "is the span record.congested_port_vls samples: set it to true too",
             );
         }
         s.finish();

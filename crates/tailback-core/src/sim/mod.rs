@@ -269,17 +269,31 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         let (window_start, window_end) = measurement_window(cfg);
         let mut stats = Collector::new(topology.node_count(), window_start, window_end);
         stats.expect_traced(traced);
+        if cfg.record.series_window > 0 {
+            let hot = workload
+                .forest_hotspots()
+                .unwrap_or_else(|| crate::stats::hot_destinations(&cfg.traffic));
+            stats.watch_hot(&hot);
+        }
         stats.zero_load = Some(crate::analysis::ZeroLoad::new(cfg, &topology));
         if cfg.routing.algorithm.detours() {
             stats.detoured = Some(0);
         }
         if cfg.record.flows {
-            stats.flows = Some(crate::stats::FlowLog::new(cfg.record.series_window));
+            let windows = if cfg.record.flow_totals_only {
+                0
+            } else {
+                cfg.record.series_window
+            };
+            stats.flows = Some(crate::stats::FlowLog::new(windows));
         }
         let watch = cfg.record.congested_port_vls.then(|| {
-            // The second half of the measurement window.
+            let from = match cfg.record.port_vl_span {
+                crate::config::PortVlSpan::SecondHalf => (window_start + window_end) / 2,
+                crate::config::PortVlSpan::Run => 0,
+            };
             crate::stats::PortVlWatch::new(
-                (window_start + window_end) / 2,
+                from,
                 window_end.saturating_sub(1),
                 topology.ports().len(),
                 cfg.router.vcs as usize,

@@ -12,6 +12,7 @@ use crate::topology::{Link, Topology};
 struct Totals {
     created_flits: u64,
     delivered_flits: u64,
+    hot_delivered_flits: u64,
     delivered_packets: u64,
     delivered_latency_sum: u64,
     throttled_node_cycles: u64,
@@ -142,6 +143,7 @@ impl Recorder {
         let now = Totals {
             created_flits: sample.stats.created_flits,
             delivered_flits: sample.stats.delivered_flits,
+            hot_delivered_flits: sample.stats.hot_delivered_flits,
             delivered_packets: sample.stats.delivered_packets,
             delivered_latency_sum: sample.stats.delivered_latency_sum,
             throttled_node_cycles: sample.throttled_node_cycles,
@@ -157,6 +159,13 @@ impl Recorder {
             cycle: end,
             offered: (now.created_flits - self.totals.created_flits) as f64 / node_cycles,
             delivered: (now.delivered_flits - self.totals.delivered_flits) as f64 / node_cycles,
+            delivered_hot: match sample.stats.hot_count() {
+                0 => None,
+                hot => Some(
+                    (now.hot_delivered_flits - self.totals.hot_delivered_flits) as f64
+                        / (hot as u64 * self.window) as f64,
+                ),
+            },
             in_flight_packets: sample.in_flight_packets,
             queued_packets: sample.queued_packets,
             full_buffers,

@@ -27,6 +27,9 @@ pub struct PortVlLoad {
     /// Its queued blocks, mean over the samples, as a fraction of an input pool (above 1 when
     /// several inputs queue for it).
     pub queued: f64,
+    /// Its most blocks queued at any sample, as a fraction of an input pool.
+    #[serde(default)]
+    pub peak: f64,
 }
 
 /// The load of every Port VL of a network's buffered switches over the watched span: the map
@@ -73,6 +76,8 @@ pub(crate) struct PortVlWatch {
     at_half: Vec<u32>,
     /// Per (global port, lane): blocks queued, summed over the samples.
     queued: Vec<u64>,
+    /// Per (global port, lane): the most blocks queued at a sample.
+    peak: Vec<u32>,
     samples: u32,
 }
 
@@ -87,6 +92,7 @@ impl PortVlWatch {
             vls,
             at_half: vec![0; ports * vls],
             queued: vec![0; ports * vls],
+            peak: vec![0; ports * vls],
             samples: 0,
         }
     }
@@ -105,10 +111,16 @@ impl PortVlWatch {
         }
         self.samples += 1;
         let half = self.pool.div_ceil(2);
-        for (i, (at_half, sum)) in self.at_half.iter_mut().zip(&mut self.queued).enumerate() {
+        let slots = self
+            .at_half
+            .iter_mut()
+            .zip(&mut self.queued)
+            .zip(&mut self.peak);
+        for (i, ((at_half, sum), peak)) in slots.enumerate() {
             let blocks = queued(i / self.vls, i % self.vls);
             *at_half += u32::from(blocks >= half);
             *sum += u64::from(blocks);
+            *peak = (*peak).max(blocks);
         }
     }
 
@@ -146,6 +158,7 @@ impl PortVlWatch {
                 at: self.port_vl(i, owners),
                 congested: f64::from(self.at_half[i]) / samples,
                 queued: self.queued[i] as f64 / samples / f64::from(self.pool.max(1)),
+                peak: f64::from(self.peak[i]) / f64::from(self.pool.max(1)),
             })
             .collect();
         loads.sort_by_key(|l| (l.at.switch, l.at.port, l.at.vl));
@@ -181,6 +194,7 @@ mod tests {
         assert!((map.loads[0].queued - 17.0 / 30.0).abs() < 1e-12);
         assert!((map.loads[1].congested - 1.0 / 3.0).abs() < 1e-12);
         assert!((map.loads[1].queued - 13.0 / 30.0).abs() < 1e-12);
+        assert_eq!((map.loads[0].peak, map.loads[1].peak), (0.7, 0.9));
         // Switch 0 has one port, switch 1 four: the grid is 2 rows of 4.
         let (width, cells) = map.grid(|l| l.congested);
         assert_eq!(width, 4);

@@ -177,9 +177,11 @@ impl ForestSources {
                 let hot_rate = if cfg.hot_traffic { rate * share } else { 0.0 };
                 let mut rng = stream(seed, node as u64, Purpose::Destinations);
                 let (hot_phase, cold_phase) = (rng.random::<f64>(), rng.random::<f64>());
+                let mut hot = Source::new(hot_rate, cfg.message_flits, hot_phase);
+                hot.ready += cfg.hot_start as f64;
                 Node {
                     hot_share: share,
-                    hot: Source::new(hot_rate, cfg.message_flits, hot_phase),
+                    hot,
                     cold: Source::new(rate * (1.0 - share), cfg.message_flits, cold_phase),
                     target,
                     rng,
@@ -425,6 +427,7 @@ mod tests {
             hot_traffic: true,
             hotspots_send: true,
             hotspot_lifetime: None,
+            hot_start: 0,
             cold_backlog_messages: 4,
             posting: ForestPosting::PerClass,
             message_flits: 64,
@@ -535,6 +538,28 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// With `hot_start`, a B node sends only cold traffic until then, and its hot source then
+    /// earns its share of the time since the start, not since the run's start.
+    #[test]
+    fn hot_sources_start_at_the_onset() {
+        let (rate, share, start) = (0.84, 0.5, 10_000);
+        let mut cfg = config(1.0, share);
+        cfg.hot_start = start;
+        let forest = ForestSources::new(&cfg, 64, 32, 3, |_| rate);
+        let node = node_of(&forest, Role::Both);
+        let adapter = Adapter::default();
+        let (hot, cold) = run(&mut forest.clone(), &adapter, node, start);
+        assert_eq!(hot, 0);
+        assert!(cold as f64 >= (1.0 - share) * rate * start as f64 - 128.0);
+        let until = 3 * start;
+        let (hot, _) = run(&mut forest.clone(), &adapter, node, until);
+        let earned = share * rate * (until - start) as f64;
+        assert!(
+            (earned - 128.0..=earned + 64.0).contains(&(hot as f64)),
+            "{hot} flits against {earned}"
+        );
     }
 
     #[test]

@@ -102,8 +102,8 @@ pub fn write_congested(
 }
 
 /// Writes `<dir>/<prefix>port_vl_map.csv` (`switch`, `port`, `vl`, `congested` — the share of
-/// samples at least half an input pool — and `queued`, the mean queued blocks over a pool, for
-/// the Port VLs that had anything queued) and two heat maps, switches by row: each port's
+/// samples at least half an input pool — `queued`, the mean queued blocks over a pool, and
+/// `peak`, the most at a sample over a pool, for the Port VLs that had anything queued) and two heat maps, switches by row: each port's
 /// congested share (`<dir>/<prefix>port_vl_map.svg`/`.png`), and its mean queued blocks over a
 /// pool (`port_vl_queued`), which also shows the trees' thinner branches: the congestion trees
 /// at a glance.
@@ -116,7 +116,7 @@ pub fn write_map(
     let path = dir.join(format!("{prefix}port_vl_map.csv"));
     let mut writer =
         csv::Writer::from_path(&path).with_context(|| format!("writing {}", path.display()))?;
-    writer.write_record(["switch", "port", "vl", "congested", "queued"])?;
+    writer.write_record(["switch", "port", "vl", "congested", "queued", "peak"])?;
     for l in &map.loads {
         writer.write_record([
             l.at.switch.to_string(),
@@ -124,6 +124,7 @@ pub fn write_map(
             l.at.vl.to_string(),
             format!("{:?}", l.congested),
             format!("{:?}", l.queued),
+            format!("{:?}", l.peak),
         ])?;
     }
     writer.flush()?;

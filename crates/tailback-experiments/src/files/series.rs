@@ -7,10 +7,11 @@ use tailback_core::stats::SeriesRow;
 use tailback_plot::{Panel, Point, Series, YScale};
 
 /// The engine's columns of a series row, before the mechanism's gauges.
-const ENGINE_COLUMNS: [&str; 9] = [
+const ENGINE_COLUMNS: [&str; 10] = [
     "cycle",
     "offered",
     "delivered",
+    "delivered_hot",
     "in_flight_packets",
     "queued_packets",
     "full_buffers",
@@ -35,6 +36,7 @@ pub fn write_csv(path: &Path, rows: &[SeriesRow]) -> anyhow::Result<PathBuf> {
             row.cycle.to_string(),
             format!("{:?}", row.offered),
             format!("{:?}", row.delivered),
+            optional(row.delivered_hot),
             row.in_flight_packets.to_string(),
             row.queued_packets.to_string(),
             row.full_buffers.to_string(),
@@ -70,6 +72,11 @@ pub fn plot(
         (
             "delivered (flits/node/cycle)".into(),
             Box::new(|r| Some(r.delivered)),
+            YScale::Linear,
+        ),
+        (
+            "delivered at the hot destinations (flits/node/cycle)".into(),
+            Box::new(|r| r.delivered_hot),
             YScale::Linear,
         ),
         (
@@ -162,6 +169,7 @@ mod tests {
             cycle: 100 * i,
             offered: 0.5,
             delivered: 0.4 + i as f64 / 1000.0,
+            delivered_hot: None,
             in_flight_packets: 10 + i,
             queued_packets: i * i,
             full_buffers: 0,

@@ -1,5 +1,6 @@
 //! The open questions of Gran's thesis (E. G. Gran, PhD thesis, University of Oslo, 2013, Sec.
 //! 3.7 "Future Work"), answered with experiments on the buffered (InfiniBand-style) fabric:
+//! whether QCN's shorter loop and quantized feedback improve on IB CC (the first question),
 //! what adaptive routing does to a congestion tree (chapter 2.3's argument, the ground the
 //! second question stands on), and how to arbitrate between normal and congested-flow queues.
 //!
@@ -15,9 +16,13 @@
 //!   and CCFIT under deterministic routing, naive adaptive routing and our congestion-aware
 //!   adaptive routing on Paper V's Case #4, Paper IV's forests and the dragonfly, and HFDI and
 //!   EcoCC on Paper VI's pattern #2;
+//! - `dcb.rs`: `dcb-question`, the first question: QCN's two differences from IB CC
+//!   (notifications from the switch, quantized feedback), one at a time, on the testbed, the
+//!   parking lot and the silent forest;
 //! - `dragonfly.rs`: the dragonfly workload (ours) of `ar-ibcc` and `ar-isolation`.
 
 mod arbitration;
+mod dcb;
 mod dragonfly;
 mod isolation;
 mod throttling;
@@ -47,6 +52,15 @@ static FOLDER: Folder = Folder {
 /// The experiments on the thesis's open questions.
 pub fn experiments() -> Vec<Experiment> {
     vec![
+        Experiment {
+            name: "dcb-question",
+            title: "QCN (IEEE 802.1Qau) against IB CC one difference at a time: notifications sent back by the switch or forward via the destination, quantized or binary feedback, on the testbed's scenario 1, the parking lot and the silent forest on the 648-node tree",
+            source: "Gran's thesis (University of Oslo, 2013), Sec. 3.7, question 1",
+            folder: &FOLDER,
+            jobs: dcb::jobs,
+            claims: dcb::claims,
+            run: dcb::run,
+        },
         Experiment {
             name: "ar-congestion-tree",
             title: "Where the congestion tree's root is and how wide the tree grows when 12 hosts send to one, deterministic against adaptive up-routing, on the 4-ary 3-tree and the 648-node tree (CC off)",
