@@ -613,7 +613,7 @@ fn a_recorded_run_writes_its_time_series_and_occupancy_maps() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "cycle,offered,delivered,in_flight_packets,queued_packets,full_buffers,\
+        "cycle,offered,delivered,delivered_hot,in_flight_packets,queued_packets,full_buffers,\
          throttled_fraction,deadlock_recoveries,latency,threshold,estimate"
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
@@ -622,7 +622,7 @@ fn a_recorded_run_writes_its_time_series_and_occupancy_maps() {
     let cycles: Vec<u64> = rows.iter().map(|r| r[0].parse().unwrap()).collect();
     assert_eq!(&cycles[..3], &[100, 200, 300]);
     // Self-tuned throttling has a threshold.
-    assert!(rows.iter().all(|r| !r[9].is_empty()));
+    assert!(rows.iter().all(|r| !r[10].is_empty()));
     for file in [
         "series.svg",
         "series.png",
