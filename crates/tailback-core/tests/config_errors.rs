@@ -879,8 +879,19 @@ fn times_need_the_link_rate_and_one_unit_per_key() {
         &issue,
         "fabric.link",
         Some("\"xdr\""),
-        &["\"sdr\"", "Gbit/s"],
+        &["\"sdr\"", "\"eth400\" (400 Gbit/s)", "Gbit/s"],
     );
+    // Ethernet's rates: at 100 Gbit/s a 64-byte block takes 5.12 ns, so 100 µs is 19,531
+    // cycles (rounded to the nearest).
+    let spec = Spec::from_toml_str(
+        &format!(
+            "{}[sim]\nmeasure_us = 100\n",
+            buffered.replace("\"ddr\"", "\"eth100\"")
+        ),
+        "<test>",
+    )
+    .unwrap();
+    assert_eq!(spec.sim.measure_cycles, 19_531);
     // 100 µs at DDR (32 ns cycles) is 3125 cycles; 100 ns of switch latency rounds to 3.
     let spec = Spec::from_toml_str(
         &format!("{buffered}switch_latency_ns = 100\n[sim]\nmeasure_us = 100\n"),

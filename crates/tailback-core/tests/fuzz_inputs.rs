@@ -1205,6 +1205,7 @@ impl ConfigContext {
             "sdr",
             "ddr",
             "qdr",
+            "eth100",
             "edr",
             "x",
             "0",

@@ -47,11 +47,21 @@ impl Units {
     }
 }
 
-/// InfiniBand's 4X data rates (after 8b/10b coding), Gbit/s.
-pub const NAMED_RATES: [(&str, f64); 3] = [("sdr", 8.0), ("ddr", 16.0), ("qdr", 32.0)];
+/// Named data rates, Gbit/s: InfiniBand's 4X (after 8b/10b coding), and Ethernet's (the MAC
+/// rate, after 64b/66b coding; preamble, inter-frame gap and headers still count).
+pub const NAMED_RATES: [(&str, f64); 9] = [
+    ("sdr", 8.0),
+    ("ddr", 16.0),
+    ("qdr", 32.0),
+    ("eth10", 10.0),
+    ("eth25", 25.0),
+    ("eth40", 40.0),
+    ("eth100", 100.0),
+    ("eth200", 200.0),
+    ("eth400", 400.0),
+];
 
-/// Reads a data rate: `"sdr"`, `"ddr"`, `"qdr"` or a number of Gbit/s (above 0, at most
-/// 10,000).
+/// Reads a data rate: one of [`NAMED_RATES`] or a number of Gbit/s (above 0, at most 10,000).
 pub(crate) fn read_rate(s: &Section<'_>, key: &'static str) -> Option<f64> {
     let value = s.value(key)?;
     let rate = match value {
@@ -66,10 +76,16 @@ pub(crate) fn read_rate(s: &Section<'_>, key: &'static str) -> Option<f64> {
     match rate {
         Some(gbps) if gbps > 0.0 && gbps <= 10_000.0 => Some(gbps),
         _ => {
+            let names: Vec<String> = NAMED_RATES
+                .iter()
+                .map(|(name, gbps)| format!("\"{name}\" ({gbps} Gbit/s)"))
+                .collect();
             s.problem(
                 key,
-                "must be \"sdr\", \"ddr\", \"qdr\" (8, 16, 32 Gbit/s of data) or a number of \
-                 Gbit/s above 0 and at most 10000",
+                format!(
+                    "must be one of {} or a number of Gbit/s above 0 and at most 10000",
+                    names.join(", ")
+                ),
             );
             None
         }
