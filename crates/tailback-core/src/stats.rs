@@ -370,6 +370,8 @@ pub(crate) struct Collector {
     pub(crate) delivered_flits: u64,
     /// Whether each node is a hot destination (empty: the workload has none).
     hot: Vec<bool>,
+    /// How many nodes are.
+    hot_count: usize,
     /// Flits consumed by the hot destinations over the whole run.
     pub(crate) hot_delivered_flits: u64,
     /// Workload packets delivered in the window.
@@ -417,6 +419,7 @@ impl Collector {
             delivered_latency_sum: 0,
             delivered_flits: 0,
             hot: Vec::new(),
+            hot_count: 0,
             hot_delivered_flits: 0,
             window_delivered: 0,
             pending: vec![0; nodes],
@@ -457,11 +460,12 @@ impl Collector {
         for &node in hot {
             self.hot[node as usize] = true;
         }
+        self.hot_count = self.hot.iter().filter(|&&h| h).count();
     }
 
     /// How many hot destinations are watched.
     pub(crate) fn hot_count(&self) -> usize {
-        self.hot.iter().filter(|&&h| h).count()
+        self.hot_count
     }
 
     /// A source created `packet`; `queued` is false when its full source queue refused it
