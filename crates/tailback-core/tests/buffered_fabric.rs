@@ -665,10 +665,12 @@ fn a_watch_from_the_start_keeps_the_peak_of_a_tree_that_is_gone() {
         (hot_flits - expected).abs() < 1e-6,
         "{hot_flits} against {expected}"
     );
+    // One hot node among all: what it consumes is part of what all consume.
+    let nodes = report.accepted_per_node.len() as f64;
     assert!(
         report
             .series
             .iter()
-            .all(|r| r.delivered_hot.unwrap() <= r.delivered * 64.0 + 1e-12)
+            .all(|r| r.delivered_hot.unwrap() <= r.delivered * nodes + 1e-12)
     );
 }

@@ -270,10 +270,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
         let mut stats = Collector::new(topology.node_count(), window_start, window_end);
         stats.expect_traced(traced);
         if cfg.record.series_window > 0 {
-            let hot = workload
-                .forest_hotspots()
-                .unwrap_or_else(|| crate::stats::hot_destinations(&cfg.traffic));
-            stats.watch_hot(&hot);
+            stats.watch_hot(&hot_nodes(&workload, cfg));
         }
         stats.zero_load = Some(crate::analysis::ZeroLoad::new(cfg, &topology));
         if cfg.routing.algorithm.detours() {
@@ -572,10 +569,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             self.topology.node_count() as f64 * self.now as f64 / wall.max(1e-9);
         let series = std::mem::take(&mut self.recorder.series);
         let accepted_per_node = self.stats.accepted_per_node();
-        let hot = self
-            .workload
-            .forest_hotspots()
-            .unwrap_or_else(|| crate::stats::hot_destinations(&self.config.traffic));
+        let hot = hot_nodes(&self.workload, &self.config);
         summary.receive_by_class = crate::stats::ReceiveByClass::new(
             &accepted_per_node,
             &self.stats.accepted_halves(),
@@ -1007,6 +1001,14 @@ impl<C: CongestionControl> Backlog for Adapters<'_, C> {
             self.nics.queued(node) > 0
         }
     }
+}
+
+/// The workload's hot destinations, sorted: a forest's hot spots, else those of the traffic
+/// (a hot-spot pattern's, or the destinations of two or more flows).
+fn hot_nodes(workload: &Workload, cfg: &Config) -> Vec<u32> {
+    workload
+        .forest_hotspots()
+        .unwrap_or_else(|| crate::stats::hot_destinations(&cfg.traffic))
 }
 
 /// The fastest `node` may send, flits per cycle: its injection cap, or its link's rate.

@@ -245,7 +245,8 @@ impl ReactionPoints {
         })
     }
 
-    /// Pairs whose rate is limited now.
+    /// Pairs with a limiter (one whose timer has already brought it back to the line rate
+    /// counts until the pair is next looked at: expiries are lazy).
     pub(super) fn limited(&self) -> usize {
         self.limiters.len()
     }

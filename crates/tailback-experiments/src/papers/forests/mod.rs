@@ -16,7 +16,9 @@ mod moving;
 mod silent;
 mod windy;
 
-use tailback_core::stats::{ClassRate, RunReport};
+use std::collections::BTreeMap;
+
+use tailback_core::stats::{ClassRate, RunReport, jain_index};
 
 use super::infiniband::FOLDER;
 use crate::claim::{Findings, Rule};
@@ -151,6 +153,18 @@ impl Classes {
                 .all(|c| c.stationary(STATIONARY)),
         })
     }
+}
+
+/// Jain's index over what each contributor (a node sending to a hot spot) got through to the
+/// hot spots over the measurement window, from the run's flows (NaN without any).
+pub(super) fn contributors_jain(report: &RunReport) -> f64 {
+    let mut sent: BTreeMap<u32, f64> = BTreeMap::new();
+    for f in &report.flows {
+        if report.hot_nodes.binary_search(&f.dst).is_ok() {
+            *sent.entry(f.src).or_default() += f.accepted;
+        }
+    }
+    jain_index(&sent.into_values().collect::<Vec<_>>()).unwrap_or(f64::NAN)
 }
 
 /// Whether every run settled, shown for information (ours against ours): `unsettled` are the

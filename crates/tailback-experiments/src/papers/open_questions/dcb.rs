@@ -21,9 +21,9 @@
 use std::collections::BTreeMap;
 
 use tailback_core::config::Units;
-use tailback_core::stats::RunReport;
+use tailback_core::stats::{RunReport, jain_index};
 
-use super::super::forests::with_cc;
+use super::super::forests::{contributors_jain, with_cc};
 use super::super::infiniband_cc::{CONTRIBUTORS, report, sd};
 use super::SourceRuns;
 use crate::claim::{Claim, Claims, Findings, Ours, Paper, Rule, Source};
@@ -100,32 +100,26 @@ impl Times {
 /// (the victim alone, then a contributor each phase: the second one is the onset),
 /// `forest_onset_us`/`forest_end_us`.
 fn times(grid: &Grid, scenario: Scenario) -> Result<Times> {
-    Ok(match scenario {
-        Scenario::Testbed => {
-            let onset: f64 = grid.param("testbed_onset_us")?;
-            Times {
-                onset,
-                last_start: onset,
-                end: grid.param("testbed_end_us")?,
-            }
-        }
+    let onset_and_end = |scenario: &str| -> Result<Times> {
+        let onset: f64 = grid.param(&format!("{scenario}_onset_us"))?;
+        Ok(Times {
+            onset,
+            last_start: onset,
+            end: grid.param(&format!("{scenario}_end_us"))?,
+        })
+    };
+    match scenario {
+        Scenario::Testbed => onset_and_end("testbed"),
         Scenario::Parking => {
             let phase: f64 = grid.param("parking_phase_us")?;
-            Times {
+            Ok(Times {
                 onset: 2.0 * phase,
                 last_start: 4.0 * phase,
                 end: 5.0 * phase,
-            }
+            })
         }
-        Scenario::Forest => {
-            let onset: f64 = grid.param("forest_onset_us")?;
-            Times {
-                onset,
-                last_start: onset,
-                end: grid.param("forest_end_us")?,
-            }
-        }
-    })
+        Scenario::Forest => onset_and_end("forest"),
+    }
 }
 
 /// The mechanism of a cell.
@@ -479,7 +473,7 @@ impl Reading {
                     .collect();
                 (
                     mean(&span(&hot, steady.clone())),
-                    forest_jain(report),
+                    contributors_jain(report),
                     f64::NAN,
                 )
             }
@@ -491,7 +485,8 @@ impl Reading {
                 let means: Vec<f64> = rates.iter().map(|r| mean(r)).collect();
                 let oscillation =
                     rates.iter().map(|r| sd(r)).sum::<f64>() / rates.len().max(1) as f64;
-                (means.iter().sum(), jain(&means), oscillation)
+                let jain = jain_index(&means).unwrap_or(f64::NAN);
+                (means.iter().sum(), jain, oscillation)
             }
         };
         let pool_kb = 64.0 * 1000.0 / 1024.0;
@@ -528,30 +523,6 @@ fn forest_victims(report: &RunReport, gbps: f64) -> Result<Vec<f64>> {
             (all - to_hot) / (nodes - hot) * gbps
         })
         .collect())
-}
-
-/// Jain's index over what each contributor (a node sending to a hot spot) got through to its
-/// hot spot over the measurement window.
-fn forest_jain(report: &RunReport) -> f64 {
-    let mut sent: BTreeMap<u32, f64> = BTreeMap::new();
-    for f in &report.flows {
-        if report.hot_nodes.binary_search(&f.dst).is_ok() {
-            *sent.entry(f.src).or_default() += f.accepted;
-        }
-    }
-    jain(&sent.into_values().collect::<Vec<_>>())
-}
-
-/// Jain's fairness index of `rates` (NaN when all are zero).
-fn jain(rates: &[f64]) -> f64 {
-    let (sum, squares) = rates
-        .iter()
-        .fold((0.0, 0.0), |(s, q), &x| (s + x, q + x * x));
-    if squares > 0.0 {
-        sum * sum / (rates.len() as f64 * squares)
-    } else {
-        f64::NAN
-    }
 }
 
 /// Milliseconds from window `onset` until `rates` first stay at [`RECOVERED`] of their mean
@@ -803,12 +774,5 @@ mod tests {
         assert_eq!(recovery(&rates, 5, 13), (3.0, false));
         // No dip at all: recovered at once.
         assert_eq!(recovery(&[10.0; 12], 5, 12), (0.0, true));
-    }
-
-    #[test]
-    fn jain_is_one_for_equal_rates_and_one_over_n_for_one_sender() {
-        assert!((jain(&[2.0, 2.0, 2.0, 2.0]) - 1.0).abs() < 1e-12);
-        assert!((jain(&[4.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
-        assert!(jain(&[0.0, 0.0]).is_nan());
     }
 }

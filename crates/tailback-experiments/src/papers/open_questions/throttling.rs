@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use tailback_core::stats::RunReport;
 
-use super::super::forests::{Classes, settled, with_cc};
+use super::super::forests::{Classes, contributors_jain, settled, with_cc};
 use super::super::infiniband_cc::report;
 use super::{SourceRuns, dragonfly};
 use crate::claim::{Claim, Claims, Findings, Ours, Paper, Rule, Source};
@@ -303,26 +303,12 @@ struct Reading {
 impl Reading {
     fn of(report: &RunReport) -> Result<Reading> {
         let classes = Classes::of(report)?;
-        let mut sent: BTreeMap<u32, f64> = BTreeMap::new();
-        for f in &report.flows {
-            if report.hot_nodes.binary_search(&f.dst).is_ok() {
-                *sent.entry(f.src).or_default() += f.accepted;
-            }
-        }
-        let (sum, squares) = sent
-            .values()
-            .fold((0.0, 0.0), |(s, q), &x| (s + x, q + x * x));
-        let jain = if squares > 0.0 {
-            sum * sum / (sent.len() as f64 * squares)
-        } else {
-            f64::NAN
-        };
         Ok(Reading {
             hot: classes.hot,
             others: classes.others,
             lowest: classes.lowest,
             total: classes.total,
-            jain,
+            jain: contributors_jain(report),
             marks: report
                 .summary
                 .mechanism_counts
