@@ -341,8 +341,12 @@ pub fn summary_table(s: &RunSummary) -> String {
             (
                 "per node",
                 format!(
-                    "offered {:.3} Gbit/s, accepted {:.3} Gbit/s",
-                    u.offered_gbps, u.accepted_gbps
+                    "offered {:.3} Gbit/s, accepted {:.3} Gbit/s{}",
+                    u.offered_gbps,
+                    u.accepted_gbps,
+                    u.goodput_gbps
+                        .map(|g| format!(" on the wire, {g:.3} of payload"))
+                        .unwrap_or_default()
                 ),
             ),
         );

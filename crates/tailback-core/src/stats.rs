@@ -164,8 +164,13 @@ pub struct UnitSummary {
     pub link_gbps: f64,
     /// Offered load per node, Gbit/s.
     pub offered_gbps: f64,
-    /// Accepted throughput per node, Gbit/s.
+    /// Accepted throughput per node, Gbit/s: every block on the wire, framing and the rounding
+    /// of packets to whole blocks included.
     pub accepted_gbps: f64,
+    /// The payload of the accepted throughput per node, Gbit/s (with `traffic.packet_bytes`;
+    /// exact when every packet is full-size, as a message's last packet may not be).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goodput_gbps: Option<f64>,
     /// Mean packet latency, µs.
     pub latency_mean_us: Option<f64>,
     /// 99th percentile of packet latency, µs.
@@ -190,13 +195,16 @@ pub struct ClassGbps {
 }
 
 impl UnitSummary {
-    /// `summary` in `units`.
-    pub fn new(summary: &RunSummary, units: Units) -> UnitSummary {
+    /// `summary` in `units`; `payload_share` is the share of a packet's blocks its payload
+    /// fills (with packet sizes in bytes).
+    pub fn new(summary: &RunSummary, units: Units, payload_share: Option<f64>) -> UnitSummary {
+        let accepted_gbps = units.gbps(summary.accepted);
         UnitSummary {
             cycle_ns: units.cycle_ns,
             link_gbps: units.link_gbps,
             offered_gbps: units.gbps(summary.offered),
-            accepted_gbps: units.gbps(summary.accepted),
+            accepted_gbps,
+            goodput_gbps: payload_share.map(|share| accepted_gbps * share),
             latency_mean_us: summary.latency.mean.map(|c| units.micros(c)),
             latency_p99_us: summary.latency.p99.map(|c| units.micros(c as f64)),
             simulated_us: units.micros(summary.cycles as f64),

@@ -600,6 +600,24 @@ fn summaries_report_gbit_per_second_on_the_link_rate() {
     assert!((units.latency_mean_us.unwrap() - mean * 0.032).abs() < 1e-9);
 }
 
+/// With packet sizes in bytes the summary gives the payload's share of the accepted rate
+/// beside the rate on the wire: 1024 bytes + RoCEv2's 82 of framing fill 18 blocks (1152 bytes).
+#[test]
+fn goodput_is_the_payloads_share_of_the_wire() {
+    let text = buffered(
+        2,
+        "kind = \"kary_ntree\"\nk = 4\nn = 2\n[routing]\nalgorithm = \"d_mod_k\"",
+        "vcs = 1\nvc_buffer_flits = 64",
+        "link = \"eth100\"\n[traffic]\npattern = \"uniform\"\npacket_bytes = 1024\nrate = 0.5\n\
+         [sim]\nwarmup_us = 5\nmeasure_us = 20",
+    );
+    let s = tailback_core::run(&config(&text)).unwrap().summary;
+    let units = s.units.expect("units with fabric.link");
+    assert!((units.accepted_gbps - 100.0 * s.accepted).abs() < 1e-9);
+    let goodput = units.goodput_gbps.expect("goodput with packet_bytes");
+    assert!((goodput - units.accepted_gbps * 1024.0 / 1152.0).abs() < 1e-9);
+}
+
 /// Under `voqnet` an idle output whose listed destination queues all lack room downstream
 /// wakes when another destination's queue at the same input becomes ready: with room for one
 /// packet per destination and a hot spot over uniform traffic, the invariant checker (no idle

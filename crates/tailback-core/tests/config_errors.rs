@@ -905,6 +905,105 @@ fn times_need_the_link_rate_and_one_unit_per_key() {
     assert_eq!(b.switch_latency, 3);
 }
 
+/// Ethernet's framing and cables: packet and message sizes in bytes become blocks with the
+/// framing (RoCEv2's 82 bytes unless set), rounded up; `fabric.cable_ns` times every link; each
+/// needs `fabric.link` and excludes the keys it replaces; a read config writes back the same.
+#[test]
+fn sizes_in_bytes_and_cables_in_ns_follow_the_link() {
+    let base = "[topology]\nkind = \"folded_clos\"\nradix = 8\nlevels = 2\n\
+                [router]\nswitching = \"virtual_cut_through\"\nvc_buffer_flits = 64\n\
+                [fabric]\nkind = \"buffered\"\nlink = \"eth100\"\n";
+    let issue = single_issue(&format!("{base}[traffic]\npacket_bytes = 4096\n"));
+    assert_issue(
+        &issue,
+        "router.vc_buffer_flits",
+        Some("64"),
+        &["traffic.packet_bytes = 4096: 66 blocks"],
+    );
+    // 1024 + 82 = 1106 bytes: 18 blocks; with InfiniBand's 26 bytes, 1050: 17 blocks.
+    let spec =
+        Spec::from_toml_str(&format!("{base}[traffic]\npacket_bytes = 1024\n"), "<t>").unwrap();
+    assert_eq!(
+        (spec.traffic.packet_flits, spec.traffic.packet_bytes),
+        (18, Some(1024))
+    );
+    let spec = Spec::from_toml_str(
+        &format!("{base}frame_overhead_bytes = 26\n[traffic]\npacket_bytes = 1024\n"),
+        "<t>",
+    )
+    .unwrap();
+    assert_eq!(spec.traffic.packet_flits, 17);
+    // A 2500-byte message: two full packets and 452 bytes + 82 = 534 bytes, 9 blocks.
+    let flows = format!(
+        "{base}[nic]\nqueues = \"per_destination\"\n[traffic]\npacket_bytes = 1024\n\
+         process = \"flows\"\nmessage_bytes = 2500\n\
+         [[traffic.flows]]\nsrc = 0\ndst = 1\n"
+    );
+    let spec = Spec::from_toml_str(&flows, "<t>").unwrap();
+    let tailback_core::config::ProcessConfig::Flows(f) = &spec.traffic.process else {
+        panic!("flows");
+    };
+    assert_eq!(f.message_flits, 2 * 18 + 9);
+    // 500 ns at 5.12 ns per cycle: 98 cycles on every link.
+    let spec = Spec::from_toml_str(&format!("{base}cable_ns = 500\n"), "<t>").unwrap();
+    assert_eq!(
+        (
+            spec.topology.link_latency,
+            spec.nic.injection_latency,
+            spec.nic.ejection_latency
+        ),
+        (98, 98, 98)
+    );
+    for text in [&flows, &format!("{base}cable_ns = 500\n")] {
+        let spec = Spec::from_toml_str(text, "<t>").unwrap();
+        let written = toml::to_string(spec.config()).unwrap();
+        let again = Spec::from_toml_str(&written, "<written>").unwrap();
+        assert_eq!(again.config(), spec.config(), "{written}");
+    }
+    let no_link = base.replace("link = \"eth100\"\n", "");
+    let issue = single_issue(&format!("{no_link}[traffic]\npacket_bytes = 1024\n"));
+    assert_issue(
+        &issue,
+        "traffic.packet_bytes",
+        Some("1024"),
+        &["fabric.link"],
+    );
+    let issue = single_issue(&format!("{no_link}frame_overhead_bytes = 26\n"));
+    assert_issue(
+        &issue,
+        "fabric.frame_overhead_bytes",
+        Some("26"),
+        &["fabric.link"],
+    );
+    let issue = single_issue(&format!("{no_link}cable_ns = 500\n"));
+    assert_issue(&issue, "fabric.cable_ns", Some("500"), &["fabric.link"]);
+    let issue = single_issue(&format!(
+        "{base}[traffic]\npacket_bytes = 1024\npacket_flits = 8\n"
+    ));
+    assert_issue(&issue, "traffic.packet_bytes", Some("1024"), &["not both"]);
+    let issue = single_issue(&format!("{base}[traffic]\npacket_bytes = 262144\n"));
+    assert_issue(
+        &issue,
+        "traffic.packet_bytes",
+        Some("262144"),
+        &["4098 blocks", "4096"],
+    );
+    let issue = single_issue(&format!(
+        "{base}cable_ns = 500\n[nic]\nejection_latency = 3\n"
+    ));
+    assert_issue(
+        &issue,
+        "fabric.cable_ns",
+        Some("500"),
+        &["nic.ejection_latency"],
+    );
+    let fly = "[topology]\nkind = \"dragonfly\"\np = 2\na = 4\nh = 2\n\
+               [router]\nswitching = \"virtual_cut_through\"\nvcs = 2\n\
+               [fabric]\nkind = \"buffered\"\nlink = \"eth100\"\ncable_ns = 500\n";
+    let issue = single_issue(fly);
+    assert_issue(&issue, "fabric.cable_ns", Some("500"), &["local_latency"]);
+}
+
 /// A forest names what it needs: per-destination queues, fewer hot spots than nodes, fractions
 /// in range, and its table only with `process = "forest"`.
 #[test]

@@ -7,7 +7,8 @@ use tailback_core::analysis::{
 };
 use tailback_core::cam_cost::CamCost;
 use tailback_core::config::{
-    BufferedConfig, Config, FabricConfig, IsolatingQueues, IsolationConfig, RoutingAlgorithm,
+    BLOCK_BYTES, BufferedConfig, Config, FabricConfig, IsolatingQueues, IsolationConfig,
+    RoutingAlgorithm,
 };
 use tailback_core::ids::PortId;
 use tailback_core::routing::Routing;
@@ -119,10 +120,56 @@ struct NetworkReport {
     /// Nanoseconds per cycle (with `fabric.link`).
     #[serde(skip_serializing_if = "Option::is_none")]
     cycle_ns: Option<f64>,
+    /// How a packet given in bytes fills blocks on the wire (with `traffic.packet_bytes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    framing: Option<Framing>,
     /// The CAM storage of each port, with congested-flow isolation: a line per
     /// congested-flow queue at the input and one for each downstream line at the output.
     #[serde(skip_serializing_if = "Option::is_none")]
     cam_per_port: Option<CamCost>,
+}
+
+/// A packet's bytes on the wire: its payload, the fabric's framing and the rounding up to whole
+/// blocks.
+#[derive(Serialize)]
+struct Framing {
+    payload_bytes: u32,
+    overhead_bytes: u32,
+    blocks: u32,
+    /// Bytes of the last block the frame leaves unused (wire time the model spends and a real
+    /// link does not).
+    rounding_bytes: u32,
+    /// Share of the line rate the payload gets.
+    payload_share: f64,
+}
+
+impl Framing {
+    fn new(cfg: &Config) -> Option<Framing> {
+        let payload_bytes = cfg.traffic.packet_bytes?;
+        let overhead_bytes = cfg.fabric.frame_overhead()?;
+        let blocks = cfg.traffic.packet_flits;
+        let wire = blocks * BLOCK_BYTES;
+        Some(Framing {
+            payload_bytes,
+            overhead_bytes,
+            blocks,
+            rounding_bytes: wire - payload_bytes - overhead_bytes,
+            payload_share: f64::from(payload_bytes) / f64::from(wire),
+        })
+    }
+
+    fn text(&self) -> String {
+        format!(
+            "{} bytes of payload + {} of framing = {} bytes on the wire, sent as {} blocks ({} \
+             bytes of rounding): the payload is {:.1} % of the line rate",
+            self.payload_bytes,
+            self.overhead_bytes,
+            self.payload_bytes + self.overhead_bytes,
+            self.blocks,
+            self.rounding_bytes,
+            100.0 * self.payload_share
+        )
+    }
 }
 
 /// Channels (router outputs, injection and ejection channels) of one speed.
@@ -312,6 +359,7 @@ fn analyse(cfg: &Config, budget: f64) -> NetworkReport {
         memory_bytes: tailback_core::sim::estimated_bytes(cfg),
         link_rates: link_rates(cfg, &topology),
         cycle_ns: cfg.fabric.units().map(|u| u.cycle_ns),
+        framing: Framing::new(cfg),
         cam_per_port: match &cfg.fabric {
             FabricConfig::Buffered(BufferedConfig {
                 isolation: Some(isolation),
@@ -447,6 +495,10 @@ fn print_table(source: &str, r: &NetworkReport) {
             },
         ),
         ("link speeds", link_speeds(r)),
+        (
+            "packets",
+            r.framing.as_ref().map_or_else(String::new, Framing::text),
+        ),
         (
             "memory",
             format!(

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::MAX_LATENCY;
 use super::reader::{Section, choice_enum};
-use super::units::{Units, read_rate};
+use super::units::{ROCEV2_OVERHEAD_BYTES, Units, read_rate};
 
 choice_enum! {
     /// The switch model.
@@ -34,6 +34,17 @@ choice_enum! {
         /// congestion trees, whose roots the output queues detect exactly (HFDI; EcoCC with
         /// InfiniBand congestion control): `[fabric.isolation]`.
         VoqHpq = "voq_hpq",
+    }
+}
+
+choice_enum! {
+    /// How a buffered switch keeps its input pools from overflowing.
+    pub enum FlowControl {
+        /// InfiniBand's credits: a sender starts a packet only with credits for all its blocks.
+        Credits = "credits",
+        /// Ethernet's priority flow control (IEEE 802.1Qbb): a pool past its XOFF threshold
+        /// sends its sender a PAUSE, and a RESUME once back at XON (`[fabric.pfc]`).
+        Pfc = "pfc",
     }
 }
 
@@ -343,6 +354,45 @@ pub struct BufferedConfig {
     /// rates in cycles and blocks only). Written as its key, `link`.
     #[serde(rename = "link", skip_serializing_if = "Option::is_none")]
     pub link_gbps: Option<f64>,
+    /// How the input pools are kept from overflowing.
+    #[serde(skip_serializing_if = "FlowControl::is_credits")]
+    pub flow_control: FlowControl,
+    /// Priority flow control's thresholds (with `flow_control = "pfc"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pfc: Option<PfcConfig>,
+    /// Bytes each packet carries on the wire besides its payload (with `link`; `None`: RoCEv2's
+    /// [`ROCEV2_OVERHEAD_BYTES`]), counted when packet sizes are given in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame_overhead_bytes: Option<u32>,
+}
+
+/// `[fabric.pfc]`: when an input pool pauses its sender and resumes it, per input port and
+/// lane; left out, the largest XOFF the headroom leaves and XON two packets below it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct PfcConfig {
+    /// Blocks in the pool at or above which it sends a PAUSE.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub xoff_blocks: Option<u32>,
+    /// Blocks in the pool at or below which a paused sender gets a RESUME.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub xon_blocks: Option<u32>,
+}
+
+impl PfcConfig {
+    fn read(s: Section<'_>) -> PfcConfig {
+        let cfg = PfcConfig {
+            xoff_blocks: s.opt_int("xoff_blocks", 1, 1 << 20),
+            xon_blocks: s.opt_int("xon_blocks", 0, 1 << 20),
+        };
+        s.finish();
+        cfg
+    }
+}
+
+impl FlowControl {
+    fn is_credits(&self) -> bool {
+        *self == FlowControl::Credits
+    }
 }
 
 impl FabricConfig {
@@ -365,14 +415,26 @@ impl FabricConfig {
         }
     }
 
+    /// Bytes of framing per packet beside its payload, when `link` sets the units.
+    pub fn frame_overhead(&self) -> Option<u32> {
+        match self {
+            FabricConfig::Buffered(b) if b.link_gbps.is_some() => {
+                Some(b.frame_overhead_bytes.unwrap_or(ROCEV2_OVERHEAD_BYTES))
+            }
+            _ => None,
+        }
+    }
+
     /// Whether this is the default fabric (left out of serialized configs).
     pub(crate) fn is_default(&self) -> bool {
         *self == FabricConfig::Vc
     }
 
-    pub(crate) fn read(s: Section<'_>) -> Self {
+    /// Reads `[fabric]`, and the cycles of `cable_ns` (a time needing `link`), which the
+    /// caller applies to the links.
+    pub(crate) fn read(s: Section<'_>) -> (Self, Option<u32>) {
         let kind = s.choice("kind", FabricKind::Vc);
-        const BUFFERED_KEYS: [&str; 8] = [
+        const BUFFERED_KEYS: [&str; 12] = [
             "queues",
             "voqnet_queue_blocks",
             "isolation",
@@ -381,7 +443,12 @@ impl FabricConfig {
             "switch_latency",
             "switch_latency_ns",
             "link",
+            "frame_overhead_bytes",
+            "cable_ns",
+            "flow_control",
+            "pfc",
         ];
+        let mut cable = None;
         let cfg = match kind {
             FabricKind::Vc => {
                 // Known keys, reported once as misplaced (not also as unknown).
@@ -422,6 +489,20 @@ impl FabricConfig {
                 }
                 let isolation =
                     isolating.then(|| IsolationConfig::read(s.section("isolation"), units, queues));
+                let frame_overhead_bytes = s.opt_int("frame_overhead_bytes", 0, 1024);
+                if frame_overhead_bytes.is_some() && units.is_none() {
+                    s.problem(
+                        "frame_overhead_bytes",
+                        "counts bytes on a link of known rate: set fabric.link",
+                    );
+                }
+                cable = read_cable(&s, units);
+                let flow_control = s.choice("flow_control", FlowControl::Credits);
+                let pfc = (flow_control == FlowControl::Pfc)
+                    .then(|| PfcConfig::read(s.section("pfc")));
+                if pfc.is_none() && s.value("pfc").is_some() {
+                    s.problem("pfc", "only applies when fabric.flow_control = \"pfc\"");
+                }
                 FabricConfig::Buffered(BufferedConfig {
                     queues,
                     voqnet_queue_blocks: voqnet.then_some(queue_blocks),
@@ -436,12 +517,40 @@ impl FabricConfig {
                         units,
                     ) as u32,
                     link_gbps,
+                    flow_control,
+                    pfc,
+                    frame_overhead_bytes,
                 })
             }
         };
         s.finish();
-        cfg
+        (cfg, cable)
     }
+}
+
+/// `cable_ns`: the cables' delay in cycles of `units` (at least 1), or `None` when not given.
+fn read_cable(s: &Section<'_>, units: Option<Units>) -> Option<u32> {
+    let ns = s.opt_float("cable_ns", |x| x >= 0.0, "of at least 0")?;
+    let Some(units) = units else {
+        s.problem(
+            "cable_ns",
+            "a time needs the time unit: set fabric.link (the cycle is one 64-byte block on \
+             the fastest links)",
+        );
+        return None;
+    };
+    let cycles = units.cycles(ns).max(1.0);
+    if cycles > f64::from(MAX_LATENCY) {
+        s.problem(
+            "cable_ns",
+            format!(
+                "is {cycles} cycles of {} ns; must be at most {MAX_LATENCY} cycles",
+                units.cycle_ns
+            ),
+        );
+        return None;
+    }
+    Some(cycles as u32)
 }
 
 /// `read_ports`: an integer from 1 to 64, or `"unlimited"` (the default).

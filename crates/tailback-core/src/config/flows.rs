@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::Units;
 use super::reader::Section;
-use super::units::BLOCK_BYTES;
+use super::units::{BLOCK_BYTES, frame_blocks};
 
 /// Where a flow's messages go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,8 +92,13 @@ const FLOW_KEYS: [&str; 8] = [
 impl FlowsConfig {
     /// Reads `flows` and the message size (`message_flits`, or `message_bytes` in 64-byte
     /// blocks) from `[traffic]`; `packet_flits` is the default message size.
-    pub(crate) fn read(s: &Section<'_>, packet_flits: u32, units: Option<Units>) -> FlowsConfig {
-        let message_flits = read_message(s, packet_flits);
+    pub(crate) fn read(
+        s: &Section<'_>,
+        packet_flits: u32,
+        units: Option<Units>,
+        framing: Option<(u32, u32)>,
+    ) -> FlowsConfig {
+        let message_flits = read_message(s, packet_flits, packet_flits, framing);
         let mut flows = Vec::new();
         match s.value("flows") {
             None => s.problem(
@@ -175,8 +180,16 @@ fn read_flow(f: Section<'_>, units: Option<Units>) -> FlowConfig {
     flow
 }
 
-/// `message_flits`, or `message_bytes` rounded up to whole blocks; `default` without either.
-pub(super) fn read_message(s: &Section<'_>, default: u32) -> u32 {
+/// `message_flits`, or `message_bytes`; `default` without either. Bytes are rounded up to
+/// whole blocks, or, with `framing` (a packet's payload and framing in bytes, given as
+/// `traffic.packet_bytes`), sent as full packets of `packet_flits` blocks and a last packet of
+/// the rest with its framing.
+pub(super) fn read_message(
+    s: &Section<'_>,
+    default: u32,
+    packet_flits: u32,
+    framing: Option<(u32, u32)>,
+) -> u32 {
     const MAX: u32 = 1 << 24;
     let flits = s.opt_int("message_flits", 1, MAX);
     let bytes = s.opt_int("message_bytes", 1, MAX * BLOCK_BYTES);
@@ -189,7 +202,18 @@ pub(super) fn read_message(s: &Section<'_>, default: u32) -> u32 {
             flits
         }
         (Some(flits), None) => flits,
-        (None, Some(bytes)) => bytes.div_ceil(BLOCK_BYTES),
+        (None, Some(bytes)) => match framing {
+            Some((payload, overhead)) => {
+                let rest = bytes % payload;
+                let last = if rest > 0 {
+                    frame_blocks(rest, overhead)
+                } else {
+                    0
+                };
+                (bytes / payload * packet_flits + last).min(MAX)
+            }
+            None => bytes.div_ceil(BLOCK_BYTES),
+        },
         (None, None) => default,
     }
 }

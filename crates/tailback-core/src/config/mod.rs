@@ -15,6 +15,7 @@ mod flows;
 mod forest;
 mod nic;
 mod overrides;
+mod pfc;
 mod processor;
 mod program;
 pub(crate) mod reader;
@@ -30,8 +31,9 @@ pub use congestion::*;
 pub use error::{ConfigError, ConfigIssue, abbreviated};
 pub use fabric::{
     Arbitration, BufferedConfig, Detection, FabricConfig, FabricKind, IsolatingQueues,
-    IsolationConfig, Propagate, QueueKind, TreeRoots, TreeRouting,
+    IsolationConfig, PfcConfig, FlowControl, Propagate, QueueKind, TreeRoots, TreeRouting,
 };
+pub use pfc::{Headroom, PfcThresholds};
 pub use flows::{FlowConfig, FlowDst, FlowsConfig, MAX_FLOWS};
 pub use forest::{ForestConfig, ForestPosting};
 pub use nic::{NicConfig, NicQueues};
@@ -45,8 +47,9 @@ pub use routing::*;
 pub use sim::SimConfig;
 pub use topology::*;
 pub use traffic::*;
-pub use units::{BLOCK_BYTES, NAMED_RATES, Units};
+pub use units::{BLOCK_BYTES, NAMED_RATES, ROCEV2_OVERHEAD_BYTES, Units, frame_blocks};
 
+use crate::topology::Layout;
 use reader::{Issues, Section};
 use serde::Serialize;
 
@@ -117,9 +120,10 @@ impl Config {
     pub(crate) fn read(table: &toml::Table, known: Option<&Config>, issues: &Issues) -> Config {
         let root = Section::root(table, issues);
         let seed = root.int("seed", 1u64, 0, i64::MAX as u64);
-        let topology = TopologyConfig::read(root.section("topology"), known.map(|k| &k.topology));
+        let mut topology =
+            TopologyConfig::read(root.section("topology"), known.map(|k| &k.topology));
         let router = RouterConfig::read(root.section("router"));
-        let fabric = FabricConfig::read(root.section("fabric"));
+        let (fabric, cable) = FabricConfig::read(root.section("fabric"));
         let units = fabric.units();
         let routing = RoutingConfig::read(root.section("routing"), &topology);
         let mut nic = NicConfig::read(root.section("nic"), units);
@@ -127,7 +131,7 @@ impl Config {
         let modelled = root.has("processor");
         let section = root.section("processor");
         let processor = modelled.then(|| ProcessorConfig::read(section));
-        let traffic = TrafficConfig::read(root.section("traffic"), units);
+        let traffic = TrafficConfig::read(root.section("traffic"), units, fabric.frame_overhead());
         if traffic.process.kind() == ProcessKind::Flows && nic.source_queue_packets.is_none() {
             // A flow offering more than the network carries would otherwise queue without
             // bound.
@@ -139,6 +143,9 @@ impl Config {
         if traffic.process.kind() == ProcessKind::Ramp && record.series_window == 0 {
             // The ramp is measured in windows: 100 cycles unless the user chose otherwise.
             record.series_window = 100;
+        }
+        if let Some(cycles) = cable {
+            apply_cable(&root, cycles, &mut topology, &mut nic);
         }
         root.finish();
         Config {
@@ -160,6 +167,43 @@ impl Config {
     pub fn node_count(&self) -> usize {
         self.topology.nodes()
     }
+}
+
+/// `fabric.cable_ns`, in `cycles`, becomes the latency of every link: the topology's and the
+/// adapters' (refused beside the keys it replaces, and on a dragonfly, whose local and global
+/// links are timed apart).
+fn apply_cable(
+    root: &Section<'_>,
+    cycles: u32,
+    topology: &mut TopologyConfig,
+    nic: &mut NicConfig,
+) {
+    let fabric = root.section("fabric");
+    if matches!(topology.layout, Layout::Dragonfly(_)) {
+        fabric.problem(
+            "cable_ns",
+            "a dragonfly times its local and global links apart: give \
+             topology.local_latency and topology.global_latency",
+        );
+        return;
+    }
+    let replaced = [
+        ("topology", "link_latency"),
+        ("nic", "injection_latency"),
+        ("nic", "ejection_latency"),
+    ];
+    for (section, key) in replaced {
+        if root.section(section).has(key) {
+            fabric.problem(
+                "cable_ns",
+                format!("sets {section}.{key} too: give one of them"),
+            );
+            return;
+        }
+    }
+    topology.link_latency = cycles;
+    nic.injection_latency = cycles;
+    nic.ejection_latency = cycles;
 }
 
 /// Parses TOML (or, when it starts with `{`, JSON) text into a table.

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::reader::{Section, choice_enum};
-use super::{FlowsConfig, ForestConfig, ProgramConfig, Units};
+use super::{FlowsConfig, ForestConfig, ProgramConfig, Units, frame_blocks};
 
 choice_enum! {
     /// Destination pattern. Bit patterns act on the node index (dimension 0 least significant).
@@ -117,8 +117,11 @@ pub struct TrafficConfig {
     /// cycle). With `phases`: the mean rate over one pass of the schedule (derived, not written
     /// out).
     pub rate: f64,
-    /// Packet length in flits.
+    /// Packet length in flits (blocks).
     pub packet_flits: u32,
+    /// Payload bytes per packet, when sizes are given in bytes (`packet_flits` is then the
+    /// payload and the fabric's framing in whole blocks).
+    pub packet_bytes: Option<u32>,
     /// Injection process (of every phase), with its settings.
     pub process: ProcessConfig,
     /// Packets addressed to their own source: delivered locally or not created.
@@ -240,6 +243,18 @@ impl ProcessKind {
 pub const DEFAULT_RAMP_SLOPE: f64 = 1e-7;
 
 impl TrafficConfig {
+    /// The packet size as the user gave it, for messages: `traffic.packet_flits = 8`, or
+    /// `traffic.packet_bytes = 1024: 18 blocks with the framing`.
+    pub fn packet_size(&self) -> String {
+        match self.packet_bytes {
+            Some(bytes) => format!(
+                "traffic.packet_bytes = {bytes}: {} blocks with the framing",
+                self.packet_flits
+            ),
+            None => format!("traffic.packet_flits = {}", self.packet_flits),
+        }
+    }
+
     /// Cycles the ramp takes to reach `rate` (ramp load only).
     pub fn ramp_cycles(&self) -> Option<u64> {
         match &self.process {
@@ -264,7 +279,10 @@ impl Serialize for TrafficConfig {
             hotspot_fraction: Option<f64>,
             #[serde(skip_serializing_if = "Option::is_none")]
             rate: Option<f64>,
-            packet_flits: u32,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            packet_flits: Option<u32>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            packet_bytes: Option<u32>,
             process: ProcessKind,
             #[serde(skip_serializing_if = "Option::is_none")]
             jitter: Option<f64>,
@@ -321,7 +339,8 @@ impl Serialize for TrafficConfig {
             hotspot_nodes: self.hotspot_nodes.as_ref(),
             hotspot_fraction: self.hotspot_fraction,
             rate: Some(self.rate).filter(|_| rated),
-            packet_flits: self.packet_flits,
+            packet_flits: Some(self.packet_flits).filter(|_| self.packet_bytes.is_none()),
+            packet_bytes: self.packet_bytes,
             process: kind,
             jitter: match self.process {
                 ProcessConfig::Periodic { jitter } => Some(jitter),
@@ -441,10 +460,17 @@ fn read_phases(s: &Section<'_>, bound: &RateBound) -> Option<(Vec<PhaseConfig>, 
 
 impl TrafficConfig {
     /// Reads `[traffic]`; with `units`, flows may give times in µs and rates in Gbit/s.
-    pub(crate) fn read(s: Section<'_>, units: Option<Units>) -> Self {
-        let given_flits = s.opt_int("packet_flits", 1u32, 4096);
+    /// `frame_overhead` is the fabric's framing per packet (with `fabric.link`), which sizes
+    /// packets given in bytes.
+    pub(crate) fn read(s: Section<'_>, units: Option<Units>, frame_overhead: Option<u32>) -> Self {
+        let packet_bytes = read_packet_bytes(&s, frame_overhead);
+        let framing = packet_bytes.zip(frame_overhead);
+        let given_flits = match framing {
+            Some((payload, overhead)) => Some(frame_blocks(payload, overhead)),
+            None => s.opt_int("packet_flits", 1u32, 4096),
+        };
         let packet_flits = given_flits.unwrap_or(8);
-        let bound = RateBound::new(if s.has("packet_flits") {
+        let bound = RateBound::new(if s.has("packet_flits") || framing.is_some() {
             given_flits
         } else {
             Some(packet_flits)
@@ -593,7 +619,8 @@ impl TrafficConfig {
             .filter(|_| hotspot),
             rate,
             packet_flits,
-            process: read_process_settings(&s, process, program, packet_flits, units),
+            packet_bytes,
+            process: read_process_settings(&s, process, program, packet_flits, units, framing),
             self_packets: s.choice("self_packets", SelfPackets::Deliver),
             repeat_phases: Some(s.boolean("repeat_phases", true)).filter(|_| phases.is_some()),
             phases,
@@ -646,6 +673,7 @@ fn read_process_settings(
     program: ProgramConfig,
     packet_flits: u32,
     units: Option<Units>,
+    framing: Option<(u32, u32)>,
 ) -> ProcessConfig {
     let jitter = s.float("jitter", 0.0, |x| (0.0..=1.0).contains(&x), "from 0 to 1");
     let packets_per_node = s.int("packets_per_node", 10, 1, 1_000_000);
@@ -684,16 +712,46 @@ fn read_process_settings(
             time_scale,
         }),
         ProcessKind::Flows => {
-            let mut flows = FlowsConfig::read(s, packet_flits, units);
+            let mut flows = FlowsConfig::read(s, packet_flits, units, framing);
             flows.trace = trace_file.map(|file| TraceReplay { file, time_scale });
             ProcessConfig::Flows(flows)
         }
         ProcessKind::Forest => ProcessConfig::Forest(ForestConfig::read(
             s.section("forest"),
-            super::flows::read_message(s, 2 * packet_flits),
+            super::flows::read_message(s, 2 * packet_flits, packet_flits, framing),
             units,
         )),
     }
+}
+
+/// `packet_bytes`: a packet's payload in bytes (needs the fabric's framing, and excludes
+/// `packet_flits`); its packets must fit 4096 blocks.
+fn read_packet_bytes(s: &Section<'_>, frame_overhead: Option<u32>) -> Option<u32> {
+    let bytes = s.opt_int("packet_bytes", 1u32, 1 << 18)?;
+    let Some(overhead) = frame_overhead else {
+        s.problem(
+            "packet_bytes",
+            "sizes in bytes need the link's framing: set fabric.link (and \
+             fabric.frame_overhead_bytes unless RoCEv2's 82 bytes)",
+        );
+        return None;
+    };
+    if s.has("packet_flits") {
+        s.problem(
+            "packet_bytes",
+            "give traffic.packet_flits or traffic.packet_bytes, not both",
+        );
+        return None;
+    }
+    let blocks = frame_blocks(bytes, overhead);
+    if blocks > 4096 {
+        s.problem(
+            "packet_bytes",
+            format!("with {overhead} bytes of framing is {blocks} blocks; at most 4096"),
+        );
+        return None;
+    }
+    Some(bytes)
 }
 
 /// Reads `trace_file` (required with `process = "trace"`, optional beside `"flows"`, refused

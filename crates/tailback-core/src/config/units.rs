@@ -47,6 +47,19 @@ impl Units {
     }
 }
 
+/// RoCEv2's bytes on the wire besides a packet's payload (the default of
+/// `fabric.frame_overhead_bytes`): preamble and start delimiter 8, inter-frame gap 12, Ethernet
+/// header 14, IPv4 header 20, UDP header 8, InfiniBand base transport header 12, invariant CRC 4
+/// and frame check sequence 4.
+pub const ROCEV2_OVERHEAD_BYTES: u32 = 82;
+
+/// Blocks a packet carrying `payload` bytes takes on the wire with `overhead` bytes of framing:
+/// rounded up to whole 64-byte blocks (the rounding is wire time the model spends and a real
+/// link does not).
+pub fn frame_blocks(payload: u32, overhead: u32) -> u32 {
+    (payload + overhead).div_ceil(BLOCK_BYTES)
+}
+
 /// Named data rates, Gbit/s: InfiniBand's 4X (after 8b/10b coding), and Ethernet's (the MAC
 /// rate, after 64b/66b coding; preamble, inter-frame gap and headers still count).
 pub const NAMED_RATES: [(&str, f64); 9] = [

@@ -20,8 +20,8 @@ use std::time::Instant;
 use std::path::Path;
 
 use crate::config::{
-    Choice, Config, ConfigError, ConfigIssue, FabricKind, ProcessConfig, ProcessKind, TopologyKind,
-    TraceReplay,
+    BLOCK_BYTES, Choice, Config, ConfigError, ConfigIssue, FabricKind, ProcessConfig, ProcessKind,
+    TopologyKind, TraceReplay,
 };
 use crate::event::{CreditBatch, FlitArrival, VcSlots, Wheel};
 use crate::fabric::{Fabric, StepContext};
@@ -582,11 +582,15 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             .chain(self.fabric.counts())
             .map(|(name, count)| (name.to_string(), count))
             .collect();
+        let traffic = &self.config.traffic;
+        let payload_share = traffic
+            .packet_bytes
+            .map(|bytes| f64::from(bytes) / f64::from(traffic.packet_flits * BLOCK_BYTES));
         summary.units = self
             .config
             .fabric
             .units()
-            .map(|units| crate::stats::UnitSummary::new(&summary, units));
+            .map(|units| crate::stats::UnitSummary::new(&summary, units, payload_share));
         match process {
             _ if until_delivered => {
                 summary.duration_cycles = (!drain_cap_hit).then_some(self.now);

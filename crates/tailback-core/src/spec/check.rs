@@ -116,6 +116,7 @@ pub(super) fn check_consistency(cfg: &Config, issues: &Issues) {
     }
     if matches!(cfg.fabric, FabricConfig::Buffered(_)) {
         check_buffered(cfg, issues);
+        check_pfc(cfg, issues);
     } else if cfg.record.congested_port_vls {
         issues.push(
             "record.congested_port_vls".into(),
@@ -183,9 +184,9 @@ pub(super) fn check_consistency(cfg: &Config, issues: &Issues) {
             "router.vc_buffer_flits",
             Some(toml::Value::Integer(cfg.router.vc_buffer_flits.into())),
             format!(
-                "{} needs a VC buffer that holds a whole packet (traffic.packet_flits = {})",
+                "{} needs a VC buffer that holds a whole packet ({})",
                 cfg.router.switching.name().replace('_', " "),
-                cfg.traffic.packet_flits
+                cfg.traffic.packet_size()
             ),
         );
     }
@@ -366,6 +367,63 @@ fn check_isolation(cfg: &Config, isolation: &IsolationConfig, issues: &Issues) {
 
 /// What the buffered fabric cannot do: it switches whole packets on one logical network,
 /// follows one route per packet and runs without a congestion mechanism.
+/// Priority flow control: pools that hold XOFF plus the headroom, XON at most XOFF, and the
+/// workloads and queue schemes it runs with.
+fn check_pfc(cfg: &Config, issues: &Issues) {
+    let (Some(t), FabricConfig::Buffered(b)) = (cfg.pfc_thresholds(), &cfg.fabric) else {
+        return;
+    };
+    let int = |x: u32| Some(toml::Value::Integer(x.into()));
+    let pfc = b.pfc.unwrap_or_default();
+    if b.isolation.is_some() {
+        issues.push(
+            "fabric.flow_control".into(),
+            Some(&toml::Value::String("pfc".into())),
+            "congested-flow isolation (fabric.queues = \"nfq_cfq\" or \"voq_hpq\") is modelled \
+             with credits only: use fabric.queues = \"voq\", \"fifo\" or \"voqnet\""
+                .into(),
+        );
+    }
+    if matches!(cfg.traffic.process, ProcessConfig::Trace(_)) {
+        issues.push(
+            "fabric.flow_control".into(),
+            Some(&toml::Value::String("pfc".into())),
+            "the headroom needs the longest packet, which a trace's packets do not bound: \
+             use credits with traffic.process = \"trace\""
+                .into(),
+        );
+    }
+    let capacity = cfg.router.vc_buffer_flits;
+    let h = t.headroom;
+    if t.xoff + h.blocks > capacity {
+        let (path, value) = match pfc.xoff_blocks {
+            Some(x) => ("fabric.pfc.xoff_blocks", int(x)),
+            None => ("router.vc_buffer_flits", int(capacity)),
+        };
+        issues.push(
+            path.into(),
+            value.as_ref(),
+            format!(
+                "an input pool of {capacity} blocks cannot hold XOFF ({} blocks) plus the \
+                 headroom ({} blocks: twice the longest cable, {} cycles, at a block per cycle, \
+                 plus a packet of {} blocks): {} blocks short",
+                t.xoff,
+                h.blocks,
+                h.cable_cycles,
+                h.packet_blocks,
+                t.xoff + h.blocks - capacity
+            ),
+        );
+    }
+    if t.xon > t.xoff {
+        issues.push(
+            "fabric.pfc.xon_blocks".into(),
+            int(t.xon).as_ref(),
+            format!("must be at most XOFF ({} blocks)", t.xoff),
+        );
+    }
+}
+
 fn check_buffered(cfg: &Config, issues: &Issues) {
     let buffered = "with fabric.kind = \"buffered\"";
     let string = |text: &str| Some(toml::Value::String(text.into()));
@@ -430,8 +488,8 @@ fn check_buffered(cfg: &Config, issues: &Issues) {
             "fabric.voqnet_queue_blocks".into(),
             Some(&toml::Value::Integer((*blocks).into())),
             format!(
-                "a destination's queue must hold a whole packet (traffic.packet_flits = {})",
-                cfg.traffic.packet_flits
+                "a destination's queue must hold a whole packet ({})",
+                cfg.traffic.packet_size()
             ),
         );
     }

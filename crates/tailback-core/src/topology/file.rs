@@ -517,6 +517,11 @@ impl CustomShape {
         (switch as u32, (index - self.first_port[switch]) as u8)
     }
 
+    /// The longest latency a link line gives (0: none gives one).
+    pub fn max_latency(&self) -> u32 {
+        self.ports.iter().map(|p| p.latency).max().unwrap_or(0)
+    }
+
     /// Number of nodes.
     pub fn nodes(&self) -> usize {
         self.node_names.len()
