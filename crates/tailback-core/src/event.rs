@@ -85,6 +85,14 @@ pub(crate) struct CreditBatch {
     pub(crate) count: u32,
 }
 
+/// A priority flow control frame on its way to the sender at output VC slot `to` (a switch's,
+/// or an adapter's injection slot): PAUSE (`pause`) or RESUME.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct PfcFrame {
+    pub(crate) to: u32,
+    pub(crate) pause: bool,
+}
+
 /// A circular array of per-cycle buckets of bounded size.
 ///
 /// Every channel end schedules at most one item per cycle over a fixed latency, so no bucket

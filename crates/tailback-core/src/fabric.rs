@@ -12,7 +12,7 @@
 //! Today's fabric is the input-queued virtual-channel router (`router::RouterSet`);
 //! `docs/architecture.md` lists what a second fabric must provide.
 
-use crate::event::{CreditBatch, FlitArrival, VcSlots, Wheel};
+use crate::event::{CreditBatch, FlitArrival, PfcFrame, VcSlots, Wheel};
 use crate::flit::Flit;
 use crate::hooks::{CongestionControl, Context, HookState};
 use crate::ids::PortId;
@@ -29,6 +29,8 @@ pub(crate) struct InFlight {
     pub(crate) flits_to: Vec<u64>,
     /// Credits due at each slot.
     pub(crate) credits_to: Vec<u64>,
+    /// Priority flow control frames due at each sender's slot.
+    pub(crate) frames_to: Vec<u64>,
 }
 
 /// The channel VCs switch outputs drive: `ports` ports of `vcs` VCs, each buffer holding
@@ -45,10 +47,12 @@ impl Channels {
     /// held at the far end + credits on the way back = capacity. `downstream(port)` is the
     /// first VC slot of the far end of `port`'s output (`None`: unconnected), `credits(slot)`
     /// an output VC's credits and `held(slot)` the flits a router input VC holds; `nic_held`
-    /// those of a NIC receive slot (relative to the first NIC slot).
+    /// those of a NIC receive slot (relative to the first NIC slot). Output VCs that are
+    /// `paced` by priority flow control keep no credits and are left out.
     pub(crate) fn check_credits(
         &self,
         downstream: impl Fn(usize) -> Option<usize>,
+        paced: impl Fn(usize) -> bool,
         credits: impl Fn(usize) -> u64,
         held: impl Fn(usize) -> u64,
         in_flight: &InFlight,
@@ -61,6 +65,9 @@ impl Channels {
             };
             for vc in 0..self.vcs {
                 let out = slots.port_vc(port, vc);
+                if paced(out) {
+                    continue;
+                }
                 let far = far_base + vc;
                 let at_far_end = if slots.is_router(far) {
                     held(far)
@@ -90,6 +97,8 @@ pub(crate) struct StepContext<'a, C> {
     pub(crate) credits: &'a mut Wheel<u32>,
     /// Credits returned a packet at a time (fabrics with [`Fabric::trains`]).
     pub(crate) credit_batches: &'a mut Wheel<CreditBatch>,
+    /// Priority flow control's PAUSE and RESUME frames on their way to senders.
+    pub(crate) frames: &'a mut Wheel<PfcFrame>,
     pub(crate) control: &'a mut C,
     /// Router-to-router flit traversals so far.
     pub(crate) flit_hops: &'a mut u64,
@@ -156,6 +165,27 @@ pub(crate) trait Fabric: SwitchState {
 
     /// A credit returns to output VC slot `slot`.
     fn add_credit(&mut self, slot: usize);
+
+    /// A priority flow control frame reaches output VC slot `slot` at cycle `now` (only
+    /// fabrics that send them get them).
+    fn pause_frame(&mut self, _slot: usize, _pause: bool, _now: u64) {}
+
+    /// Cycles output `port` has been paused on lane `vl` up to cycle `now` by priority flow
+    /// control (`None`: the lane is not paced there).
+    fn paused_cycles(&self, _port: PortId, _vl: usize, _now: u64) -> Option<u64> {
+        None
+    }
+
+    /// The most blocks an input pool paced by priority flow control held (0 without it).
+    fn peak_paced_pool(&self) -> u32 {
+        0
+    }
+
+    /// Whether the input pool of router VC slot `slot` has paused its sender (its last
+    /// priority flow control frame was a PAUSE).
+    fn xoff_sent(&self, _slot: usize) -> bool {
+        false
+    }
 
     /// The credit batches due at `now` have been delivered: whatever else reaches senders
     /// with them is delivered too (the buffered switches' per-destination room).

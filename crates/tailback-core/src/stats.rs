@@ -323,6 +323,29 @@ pub struct RunReport {
     /// for the whole run, or the destinations of two or more flows), sorted.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hot_nodes: Vec<u32>,
+    /// Priority flow control's pauses (with `fabric.flow_control = "pfc"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pauses: Option<PauseMap>,
+}
+
+/// Where and when priority flow control paused senders: the switch output ports toward other
+/// switches (the senders a PAUSE stops), each window of the time series, and the adapters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PauseMap {
+    /// The ports: (global port index, switch, local port).
+    pub ports: Vec<(u32, u32, u8)>,
+    /// Per port and lane: the cycles it was paused over the run (0 on a lane not paced).
+    pub paused_cycles: Vec<Vec<u64>>,
+    /// Per window of the time series: per port, the share of the window its paced lanes were
+    /// paused (their mean).
+    pub windows: Vec<Vec<f64>>,
+    /// Per node and lane: the cycles its adapter's injection was paused.
+    pub adapters: Vec<Vec<u64>>,
+    /// Cycles simulated (what the totals are shares of).
+    pub cycles: u64,
+    /// The most blocks a paced input pool held past XOFF (0 if none reached it): how much of
+    /// the headroom the run used.
+    pub peak_pool_blocks: u32,
 }
 
 /// How far a replayed trace has got.

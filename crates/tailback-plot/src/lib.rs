@@ -392,20 +392,43 @@ pub fn node_time_heatmap(
     value_label: &str,
     range: Option<(f64, f64)>,
 ) -> Result<Vec<PathBuf>, PlotError> {
+    time_heatmap(
+        stem,
+        title,
+        (columns, rows),
+        values,
+        (time_label, "node"),
+        value_label,
+        range,
+    )
+}
+
+/// A value per time step and row (a node, a port) as a heat map with time along the x axis:
+/// `values` holds `columns` time steps of `rows` values each, step after step; `labels` name
+/// the time axis and the rows.
+pub fn time_heatmap(
+    stem: &Path,
+    title: &str,
+    (columns, rows): (usize, usize),
+    values: &[f64],
+    labels: (&str, &str),
+    value_label: &str,
+    range: Option<(f64, f64)>,
+) -> Result<Vec<PathBuf>, PlotError> {
     check_grid(stem, columns, rows, values)?;
-    // The grid is drawn row by row (cell i at x = i % width): transpose to node-major rows.
-    let by_node: Vec<f64> = (0..rows)
-        .flat_map(|node| (0..columns).map(move |t| values[t * rows + node]))
+    // The grid is drawn row by row (cell i at x = i % width): transpose to row-major rows.
+    let by_row: Vec<f64> = (0..rows)
+        .flat_map(|row| (0..columns).map(move |t| values[t * rows + row]))
         .collect();
     let heatmap = heatmap::Heatmap {
         title,
         width: columns,
         height: rows,
-        values: &by_node,
+        values: &by_row,
         value_label,
         range,
-        axes: (time_label, "node"),
-        columns: ["time", "node", "value"],
+        axes: labels,
+        columns: ["time", labels.1, "value"],
         square: false,
     };
     figure::render(stem, &heatmap)

@@ -8,7 +8,7 @@ use tailback_core::analysis::{
 use tailback_core::cam_cost::CamCost;
 use tailback_core::config::{
     BLOCK_BYTES, BufferedConfig, Config, FabricConfig, IsolatingQueues, IsolationConfig,
-    RoutingAlgorithm,
+    PfcThresholds, RoutingAlgorithm,
 };
 use tailback_core::ids::PortId;
 use tailback_core::routing::Routing;
@@ -120,6 +120,9 @@ struct NetworkReport {
     /// Nanoseconds per cycle (with `fabric.link`).
     #[serde(skip_serializing_if = "Option::is_none")]
     cycle_ns: Option<f64>,
+    /// Priority flow control's thresholds and headroom (with `fabric.flow_control = "pfc"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pfc: Option<PfcThresholds>,
     /// How a packet given in bytes fills blocks on the wire (with `traffic.packet_bytes`).
     #[serde(skip_serializing_if = "Option::is_none")]
     framing: Option<Framing>,
@@ -170,6 +173,16 @@ impl Framing {
             100.0 * self.payload_share
         )
     }
+}
+
+/// Priority flow control's thresholds and headroom in words.
+fn pfc_text(t: PfcThresholds) -> String {
+    let h = t.headroom;
+    format!(
+        "priority flow control: PAUSE at {} blocks, RESUME at {}; headroom {} blocks (twice \
+         the longest cable, {} cycles, plus a packet of {} blocks)",
+        t.xoff, t.xon, h.blocks, h.cable_cycles, h.packet_blocks
+    )
 }
 
 /// Channels (router outputs, injection and ejection channels) of one speed.
@@ -360,6 +373,7 @@ fn analyse(cfg: &Config, budget: f64) -> NetworkReport {
         link_rates: link_rates(cfg, &topology),
         cycle_ns: cfg.fabric.units().map(|u| u.cycle_ns),
         framing: Framing::new(cfg),
+        pfc: cfg.pfc_thresholds(),
         cam_per_port: match &cfg.fabric {
             FabricConfig::Buffered(BufferedConfig {
                 isolation: Some(isolation),
@@ -499,6 +513,7 @@ fn print_table(source: &str, r: &NetworkReport) {
             "packets",
             r.framing.as_ref().map_or_else(String::new, Framing::text),
         ),
+        ("flow control", r.pfc.map_or_else(String::new, pfc_text)),
         (
             "memory",
             format!(

@@ -190,6 +190,15 @@ fn write_outputs(
         cfg.record.series_window,
         &report.pending,
     )?);
+    if let Some(pauses) = &report.pauses {
+        written.extend(tailback_experiments::files::pauses::write(
+            out,
+            "",
+            &title,
+            cfg.record.series_window,
+            pauses,
+        )?);
+    }
     written.extend(tailback_experiments::files::flows_and_port_vls(
         out,
         "",

@@ -498,8 +498,8 @@ impl FabricConfig {
                 }
                 cable = read_cable(&s, units);
                 let flow_control = s.choice("flow_control", FlowControl::Credits);
-                let pfc = (flow_control == FlowControl::Pfc)
-                    .then(|| PfcConfig::read(s.section("pfc")));
+                let pfc =
+                    (flow_control == FlowControl::Pfc).then(|| PfcConfig::read(s.section("pfc")));
                 if pfc.is_none() && s.value("pfc").is_some() {
                     s.problem("pfc", "only applies when fabric.flow_control = \"pfc\"");
                 }

@@ -30,14 +30,14 @@ mod units;
 pub use congestion::*;
 pub use error::{ConfigError, ConfigIssue, abbreviated};
 pub use fabric::{
-    Arbitration, BufferedConfig, Detection, FabricConfig, FabricKind, IsolatingQueues,
-    IsolationConfig, PfcConfig, FlowControl, Propagate, QueueKind, TreeRoots, TreeRouting,
+    Arbitration, BufferedConfig, Detection, FabricConfig, FabricKind, FlowControl, IsolatingQueues,
+    IsolationConfig, PfcConfig, Propagate, QueueKind, TreeRoots, TreeRouting,
 };
-pub use pfc::{Headroom, PfcThresholds};
 pub use flows::{FlowConfig, FlowDst, FlowsConfig, MAX_FLOWS};
 pub use forest::{ForestConfig, ForestPosting};
 pub use nic::{NicConfig, NicQueues};
 pub use overrides::{merge_tables, parse_assignment, set_path, unset_path};
+pub use pfc::{Headroom, PfcThresholds};
 pub use processor::ProcessorConfig;
 pub use program::{BspLoad, HEAVY_MESSAGE_PACKETS, LIGHT_MESSAGE_PACKETS, ProgramConfig};
 pub use reader::Choice;

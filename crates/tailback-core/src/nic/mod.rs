@@ -18,6 +18,7 @@
 //! requests. With `nic.inject_rate` a packet starts only when a token bucket filling at that
 //! rate holds all its flits; a NIC waiting for its bucket sleeps until it is full enough.
 
+mod pauses;
 mod queue_pairs;
 mod trains;
 
@@ -25,6 +26,7 @@ use std::collections::VecDeque;
 
 use rand::RngExt;
 
+use pauses::InjectionPauses;
 use queue_pairs::QueuePairs;
 
 use crate::bitset::BitSet;
@@ -210,6 +212,8 @@ pub(crate) struct NicSet {
     pub(crate) nics: Vec<Nic>,
     /// Injection credits per (node, VC).
     pub(crate) inj_credits: Vec<u16>,
+    /// Injection lanes paced by priority flow control, and their pauses.
+    pub(crate) pauses: InjectionPauses,
     /// Received flits held per (node, ejection VC).
     pub(crate) rx_held: Vec<u16>,
     /// With a processor model, complete packets go to the arrivals queues, and a full queue
@@ -309,6 +313,7 @@ impl NicSet {
             replies: router.logical_networks == 2,
             nics,
             inj_credits: vec![capacity as u16; per_node],
+            pauses: InjectionPauses::default(),
             rx_held: vec![0; per_node],
             processor,
             flows,
@@ -351,6 +356,23 @@ impl NicSet {
     /// Keeps VC `lane` for control packets: they use it alone, and nothing else does.
     pub(crate) fn reserve_control_lane(&mut self, lane: usize) {
         self.control_lanes = 1 << lane;
+    }
+
+    /// Paces injection on the lanes of `mask` by the switches' PAUSE and RESUME frames instead
+    /// of credits (priority flow control).
+    pub(crate) fn pace_lanes(&mut self, mask: u32) {
+        self.pauses = InjectionPauses::new(mask, self.inj_credits.len());
+    }
+
+    /// A PAUSE (`pause`) or RESUME reaches `node`'s injection lane `vc` at cycle `now`; a
+    /// resumed adapter looks again.
+    pub(crate) fn pause_frame(&mut self, node: usize, vc: usize, pause: bool, now: u64) {
+        if self
+            .pauses
+            .received(self.slots.port_vc(node, vc), pause, now)
+        {
+            self.active.insert(node);
+        }
     }
 
     /// The VC slot numbering of the channels.
@@ -759,7 +781,12 @@ impl NicSet {
             ))
             .filter(|&vc| {
                 nic.inj_free & (1 << vc) != 0
-                    && self.inj_credits[slots.port_vc(node, vc)] as u32 >= need
+                    && self.pauses.may_start(
+                        slots.port_vc(node, vc),
+                        vc,
+                        self.inj_credits[slots.port_vc(node, vc)],
+                        need,
+                    )
                     && (!self.queue_room
                         || cx
                             .view
@@ -828,7 +855,9 @@ impl NicSet {
             if self.trains {
                 // The whole packet leaves as a train (its credits were checked above).
                 let flits = offered.flits;
-                self.inj_credits[slots.port_vc(node, vc as usize)] -= flits as u16;
+                if !self.pauses.paces(vc as usize) {
+                    self.inj_credits[slots.port_vc(node, vc as usize)] -= flits as u16;
+                }
                 self.injected_flits += u64::from(flits);
                 nic.link_free_at = now + u64::from(flits) * nic.link_period;
                 cx.flits.schedule(

@@ -48,6 +48,7 @@ impl RouterSet {
                 let far = self.ports[port].downstream;
                 (far != UNCONNECTED).then_some(far as usize)
             },
+            |_| false,
             |slot| u64::from(self.ovc[slot].credits),
             |slot| u64::from(self.ivc[slot].len),
             in_flight,

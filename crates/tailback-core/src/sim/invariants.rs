@@ -25,6 +25,7 @@ pub(super) fn check<C: CongestionControl, F: Fabric>(sim: &Simulation<C, F>) {
     let mut in_flight = InFlight {
         flits_to: vec![0; total_slots],
         credits_to: vec![0; total_slots],
+        frames_to: vec![0; total_slots],
     };
     // A train on its way carries its whole packet.
     let mut flits_in_flight = 0;
@@ -43,15 +44,32 @@ pub(super) fn check<C: CongestionControl, F: Fabric>(sim: &Simulation<C, F>) {
     for batch in sim.credit_batches.iter() {
         in_flight.credits_to[batch.to as usize] += u64::from(batch.count);
     }
+    for frame in sim.frames.iter() {
+        in_flight.frames_to[frame.to as usize] += 1;
+    }
 
     let fail = |what: String| panic!("invariant violated at cycle {now}: {what}");
 
-    // Credit conservation on every injection channel VC.
+    // Credit conservation on every injection channel VC; on lanes paced by priority flow
+    // control, the adapter paused exactly when its switch's last frame (after those on their
+    // way) was a PAUSE.
     for node in 0..nodes {
         let port = sim.topology.injection_port(NodeId::new(node));
         for vc in 0..v {
             let ivc = nics.terminal_slot(node, vc);
             let nic = slots.nic_vc(node, vc);
+            if nics.pauses.paces(vc) {
+                let ahead = in_flight.frames_to[nic] % 2 == 1;
+                let paused = nics.pauses.paused(nics.local(node, vc));
+                if (paused != ahead) != fabric.xoff_sent(ivc) {
+                    fail(format!(
+                        "injection VC {vc} of node {node}: paused {paused} with {} frames on \
+                         their way disagrees with its switch's last frame",
+                        in_flight.frames_to[nic]
+                    ));
+                }
+                continue;
+            }
             let total = u64::from(nics.inj_credits[nics.local(node, vc)])
                 + in_flight.credits_to[nic]
                 + in_flight.flits_to[ivc]

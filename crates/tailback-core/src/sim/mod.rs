@@ -23,17 +23,17 @@ use crate::config::{
     BLOCK_BYTES, Choice, Config, ConfigError, ConfigIssue, FabricKind, ProcessConfig, ProcessKind,
     TopologyKind, TraceReplay,
 };
-use crate::event::{CreditBatch, FlitArrival, VcSlots, Wheel};
+use crate::event::{CreditBatch, FlitArrival, PfcFrame, VcSlots, Wheel};
 use crate::fabric::{Fabric, StepContext};
 use crate::hooks::{Arrivals, BufferEvent, CongestionControl, HookState, NoControl};
-use crate::ids::{NodeId, RouterId};
+use crate::ids::{NodeId, PortId, RouterId};
 use crate::nic::{NicContext, NicSet};
 use crate::packet::{LogicalNetwork, PacketSlab};
 use crate::processor::{ProcessorContext, ProcessorSet};
 use crate::router::RouterSet;
 use crate::routing::Routing;
 use crate::spec::Spec;
-use crate::stats::{Collector, Gauges, RunReport, RunSummary, SeriesRow};
+use crate::stats::{Collector, Gauges, PauseMap, RunReport, RunSummary, SeriesRow};
 use crate::topology::Topology;
 use crate::trace::{TraceRecord, TraceSink};
 use crate::traffic::{Backlog, NEVER, Offered, Program, Workload};
@@ -116,6 +116,8 @@ pub struct Simulation<C: CongestionControl = NoControl, F: Fabric = RouterSet> {
     credit_wheel: Wheel<u32>,
     /// Credits returned a packet at a time (fabrics that move packets as trains).
     credit_batches: Wheel<CreditBatch>,
+    /// Priority flow control's frames (empty without it).
+    frames: Wheel<PfcFrame>,
     /// Next creation time of every source that will create another packet.
     creations: BinaryHeap<Reverse<(u64, u32)>>,
     control: C,
@@ -212,6 +214,12 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             nics.reserve_control_lane(lane);
         }
         nics.keep_to_lanes(fabric.injection_lanes());
+        if cfg.pfc_thresholds().is_some() {
+            // Every lane but the notifications' is paced.
+            let all = u32::MAX >> (32 - cfg.router.vcs);
+            let control = spec.priority_lane().map_or(0, |lane| 1 << lane);
+            nics.pace_lanes(all & !control);
+        }
         if workload.closed_loop() {
             nics.report_starts();
         }
@@ -297,7 +305,10 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                 cfg.router.vc_buffer_flits,
             )
         });
-        let recorder = recorder::Recorder::new(&cfg.record, &topology, watch);
+        let pauses = cfg
+            .pfc_thresholds()
+            .map(|_| recorder::PauseWindows::new(&topology, cfg.router.vcs as usize));
+        let recorder = recorder::Recorder::new(&cfg.record, &topology, watch, pauses);
         Ok(Simulation {
             config: cfg.clone(),
             topology,
@@ -317,6 +328,15 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             credit_batches: Wheel::new(
                 r.credit_latency as u64,
                 if F::trains() { channel_ends } else { 0 },
+            ),
+            // A port raises at most a PAUSE and a RESUME a cycle, over its link's latency.
+            frames: Wheel::new(
+                max_flit_delay,
+                if cfg.pfc_thresholds().is_some() {
+                    2 * channel_ends
+                } else {
+                    0
+                },
             ),
             creations,
             control,
@@ -409,6 +429,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                 flits: &mut self.flit_wheel,
                 credits: &mut self.credit_wheel,
                 credit_batches: &mut self.credit_batches,
+                frames: &mut self.frames,
                 control: &mut self.control,
                 flit_hops: &mut self.flit_hops,
                 hooks: &mut self.hooks,
@@ -631,8 +652,61 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             congested_port_vls,
             port_vl_map,
             hot_nodes: hot,
+            pauses: self.pause_map(),
         };
         (report, self.trace.take())
+    }
+
+    /// Priority flow control's pauses over the run (`None` without it).
+    fn pause_map(&mut self) -> Option<PauseMap> {
+        let recorded = self.recorder.pauses.take()?;
+        let (now, vls) = (self.now, self.config.router.vcs as usize);
+        let topo_ports = self.topology.ports();
+        let ports: Vec<(u32, u32, u8)> = recorded
+            .ports
+            .iter()
+            .map(|&i| {
+                (
+                    i as u32,
+                    topo_ports[i].router.index() as u32,
+                    topo_ports[i].local,
+                )
+            })
+            .collect();
+        let paused_cycles = ports
+            .iter()
+            .map(|&(port, _, _)| {
+                (0..vls)
+                    .map(|vl| {
+                        self.fabric
+                            .paused_cycles(PortId::new(port as usize), vl, now)
+                            .unwrap_or(0)
+                    })
+                    .collect()
+            })
+            .collect();
+        let pauses = &self.nics.pauses;
+        let adapters = (0..self.topology.node_count())
+            .map(|node| {
+                (0..vls)
+                    .map(|vl| {
+                        if pauses.paces(vl) {
+                            pauses.paused_cycles(self.nics.local(node, vl), now)
+                        } else {
+                            0
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        Some(PauseMap {
+            ports,
+            paused_cycles,
+            windows: recorded.windows,
+            adapters,
+            cycles: now,
+            peak_pool_blocks: self.fabric.peak_paced_pool(),
+        })
     }
 
     /// Finds a ramp's critical load in its series and words its saturation accordingly.
@@ -833,6 +907,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             || self.flit_wheel.pending() > 0
             || self.credit_wheel.pending() > 0
             || (F::trains() && self.credit_batches.pending() > 0)
+            || self.frames.pending() > 0
             || self.fabric.any_active()
             || self.nics.any_active()
         {
@@ -911,6 +986,17 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             }
             self.credit_batches.clear(now);
             self.fabric.credits_delivered(now);
+            for &PfcFrame { to, pause } in self.frames.due(now) {
+                let to = to as usize;
+                if slots.is_router(to) {
+                    self.fabric.pause_frame(to, pause, now);
+                } else {
+                    let nic = to - slots.nic_base as usize;
+                    self.nics
+                        .pause_frame(slots.owner(nic), slots.vc(nic), pause, now);
+                }
+            }
+            self.frames.clear(now);
         }
     }
 

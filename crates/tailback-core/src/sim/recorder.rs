@@ -53,6 +53,61 @@ pub(super) struct Recorder {
     pub(super) port_vls: PortVlLog,
     /// The Port VLs' congestion over the second half of the measurement window, when asked.
     pub(super) watch: Option<PortVlWatch>,
+    /// With priority flow control: the paused share of each window per switch output port
+    /// toward a switch.
+    pub(super) pauses: Option<PauseWindows>,
+}
+
+/// The paused share of each window of the ports priority flow control paces.
+#[derive(Debug)]
+pub(super) struct PauseWindows {
+    /// Output ports toward switches, and their lanes.
+    pub(super) ports: Vec<usize>,
+    vls: usize,
+    /// Per port: paused cycles summed over its paced lanes at the last window's end.
+    last: Vec<u64>,
+    pub(super) windows: Vec<Vec<f64>>,
+}
+
+impl PauseWindows {
+    /// Watches the output ports of `topology` that lead to switches, on `vls` lanes.
+    pub(super) fn new(topology: &Topology, vls: usize) -> PauseWindows {
+        let ports: Vec<usize> = topology
+            .ports()
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| matches!(p.output, Link::Router(_)))
+            .map(|(i, _)| i)
+            .collect();
+        PauseWindows {
+            last: vec![0; ports.len()],
+            ports,
+            vls,
+            windows: Vec::new(),
+        }
+    }
+
+    /// The window of `window` cycles ending before cycle `end`.
+    fn sample(&mut self, fabric: &dyn Fabric, end: u64, window: u64) {
+        let row = self
+            .ports
+            .iter()
+            .zip(&mut self.last)
+            .map(|(&port, last)| {
+                let (mut cycles, mut lanes) = (0, 0);
+                for vl in 0..self.vls {
+                    if let Some(c) = fabric.paused_cycles(PortId::new(port), vl, end) {
+                        cycles += c;
+                        lanes += 1;
+                    }
+                }
+                let share = (cycles - *last) as f64 / (window * lanes.max(1)) as f64;
+                *last = cycles;
+                share
+            })
+            .collect();
+        self.windows.push(row);
+    }
 }
 
 impl Recorder {
@@ -60,6 +115,7 @@ impl Recorder {
         cfg: &RecordConfig,
         topology: &Topology,
         watch: Option<PortVlWatch>,
+        pauses: Option<PauseWindows>,
     ) -> Recorder {
         let mut snapshots_due = cfg.occupancy_at.clone();
         snapshots_due.sort_unstable_by(|a, b| b.cmp(a));
@@ -91,6 +147,7 @@ impl Recorder {
                     .collect(),
             ),
             watch,
+            pauses,
         };
         recorder.next = recorder.first_due(0);
         recorder
@@ -182,6 +239,9 @@ impl Recorder {
         if !sample.port_vls.is_empty() {
             self.port_vls
                 .record(self.series.len() - 1, &sample.port_vls);
+        }
+        if let Some(pauses) = &mut self.pauses {
+            pauses.sample(sample.fabric, end, self.window);
         }
         if self.pending_per_receiver {
             self.pending.push(Pending {

@@ -30,11 +30,13 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 let far = self.ports[port].downstream;
                 (far != NONE).then_some(far as usize)
             },
+            |slot| !self.counts_credits(slot),
             |slot| u64::from(self.credits[slot]),
             |slot| u64::from(self.pools[slot]),
             in_flight,
             nic_held,
         )?;
+        self.check_pauses(in_flight)?;
         if self.early_starts > 0 {
             return Err(format!(
                 "{} packets started before all their blocks could arrive in time",
@@ -51,6 +53,37 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             self.check_port_vl_counts()?;
         }
         self.check_outputs()
+    }
+
+    /// Under priority flow control each paced sender's state, after the frames on their way to
+    /// it, is the last its pool sent: paused exactly when the pool's last frame was a PAUSE
+    /// (frames alternate, so an odd number on their way flips it); pools hold at most their
+    /// capacity (checked at every arrival).
+    fn check_pauses(&self, in_flight: &InFlight) -> Result<(), String> {
+        let Some(pfc) = &self.pfc else {
+            return Ok(());
+        };
+        for slot in 0..self.slots.nic_base as usize {
+            if !pfc.paces_out(slot) {
+                continue;
+            }
+            let far = self.ports[self.slots.owner(slot)].downstream as usize + self.slots.vc(slot);
+            let ahead = in_flight.frames_to[slot] % 2 == 1;
+            if (pfc.paused(slot) != ahead) != pfc.xoff_sent(far) {
+                return Err(format!(
+                    "output VC slot {slot}: paused {}, {} frames on their way, but its pool's \
+                     last frame was {}",
+                    pfc.paused(slot),
+                    in_flight.frames_to[slot],
+                    if pfc.xoff_sent(far) {
+                        "a PAUSE"
+                    } else {
+                        "a RESUME or none"
+                    }
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The Port VL counts say what the queues hold: per input pool, output and lane the blocks

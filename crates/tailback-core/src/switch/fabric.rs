@@ -72,6 +72,24 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
         self.return_credits(slot, count);
     }
 
+    fn pause_frame(&mut self, slot: usize, pause: bool, now: u64) {
+        BufferedSwitches::pause_frame(self, slot, pause, now);
+    }
+
+    fn paused_cycles(&self, port: PortId, vl: usize, now: u64) -> Option<u64> {
+        let slot = self.slot(port, vl);
+        let pfc = self.pfc.as_ref()?;
+        pfc.paces_out(slot).then(|| pfc.paused_cycles(slot, now))
+    }
+
+    fn peak_paced_pool(&self) -> u32 {
+        self.pfc.as_ref().map_or(0, |pfc| pfc.peak)
+    }
+
+    fn xoff_sent(&self, slot: usize) -> bool {
+        self.pfc.as_ref().is_some_and(|pfc| pfc.xoff_sent(slot))
+    }
+
     fn credits_delivered(&mut self, now: u64) {
         if S::OWN_ROOM {
             self.return_room(now);
@@ -110,6 +128,9 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
     }
 
     fn counts(&self) -> Vec<(&'static str, u64)> {
+        if let Some(pfc) = &self.pfc {
+            return vec![("pfc_pauses", pfc.pauses), ("pfc_resumes", pfc.resumes)];
+        }
         if !S::ISOLATION {
             return Vec::new();
         }

@@ -35,6 +35,7 @@ mod fabric;
 mod isolate;
 mod lanes;
 mod notices;
+mod pfc;
 mod queues;
 mod step;
 mod turns;
@@ -43,6 +44,7 @@ pub(crate) use queues::{Fifo, NfqCfq, QueueScheme, Voq, VoqHpq, VoqNet};
 
 use cam::Cams;
 use lanes::LaneTables;
+use pfc::Pfc;
 use turns::ClassTurns;
 
 use std::cell::Cell;
@@ -252,6 +254,8 @@ pub(crate) struct BufferedSwitches<S> {
     cams: Cams,
     /// With isolation: how an output chooses between an input's normal and isolating queues.
     turns: ClassTurns,
+    /// Priority flow control in place of credits on the paced lanes (`None`: credits only).
+    pfc: Option<Pfc>,
     scheme: PhantomData<S>,
 }
 
@@ -321,6 +325,19 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             }
         }
         let queues_per_pool = S::queues(topology.max_ports(), nodes, settings);
+        let pfc = cfg.pfc_thresholds().map(|t| {
+            // Every lane but the notifications' is paced.
+            let paced = |slot: usize| Some(slots.vc(slot)) != spec.priority_lane();
+            Pfc::new(
+                t,
+                n_slots,
+                |slot| paced(slot) && ports[slots.owner(slot)].upstream != NONE,
+                |slot| {
+                    let far = ports[slots.owner(slot)].downstream;
+                    paced(slot) && far != NONE && slots.is_router(far as usize)
+                },
+            )
+        });
         let arbitration = settings
             .isolation
             .as_ref()
@@ -387,6 +404,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                 },
             ),
             turns: ClassTurns::new(arbitration, n_slots * topology.max_ports()),
+            pfc,
             scheme: PhantomData,
         }
     }
@@ -410,10 +428,13 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let held = &mut self.pools[slot];
         assert!(
             *held + blocks <= self.capacity,
-            "input pool overflow at VC slot {slot}: credit protocol violated"
+            "input pool overflow at VC slot {slot}: flow control violated (credits, or the headroom above XOFF)"
         );
         *held += blocks;
         let occupancy = *held;
+        if let Some(pfc) = &mut self.pfc {
+            pfc.arrived(slot, occupancy);
+        }
         let resident = self.residents.insert(Resident {
             packet,
             blocks,
@@ -450,6 +471,37 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         !S::OWN_ROOM
             || !self.slots.is_router(slot)
             || self.reserved[slot * self.nodes + dst as usize] + blocks <= self.room_blocks
+    }
+
+    /// Whether output VC slot `slot` may not start a packet of `blocks` blocks downstream: its
+    /// sender is paused, or (on a lane kept by credits) lacks the credits.
+    #[inline(always)]
+    pub(super) fn held_back(&self, slot: usize, blocks: u32) -> bool {
+        match &self.pfc {
+            Some(pfc) if pfc.paces_out(slot) => pfc.paused(slot),
+            _ => self.credits[slot] < blocks,
+        }
+    }
+
+    /// Whether output VC slot `slot` counts credits (it is not paced by priority flow control).
+    #[inline(always)]
+    fn counts_credits(&self, slot: usize) -> bool {
+        self.pfc.as_ref().is_none_or(|pfc| !pfc.paces_out(slot))
+    }
+
+    /// A PAUSE (`pause`) or RESUME reaches output VC slot `slot` at cycle `now`; a resumed
+    /// idle output with requests looks again.
+    pub(super) fn pause_frame(&mut self, slot: usize, pause: bool, now: u64) {
+        let Some(pfc) = &mut self.pfc else {
+            unreachable!("a priority flow control frame without priority flow control");
+        };
+        if pfc.received(slot, pause, now) {
+            let out = self.slots.owner(slot);
+            let port = &self.ports[out];
+            if port.stream == NONE && (port.requested_vls != 0 || port.notices.head != NONE) {
+                self.active.insert(out);
+            }
+        }
     }
 
     /// `count` credits return to output VC slot `slot`; an idle output with requests looks

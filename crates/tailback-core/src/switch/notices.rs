@@ -123,7 +123,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let credits = self.slots.port_vc(out, r.out_vl as usize);
         Some(if r.ready > now {
             Choice::NotYet(r.ready)
-        } else if self.credits[credits] < r.blocks || !self.has_room(downstream, r.dst, r.blocks) {
+        } else if self.held_back(credits, r.blocks) || !self.has_room(downstream, r.dst, r.blocks) {
             Choice::Blocked
         } else {
             Choice::Started

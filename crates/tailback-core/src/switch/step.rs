@@ -6,7 +6,7 @@ use super::turns::Prefer;
 use super::{BufferedSwitches, NONE, Queue, QueueScheme, RoomReturn};
 use crate::bitset::{BitSet, bits32, bits64};
 use crate::config::TreeRouting;
-use crate::event::{CreditBatch, FlitArrival};
+use crate::event::{CreditBatch, FlitArrival, PfcFrame};
 use crate::fabric::StepContext;
 use crate::flit::Flit;
 use crate::hooks::{CongestionControl, PortVlEvent};
@@ -58,6 +58,19 @@ pub(super) struct Pick {
 impl<S: QueueScheme> BufferedSwitches<S> {
     /// Routes new heads and steps every output with work; outputs left without work sleep.
     pub(super) fn step_all<C: CongestionControl>(&mut self, cx: &mut StepContext<'_, C>) {
+        if let Some(pfc) = &mut self.pfc {
+            for slot in pfc.raised.drain(..) {
+                let port = &self.ports[self.slots.owner(slot as usize)];
+                cx.frames.schedule(
+                    cx.now,
+                    u64::from(port.link_delay),
+                    PfcFrame {
+                        to: port.upstream + self.slots.vc(slot as usize) as u32,
+                        pause: true,
+                    },
+                );
+            }
+        }
         if S::ISOLATION {
             self.deliver_control(cx);
         }
@@ -511,7 +524,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                     Choice::NotYet(at) => at.min(r.ready),
                     _ => r.ready,
                 });
-            } else if self.credits[self.slots.port_vc(out, leaves)] < r.blocks
+            } else if self.held_back(self.slots.port_vc(out, leaves), r.blocks)
                 || !self.has_room(downstream, r.dst, r.blocks)
             {
                 // Credits, or the destination's room, come back with credits.
@@ -734,7 +747,10 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             packet.hops += 1;
             packet.link_cycles += port.link_delay;
         }
-        self.credits[slots.port_vc(out, vl)] -= r.blocks;
+        let out_slot = slots.port_vc(out, vl);
+        if self.counts_credits(out_slot) {
+            self.credits[out_slot] -= r.blocks;
+        }
         if originated {
             // A notice was never queued for the Port VL.
             return;
@@ -896,14 +912,29 @@ impl<S: QueueScheme> BufferedSwitches<S> {
             });
         }
         let in_port = self.slots.owner(from);
-        cx.credit_batches.schedule(
-            cx.now,
-            self.credit_latency,
-            CreditBatch {
-                to: self.ports[in_port].upstream + self.slots.vc(from) as u32,
-                count: r.blocks,
-            },
-        );
+        let upstream = self.ports[in_port].upstream + self.slots.vc(from) as u32;
+        match &mut self.pfc {
+            Some(pfc) if pfc.paces_in(from) => {
+                if pfc.left(from, self.pools[from]) {
+                    cx.frames.schedule(
+                        cx.now,
+                        u64::from(self.ports[in_port].link_delay),
+                        PfcFrame {
+                            to: upstream,
+                            pause: false,
+                        },
+                    );
+                }
+            }
+            _ => cx.credit_batches.schedule(
+                cx.now,
+                self.credit_latency,
+                CreditBatch {
+                    to: upstream,
+                    count: r.blocks,
+                },
+            ),
+        }
         let q = r.queue as usize;
         let qi = self.queue_index(from, q);
         self.queues[qi].head = r.next;
