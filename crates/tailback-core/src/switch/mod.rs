@@ -255,7 +255,7 @@ pub(crate) struct BufferedSwitches<S> {
     /// With isolation: how an output chooses between an input's normal and isolating queues.
     turns: ClassTurns,
     /// Priority flow control in place of credits on the paced lanes (`None`: credits only).
-    pfc: Option<Pfc>,
+    pfc: Option<Box<Pfc>>,
     scheme: PhantomData<S>,
 }
 
@@ -328,7 +328,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         let pfc = cfg.pfc_thresholds().map(|t| {
             // Every lane but the notifications' is paced.
             let paced = |slot: usize| Some(slots.vc(slot)) != spec.priority_lane();
-            Pfc::new(
+            Box::new(Pfc::new(
                 t,
                 n_slots,
                 |slot| paced(slot) && ports[slots.owner(slot)].upstream != NONE,
@@ -336,7 +336,7 @@ impl<S: QueueScheme> BufferedSwitches<S> {
                     let far = ports[slots.owner(slot)].downstream;
                     paced(slot) && far != NONE && slots.is_router(far as usize)
                 },
-            )
+            ))
         });
         let arbitration = settings
             .isolation
