@@ -51,6 +51,7 @@ mod calendar;
 mod event;
 mod flit;
 mod nic;
+mod pause_clocks;
 mod processor;
 mod router;
 mod switch;

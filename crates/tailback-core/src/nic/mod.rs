@@ -369,6 +369,7 @@ impl NicSet {
     pub(crate) fn pause_frame(&mut self, node: usize, vc: usize, pause: bool, now: u64) {
         if self
             .pauses
+            .clocks
             .received(self.slots.port_vc(node, vc), pause, now)
         {
             self.active.insert(node);

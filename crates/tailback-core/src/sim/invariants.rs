@@ -60,7 +60,7 @@ pub(super) fn check<C: CongestionControl, F: Fabric>(sim: &Simulation<C, F>) {
             let nic = slots.nic_vc(node, vc);
             if nics.pauses.paces(vc) {
                 let ahead = in_flight.frames_to[nic] % 2 == 1;
-                let paused = nics.pauses.paused(nics.local(node, vc));
+                let paused = nics.pauses.clocks.paused(nics.local(node, vc));
                 if (paused != ahead) != fabric.xoff_sent(ivc) {
                     fail(format!(
                         "injection VC {vc} of node {node}: paused {paused} with {} frames on \

@@ -118,6 +118,8 @@ pub struct Simulation<C: CongestionControl = NoControl, F: Fabric = RouterSet> {
     credit_batches: Wheel<CreditBatch>,
     /// Priority flow control's frames (empty without it).
     frames: Wheel<PfcFrame>,
+    /// Whether priority flow control paces any lane (frames travel).
+    paced: bool,
     /// Next creation time of every source that will create another packet.
     creations: BinaryHeap<Reverse<(u64, u32)>>,
     control: C,
@@ -214,11 +216,9 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             nics.reserve_control_lane(lane);
         }
         nics.keep_to_lanes(fabric.injection_lanes());
-        if cfg.pfc_thresholds().is_some() {
-            // Every lane but the notifications' is paced.
-            let all = u32::MAX >> (32 - cfg.router.vcs);
-            let control = spec.priority_lane().map_or(0, |lane| 1 << lane);
-            nics.pace_lanes(all & !control);
+        let paced = spec.pfc_lanes();
+        if paced != 0 {
+            nics.pace_lanes(paced);
         }
         if workload.closed_loop() {
             nics.report_starts();
@@ -332,12 +332,9 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             // A port raises at most a PAUSE and a RESUME a cycle, over its link's latency.
             frames: Wheel::new(
                 max_flit_delay,
-                if cfg.pfc_thresholds().is_some() {
-                    2 * channel_ends
-                } else {
-                    0
-                },
+                if paced != 0 { 2 * channel_ends } else { 0 },
             ),
+            paced: paced != 0,
             creations,
             control,
             stats,
@@ -691,7 +688,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
                 (0..vls)
                     .map(|vl| {
                         if pauses.paces(vl) {
-                            pauses.paused_cycles(self.nics.local(node, vl), now)
+                            pauses.clocks.paused_cycles(self.nics.local(node, vl), now)
                         } else {
                             0
                         }
@@ -907,7 +904,7 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             || self.flit_wheel.pending() > 0
             || self.credit_wheel.pending() > 0
             || (F::trains() && self.credit_batches.pending() > 0)
-            || self.frames.pending() > 0
+            || (self.paced && self.frames.pending() > 0)
             || self.fabric.any_active()
             || self.nics.any_active()
         {
@@ -986,6 +983,8 @@ impl<C: CongestionControl, F: Fabric> Simulation<C, F> {
             }
             self.credit_batches.clear(now);
             self.fabric.credits_delivered(now);
+        }
+        if self.paced {
             for &PfcFrame { to, pause } in self.frames.due(now) {
                 let to = to as usize;
                 if slots.is_router(to) {

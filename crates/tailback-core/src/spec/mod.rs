@@ -89,6 +89,16 @@ impl Spec {
     pub(crate) fn priority_lane(&self) -> Option<usize> {
         priority_lane(&self.0)
     }
+
+    /// The lanes priority flow control paces (a mask; 0 without it): every lane but the
+    /// priority lane, which keeps credits so that control is never paused.
+    pub(crate) fn pfc_lanes(&self) -> u32 {
+        if self.0.pfc_thresholds().is_none() {
+            return 0;
+        }
+        let all = u32::MAX >> (32 - self.0.router.vcs);
+        all & !self.priority_lane().map_or(0, |lane| 1 << lane)
+    }
 }
 
 /// [`Spec::priority_lane`] of a configuration being checked.

@@ -128,14 +128,15 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
     }
 
     fn counts(&self) -> Vec<(&'static str, u64)> {
+        let mut counts = Vec::new();
         if let Some(pfc) = &self.pfc {
-            return vec![("pfc_pauses", pfc.pauses), ("pfc_resumes", pfc.resumes)];
+            counts.extend([("pfc_pauses", pfc.pauses), ("pfc_resumes", pfc.resumes)]);
         }
         if !S::ISOLATION {
-            return Vec::new();
+            return counts;
         }
         let t = self.cams.totals;
-        vec![
+        counts.extend([
             ("cfq_root_claims", t.root_claims),
             ("cfq_branch_claims", t.branch_claims),
             ("cfq_root_merges", t.root_merges),
@@ -146,7 +147,8 @@ impl<S: QueueScheme> Fabric for BufferedSwitches<S> {
             ("control_goes", t.goes),
             ("control_deallocates", t.deallocates),
             ("control_rates", t.rates),
-        ]
+        ]);
+        counts
     }
 
     fn gauges(&self) -> Vec<(&'static str, f64)> {

@@ -326,8 +326,8 @@ impl<S: QueueScheme> BufferedSwitches<S> {
         }
         let queues_per_pool = S::queues(topology.max_ports(), nodes, settings);
         let pfc = cfg.pfc_thresholds().map(|t| {
-            // Every lane but the notifications' is paced.
-            let paced = |slot: usize| Some(slots.vc(slot)) != spec.priority_lane();
+            let lanes = spec.pfc_lanes();
+            let paced = |slot: usize| lanes >> slots.vc(slot) & 1 == 1;
             Box::new(Pfc::new(
                 t,
                 n_slots,

@@ -17,10 +17,7 @@
 
 use crate::bitset::BitSet;
 use crate::config::PfcThresholds;
-use crate::table::Table;
-
-/// Marks a sender that is not paused.
-const RUNNING: u64 = u64::MAX;
+use crate::pause_clocks::PauseClocks;
 
 /// The pause state of every paced pool and sender, and its counts.
 #[derive(Debug)]
@@ -36,10 +33,8 @@ pub(super) struct Pfc {
     /// Input VC slots whose pools reached XOFF on arrivals this cycle: their PAUSEs leave when
     /// the switches step.
     pub(super) raised: Vec<u32>,
-    /// Per output VC slot: the cycle its pause began ([`RUNNING`]: not paused), and the cycles
-    /// of its pauses that ended.
-    paused_since: Table<u64>,
-    paused_cycles: Table<u64>,
+    /// Per output VC slot: its pauses.
+    clocks: PauseClocks,
     /// The most blocks a paced pool held.
     pub(super) peak: u32,
     /// Frames sent.
@@ -73,8 +68,7 @@ impl Pfc {
             paced_out: outs,
             xoff_sent: BitSet::new(slots),
             raised: Vec::new(),
-            paused_since: Table::filled(RUNNING, slots),
-            paused_cycles: Table::filled(0, slots),
+            clocks: PauseClocks::new(slots),
             peak: 0,
             pauses: 0,
             resumes: 0,
@@ -97,7 +91,7 @@ impl Pfc {
     /// Whether the sender of output VC slot `slot` is paused.
     #[inline(always)]
     pub(super) fn paused(&self, slot: usize) -> bool {
-        self.paused_since[slot] != RUNNING
+        self.clocks.paused(slot)
     }
 
     /// Whether the pool of input VC slot `slot` has paused its sender.
@@ -134,24 +128,11 @@ impl Pfc {
     /// A PAUSE (`pause`) or RESUME reached the sender of output VC slot `slot` at cycle `now`:
     /// whether it resumed.
     pub(super) fn received(&mut self, slot: usize, pause: bool, now: u64) -> bool {
-        let since = &mut self.paused_since[slot];
-        match (pause, *since == RUNNING) {
-            (true, true) => {
-                *since = now;
-                false
-            }
-            (false, false) => {
-                self.paused_cycles[slot] += now - *since;
-                *since = RUNNING;
-                true
-            }
-            _ => false,
-        }
+        self.clocks.received(slot, pause, now)
     }
 
     /// Cycles the sender of output VC slot `slot` has been paused up to cycle `now`.
     pub(super) fn paused_cycles(&self, slot: usize, now: u64) -> u64 {
-        let since = self.paused_since[slot];
-        self.paused_cycles[slot] + if since == RUNNING { 0 } else { now - since }
+        self.clocks.paused_cycles(slot, now)
     }
 }
